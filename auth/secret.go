@@ -1,0 +1,44 @@
+// Package auth decides which credential the observer uses, in the documented order of
+// DESIGN.md §9, and keeps every secret redacted wherever it could be printed or logged.
+package auth
+
+import (
+	"encoding/json"
+	"fmt"
+
+)
+
+// Secret is a credential value. Every way of printing it shows only a short prefix and
+// the length (`sk-ant-…` → `sk-a…(108)`); Reveal is the one way to get the value, and only
+// the observer's spawn calls it.
+type Secret string
+
+const shownPrefix = 4
+
+// String redacts.
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	r := []rune(string(s))
+	n := shownPrefix
+	if len(r) <= 2*shownPrefix {
+		n = 0 // a short secret would be mostly revealed by its prefix
+	}
+	return fmt.Sprintf("%s…(%d)", string(r[:n]), len(r))
+}
+
+// GoString redacts %#v too.
+func (s Secret) GoString() string { return s.String() }
+
+// Format makes every fmt verb redact, %q and %x included.
+func (s Secret) Format(f fmt.State, verb rune) { fmt.Fprint(f, s.String()) }
+
+// MarshalJSON redacts.
+func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// MarshalText redacts (used by encoders that prefer text).
+func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Reveal returns the real value, for the observer's environment only.
+func (s Secret) Reveal() string { return string(s) }

@@ -1,0 +1,96 @@
+package store
+
+import "time"
+
+// Event states, in the order an event moves through them.
+const (
+	StatePending    = "pending"
+	StateProcessing = "processing"
+	StateDone       = "done"
+	StateFailed     = "failed"
+)
+
+// Session is one Claude Code session of a user's project.
+type Session struct {
+	ID        string
+	Project   string
+	Cwd       string
+	StartedAt time.Time
+	EndedAt   time.Time // zero while the session is open
+}
+
+// Prompt is one stored user prompt (private spans already removed).
+type Prompt struct {
+	ID        int64
+	SessionID string
+	Project   string
+	Text      string
+	At        time.Time
+}
+
+// Event is one captured tool use waiting for (or processed by) the observer.
+type Event struct {
+	ID        int64
+	SessionID string
+	Project   string
+	Hook      string // PostToolUse or PostToolUseFailure
+	ToolName  string
+	ToolUseID string
+	Input     string // JSON text, possibly shortened with a marker
+	Response  string // JSON text or error text, possibly shortened with a marker
+	IsError   bool
+	Cwd       string
+	At        time.Time
+	State     string
+	Attempts  int
+	RunID     string
+}
+
+// Observation is one unit of memory the observer produced.
+type Observation struct {
+	ID            int64
+	SessionID     string
+	Project       string
+	RunID         string
+	Type          string // bugfix, feature, refactor, change, discovery, decision
+	Title         string
+	Subtitle      string
+	Narrative     string
+	Facts         []string
+	Concepts      []string
+	FilesRead     []string
+	FilesModified []string
+	At            time.Time
+}
+
+// Summary is the observer's summary of a whole session, written at SessionEnd.
+type Summary struct {
+	ID           int64
+	SessionID    string
+	Project      string
+	RunID        string
+	Request      string
+	Investigated string
+	Learned      string
+	Completed    string
+	NextSteps    string
+	Notes        string
+	At           time.Time
+}
+
+// Hit is one search result.
+type Hit struct {
+	Kind    string // observation, summary or prompt
+	ID      int64
+	Project string
+	Session string
+	Title   string // observation title, summary request, or the prompt's first line
+	Snippet string
+	At      time.Time
+	Rank    float64
+}
+
+// Counts is the number of events in each state.
+type Counts struct {
+	Pending, Processing, Done, Failed int
+}
