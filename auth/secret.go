@@ -5,7 +5,6 @@ package auth
 import (
 	"encoding/json"
 	"fmt"
-
 )
 
 // Secret is a credential value. Every way of printing it shows only a short prefix and
