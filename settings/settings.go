@@ -1,0 +1,54 @@
+package settings
+
+import "time"
+
+// Settings is the effective configuration of one process.
+type Settings struct {
+	DataDir             string
+	MaxConcurrentAgents int // 0: never spawn an observer (search-only mode)
+	Model               string
+	ClaudePath          string // CLAUDE_MEM_CLAUDE_PATH; CLAUDE_CODE_PATH is read by claudebin from the environment
+	AuthSource          string // "auto" or an auth.Kind
+	APIKeyHelper        string
+	PreserveProxy       bool
+	PassEnv             []string
+	ContextObservations int
+	ExcludedProjects    []string
+	SkipTools           []string
+	ObserverTimeout     time.Duration
+	ObserverRetention   int
+	LogLevel            string
+
+	DotEnv Env      // the allowlisted entries of <data>/.env
+	Values []Value  // every key with its effective value and origin, for `hook doctor`
+	Errors []*Error // settings errors, in key order
+}
+
+// Origin is where an effective value came from.
+type Origin string
+
+const (
+	FromEnv     Origin = "env"
+	FromFile    Origin = "settings.json"
+	FromDefault Origin = "default"
+)
+
+// Value is one key's effective value.
+type Value struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Origin Origin `json:"origin"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Error is a settings error: a value that could not be used, and the default used instead.
+type Error struct {
+	Key     string
+	Value   string
+	Problem string
+	Default string
+}
+
+func (e *Error) Error() string {
+	return e.Key + "=" + e.Value + ": " + e.Problem + "; using " + e.Default
+}
