@@ -19,9 +19,10 @@ type Settings struct {
 	ObserverRetention   int
 	LogLevel            string
 
-	DotEnv Env      // the allowlisted entries of <data>/.env
-	Values []Value  // every key with its effective value and origin, for `hook doctor`
-	Errors []*Error // settings errors, in key order
+	DotEnv        Env      // the allowlisted entries of <data>/.env
+	DotEnvIgnored []string // keys .env set that are not allowlisted (WARNed by name)
+	Values        []Value  // every key with its effective value and origin, for `hook doctor`
+	Errors        []*Error // settings errors, in key order
 }
 
 // Origin is where an effective value came from.

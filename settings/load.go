@@ -1,0 +1,306 @@
+package settings
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DirName is the data dir's name under the XDG data home. Never ".claude-mem": that is the
+// JavaScript claude-mem's, whose claude-mem.db has another schema.
+const DirName = "claude-mem"
+
+// Files and dirs inside the data dir (DESIGN.md §7).
+const (
+	SettingsFile = "settings.json"
+	DotEnvFile   = ".env"
+	DBFile       = "claude-mem.db"
+	LogsDir      = "logs"
+	SessionsDir  = "observer-sessions"
+	ConfigDir    = "observer-config"
+	LocksDir     = "locks"
+)
+
+// The keys, with their defaults (DESIGN.md §7).
+const (
+	KeyMaxConcurrentAgents = "CLAUDE_MEM_MAX_CONCURRENT_AGENTS"
+	KeyModel               = "CLAUDE_MEM_MODEL"
+	KeyClaudePath          = "CLAUDE_MEM_CLAUDE_PATH"
+	KeyAuthSource          = "CLAUDE_MEM_AUTH_SOURCE"
+	KeyAPIKeyHelper        = "CLAUDE_MEM_API_KEY_HELPER"
+	KeyPreserveProxy       = "CLAUDE_MEM_PRESERVE_PROXY"
+	KeyPassEnv             = "CLAUDE_MEM_PASS_ENV"
+	KeyContextObservations = "CLAUDE_MEM_CONTEXT_OBSERVATIONS"
+	KeyExcludedProjects    = "CLAUDE_MEM_EXCLUDED_PROJECTS"
+	KeySkipTools           = "CLAUDE_MEM_SKIP_TOOLS"
+	KeyObserverTimeout     = "CLAUDE_MEM_OBSERVER_TIMEOUT"
+	KeyObserverRetention   = "CLAUDE_MEM_OBSERVER_RETENTION"
+	KeyLogLevel            = "CLAUDE_MEM_LOG_LEVEL"
+	KeyDataDir             = "CLAUDE_MEM_DATA_DIR"
+)
+
+// AuthSources are the values CLAUDE_MEM_AUTH_SOURCE accepts.
+var AuthSources = []string{"auto", "env", "apiKey", "apiKeyHelper", "keychain", "credentials"}
+
+// LogLevels are the values CLAUDE_MEM_LOG_LEVEL accepts.
+var LogLevels = []string{"debug", "info", "warn", "error"}
+
+// DotEnvAllowed are the only keys <data>/.env may set (DESIGN.md §7).
+var DotEnvAllowed = []string{
+	"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+	"http_proxy", "https_proxy", "no_proxy", "all_proxy",
+	"NODE_EXTRA_CA_CERTS",
+}
+
+type key struct {
+	name  string
+	def   string
+	apply func(s *Settings, v string) error // parses v strictly into s; an error leaves s unchanged
+}
+
+var keys = []key{
+	{KeyMaxConcurrentAgents, "2", func(s *Settings, v string) error { return parseInt(v, 0, &s.MaxConcurrentAgents) }},
+	{KeyModel, "haiku", func(s *Settings, v string) error { return nonEmpty(v, &s.Model) }},
+	{KeyClaudePath, "", func(s *Settings, v string) error { s.ClaudePath = v; return nil }},
+	{KeyAuthSource, "auto", func(s *Settings, v string) error { return oneOf(v, AuthSources, &s.AuthSource) }},
+	{KeyAPIKeyHelper, "", func(s *Settings, v string) error { s.APIKeyHelper = v; return nil }},
+	{KeyPreserveProxy, "true", func(s *Settings, v string) error { return parseBool(v, &s.PreserveProxy) }},
+	{KeyPassEnv, "", func(s *Settings, v string) error { s.PassEnv = splitList(v); return nil }},
+	{KeyContextObservations, "50", func(s *Settings, v string) error { return parseInt(v, 0, &s.ContextObservations) }},
+	{KeyExcludedProjects, "", func(s *Settings, v string) error { s.ExcludedProjects = splitList(v); return nil }},
+	{KeySkipTools, "TodoWrite,AskUserQuestion,ListMcpResourcesTool,Skill", func(s *Settings, v string) error { s.SkipTools = splitList(v); return nil }},
+	{KeyObserverTimeout, "300", func(s *Settings, v string) error {
+		var n int
+		if err := parseInt(v, 1, &n); err != nil {
+			return err
+		}
+		s.ObserverTimeout = time.Duration(n) * time.Second
+		return nil
+	}},
+	{KeyObserverRetention, "50", func(s *Settings, v string) error { return parseInt(v, 1, &s.ObserverRetention) }},
+	{KeyLogLevel, "info", func(s *Settings, v string) error { return oneOf(strings.ToLower(v), LogLevels, &s.LogLevel) }},
+}
+
+// Keys returns every setting key with its default, in documentation order.
+func Keys() [][2]string {
+	out := make([][2]string, len(keys))
+	for i, k := range keys {
+		out[i] = [2]string{k.name, k.def}
+	}
+	return out
+}
+
+// DataDir decides the data dir: CLAUDE_MEM_DATA_DIR when set (it must be absolute), else
+// <xdgDataHome>/claude-mem. It creates nothing.
+func DataDir(env Env, xdgDataHome string) (string, error) {
+	if v := strings.TrimSpace(env.Get(KeyDataDir)); v != "" {
+		if !filepath.IsAbs(v) {
+			return "", fmt.Errorf("%s=%s: not an absolute path", KeyDataDir, v)
+		}
+		return filepath.Clean(v), nil
+	}
+	if xdgDataHome == "" {
+		return "", errors.New("no data dir: neither CLAUDE_MEM_DATA_DIR nor an XDG data home is known")
+	}
+	return filepath.Join(xdgDataHome, DirName), nil
+}
+
+// EnsureDataDir creates the data dir (0700) and its logs dir.
+func EnsureDataDir(dir string) error {
+	if err := os.MkdirAll(filepath.Join(dir, LogsDir), 0o700); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o700)
+}
+
+// Load computes the effective settings: for each key the environment, then
+// <dataDir>/settings.json, then the default. A value that does not parse is recorded as an
+// *Error and the default is used; Load itself fails only when the data dir is unknown.
+func Load(env Env, xdgDataHome string) (*Settings, error) {
+	dir, err := DataDir(env, xdgDataHome)
+	if err != nil {
+		return nil, err
+	}
+	s := &Settings{DataDir: dir}
+	file, fileErr := readSettingsFile(filepath.Join(dir, SettingsFile))
+	if fileErr != nil {
+		s.Errors = append(s.Errors, &Error{Key: SettingsFile, Value: filepath.Join(dir, SettingsFile), Problem: fileErr.Error(), Default: "defaults for every key"})
+	}
+	for _, k := range keys {
+		raw, origin := k.def, FromDefault
+		if v, ok := file[k.name]; ok {
+			raw, origin = v, FromFile
+		}
+		if v, ok := env.Lookup(k.name); ok {
+			raw, origin = v, FromEnv
+		}
+		val := Value{Key: k.name, Value: raw, Origin: origin}
+		if err := k.apply(s, strings.TrimSpace(raw)); err != nil {
+			e := &Error{Key: k.name, Value: raw, Problem: err.Error(), Default: k.def}
+			if k.def == "" {
+				e.Default = "(empty)"
+			}
+			s.Errors = append(s.Errors, e)
+			val.Error = err.Error()
+			if perr := k.apply(s, k.def); perr != nil {
+				panic("settings: default of " + k.name + " does not parse: " + perr.Error())
+			}
+		}
+		s.Values = append(s.Values, val)
+	}
+	s.DotEnv, s.DotEnvIgnored, err = readDotEnv(filepath.Join(dir, DotEnvFile))
+	if err != nil {
+		s.Errors = append(s.Errors, &Error{Key: DotEnvFile, Value: filepath.Join(dir, DotEnvFile), Problem: err.Error(), Default: "no .env values"})
+	}
+	return s, nil
+}
+
+// readSettingsFile reads a flat JSON object; a missing file is no error. String, number and
+// boolean values are taken as their text; anything else is an error for the whole file, so a
+// half-understood file is never half applied.
+func readSettingsFile(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %v", err)
+	}
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		var x any
+		d := json.NewDecoder(bytes.NewReader(v))
+		d.UseNumber()
+		if err := d.Decode(&x); err != nil {
+			return nil, fmt.Errorf("%s: %v", k, err)
+		}
+		switch t := x.(type) {
+		case string:
+			out[k] = t
+		case json.Number:
+			out[k] = t.String()
+		case bool:
+			out[k] = strconv.FormatBool(t)
+		default:
+			return nil, fmt.Errorf("%s: value must be a string, number or boolean", k)
+		}
+	}
+	return out, nil
+}
+
+// readDotEnv reads KEY=VALUE lines ("export " prefix, # comments and quotes allowed) and
+// keeps only the allowlisted keys; the others are returned so the caller can WARN by name.
+func readDotEnv(path string) (Env, []string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Env{}, nil, nil
+	}
+	if err != nil {
+		return Env{}, nil, err
+	}
+	defer f.Close()
+	allowed := make(map[string]bool, len(DotEnvAllowed))
+	for _, k := range DotEnvAllowed {
+		allowed[k] = true
+	}
+	env, ignored := Env{}, []string(nil)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), unquote(strings.TrimSpace(v))
+		if !allowed[k] {
+			ignored = append(ignored, k)
+			continue
+		}
+		env[k] = v
+	}
+	sort.Strings(ignored)
+	return env, ignored, sc.Err()
+}
+
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	if i := strings.Index(v, " #"); i >= 0 {
+		return strings.TrimSpace(v[:i])
+	}
+	return v
+}
+
+// parseInt accepts only a whole number ≥ min: "0" is 0, never "use the default".
+func parseInt(v string, min int, dst *int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return fmt.Errorf("not a whole number")
+	}
+	if n < min {
+		return fmt.Errorf("must be at least %d", min)
+	}
+	*dst = n
+	return nil
+}
+
+func parseBool(v string, dst *bool) error {
+	switch strings.ToLower(v) {
+	case "true", "1", "yes", "on":
+		*dst = true
+	case "false", "0", "no", "off":
+		*dst = false
+	default:
+		return fmt.Errorf("not a boolean (true or false)")
+	}
+	return nil
+}
+
+func oneOf(v string, allowed []string, dst *string) error {
+	for _, a := range allowed {
+		if v == a {
+			*dst = v
+			return nil
+		}
+	}
+	return fmt.Errorf("must be one of %s", strings.Join(allowed, ", "))
+}
+
+func nonEmpty(v string, dst *string) error {
+	if v == "" {
+		return errors.New("must not be empty")
+	}
+	*dst = v
+	return nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

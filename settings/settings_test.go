@@ -1,0 +1,203 @@
+package settings
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func load(t *testing.T, env Env, file, dotenv string) *Settings {
+	t.Helper()
+	dir := t.TempDir()
+	env = copyEnv(env)
+	env[KeyDataDir] = dir
+	if file != "" {
+		if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte(file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if dotenv != "" {
+		if err := os.WriteFile(filepath.Join(dir, DotEnvFile), []byte(dotenv), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Load(env, "/unused")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func copyEnv(e Env) Env {
+	out := Env{}
+	for k, v := range e {
+		out[k] = v
+	}
+	return out
+}
+
+func TestDefaults(t *testing.T) {
+	s := load(t, nil, "", "")
+	if len(s.Errors) != 0 {
+		t.Fatalf("errors with defaults: %v", s.Errors)
+	}
+	if s.MaxConcurrentAgents != 2 || s.Model != "haiku" || s.AuthSource != "auto" || !s.PreserveProxy ||
+		s.ContextObservations != 50 || s.ObserverTimeout != 300*time.Second || s.ObserverRetention != 50 || s.LogLevel != "info" {
+		t.Fatalf("defaults wrong: %+v", s)
+	}
+	if want := []string{"TodoWrite", "AskUserQuestion", "ListMcpResourcesTool", "Skill"}; !reflect.DeepEqual(s.SkipTools, want) {
+		t.Fatalf("SkipTools = %v", s.SkipTools)
+	}
+	for _, v := range s.Values {
+		if v.Origin != FromDefault {
+			t.Errorf("%s origin %s", v.Key, v.Origin)
+		}
+	}
+	if len(s.Values) != len(keys) {
+		t.Fatalf("Values has %d keys, want %d", len(s.Values), len(keys))
+	}
+}
+
+func TestStrictParsing(t *testing.T) {
+	for _, tc := range []struct {
+		key, val string
+		bad      bool
+		check    func(*Settings) bool
+	}{
+		{KeyMaxConcurrentAgents, "0", false, func(s *Settings) bool { return s.MaxConcurrentAgents == 0 }},
+		{KeyMaxConcurrentAgents, " 3 ", false, func(s *Settings) bool { return s.MaxConcurrentAgents == 3 }},
+		{KeyMaxConcurrentAgents, "abc", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
+		{KeyMaxConcurrentAgents, "2.5", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
+		{KeyMaxConcurrentAgents, "-1", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
+		{KeyMaxConcurrentAgents, "", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
+		{KeyContextObservations, "0", false, func(s *Settings) bool { return s.ContextObservations == 0 }},
+		{KeyObserverTimeout, "0", true, func(s *Settings) bool { return s.ObserverTimeout == 300*time.Second }},
+		{KeyObserverTimeout, "45", false, func(s *Settings) bool { return s.ObserverTimeout == 45*time.Second }},
+		{KeyObserverRetention, "0", true, func(s *Settings) bool { return s.ObserverRetention == 50 }},
+		{KeyPreserveProxy, "false", false, func(s *Settings) bool { return !s.PreserveProxy }},
+		{KeyPreserveProxy, "0", false, func(s *Settings) bool { return !s.PreserveProxy }},
+		{KeyPreserveProxy, "maybe", true, func(s *Settings) bool { return s.PreserveProxy }},
+		{KeyAuthSource, "keychain", false, func(s *Settings) bool { return s.AuthSource == "keychain" }},
+		{KeyAuthSource, "vault", true, func(s *Settings) bool { return s.AuthSource == "auto" }},
+		{KeyLogLevel, "DEBUG", false, func(s *Settings) bool { return s.LogLevel == "debug" }},
+		{KeyLogLevel, "loud", true, func(s *Settings) bool { return s.LogLevel == "info" }},
+		{KeyModel, "", true, func(s *Settings) bool { return s.Model == "haiku" }},
+		{KeySkipTools, "", false, func(s *Settings) bool { return len(s.SkipTools) == 0 }},
+		{KeyPassEnv, "AWS_REGION, CLAUDE_CODE_USE_BEDROCK", false, func(s *Settings) bool {
+			return reflect.DeepEqual(s.PassEnv, []string{"AWS_REGION", "CLAUDE_CODE_USE_BEDROCK"})
+		}},
+	} {
+		t.Run(tc.key+"="+tc.val, func(t *testing.T) {
+			s := load(t, Env{tc.key: tc.val}, "", "")
+			if got := len(s.Errors) > 0; got != tc.bad {
+				t.Fatalf("errors = %v, want bad=%v", s.Errors, tc.bad)
+			}
+			if tc.bad && (s.Errors[0].Key != tc.key || s.Errors[0].Value != tc.val) {
+				t.Fatalf("error names %s=%q", s.Errors[0].Key, s.Errors[0].Value)
+			}
+			if !tc.check(s) {
+				t.Fatalf("effective value wrong: %+v", s)
+			}
+		})
+	}
+}
+
+func TestErrorText(t *testing.T) {
+	s := load(t, Env{KeyMaxConcurrentAgents: "abc"}, "", "")
+	if got, want := s.Errors[0].Error(), "CLAUDE_MEM_MAX_CONCURRENT_AGENTS=abc: not a whole number; using 2"; got != want {
+		t.Fatalf("got %q want %q", got, want)
+	}
+}
+
+func TestOrigins(t *testing.T) {
+	s := load(t, Env{KeyModel: "sonnet"}, `{"CLAUDE_MEM_MODEL":"opus","CLAUDE_MEM_MAX_CONCURRENT_AGENTS":0,"CLAUDE_MEM_PRESERVE_PROXY":false}`, "")
+	if s.Model != "sonnet" || s.MaxConcurrentAgents != 0 || s.PreserveProxy {
+		t.Fatalf("%+v", s)
+	}
+	origins := map[string]Origin{}
+	for _, v := range s.Values {
+		origins[v.Key] = v.Origin
+	}
+	if origins[KeyModel] != FromEnv || origins[KeyMaxConcurrentAgents] != FromFile || origins[KeyLogLevel] != FromDefault {
+		t.Fatalf("origins %v", origins)
+	}
+}
+
+func TestBadSettingsFile(t *testing.T) {
+	for _, body := range []string{`{not json`, `[1,2]`, `{"CLAUDE_MEM_MODEL":{"x":1}}`} {
+		s := load(t, nil, body, "")
+		if len(s.Errors) != 1 || s.Errors[0].Key != SettingsFile {
+			t.Fatalf("%s: errors %v", body, s.Errors)
+		}
+		if s.Model != "haiku" {
+			t.Fatalf("%s: a bad file must not be half applied", body)
+		}
+	}
+}
+
+func TestDotEnvAllowlist(t *testing.T) {
+	s := load(t, nil, "", strings.Join([]string{
+		"# comment",
+		"export CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-abc",
+		`HTTPS_PROXY="http://proxy:3128"`,
+		"no_proxy=localhost # trailing comment",
+		"PATH=/evil",
+		"CLAUDE_MEM_MODEL=opus",
+		"garbage line",
+	}, "\n"))
+	want := Env{"CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-abc", "HTTPS_PROXY": "http://proxy:3128", "no_proxy": "localhost"}
+	if !reflect.DeepEqual(s.DotEnv, want) {
+		t.Fatalf("DotEnv = %v", s.DotEnv)
+	}
+	if !reflect.DeepEqual(s.DotEnvIgnored, []string{"CLAUDE_MEM_MODEL", "PATH"}) {
+		t.Fatalf("ignored = %v", s.DotEnvIgnored)
+	}
+	if s.Model != "haiku" {
+		t.Fatal(".env must not set claude-mem settings")
+	}
+}
+
+func TestDataDir(t *testing.T) {
+	if d, err := DataDir(Env{}, "/home/u/.local/share"); err != nil || d != "/home/u/.local/share/claude-mem" {
+		t.Fatalf("%q %v", d, err)
+	}
+	if d, err := DataDir(Env{KeyDataDir: "/x/y/"}, "/home/u/.local/share"); err != nil || d != "/x/y" {
+		t.Fatalf("%q %v", d, err)
+	}
+	if _, err := DataDir(Env{KeyDataDir: "rel/dir"}, "/h"); err == nil {
+		t.Fatal("relative CLAUDE_MEM_DATA_DIR accepted")
+	}
+	if d, _ := DataDir(Env{}, "/h"); strings.Contains(d, ".claude-mem") {
+		t.Fatal("must never be the JavaScript claude-mem's dir")
+	}
+}
+
+func TestEnsureDataDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "claude-mem")
+	if err := EnsureDataDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("mode %v err %v", fi.Mode(), err)
+	}
+	// A parent that is a file fails for root too (a read-only dir would not stop root).
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o600)
+	if err := EnsureDataDir(filepath.Join(file, "claude-mem")); err == nil {
+		t.Fatal("created a data dir under a file")
+	}
+}
+
+func TestEnvFromList(t *testing.T) {
+	e := EnvFrom([]string{"A=1", "B=x=y", "A=2", "=bad", "NOEQ"})
+	if !reflect.DeepEqual(e, Env{"A": "2", "B": "x=y"}) {
+		t.Fatal(e)
+	}
+	if !reflect.DeepEqual(e.List(), []string{"A=2", "B=x=y"}) {
+		t.Fatal(e.List())
+	}
+}
