@@ -1,0 +1,209 @@
+// Package health persists the state the observer, SessionStart and `hook doctor` share:
+// auth and setup state, settings errors, the last run and the pause, in <data>/health.json.
+package health
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/lockfile"
+)
+
+// States of Auth.State and Setup.State.
+const (
+	StateUnknown  = "unknown"
+	StateOK       = "ok"
+	StateFailed   = "failed"   // Auth only
+	StateRequired = "required" // Setup only
+)
+
+// lockWait bounds how long Update waits for another writer: writers hold the lock for one
+// small read-modify-write, so only a wedged holder could exceed it, and a health write must
+// not wedge the observer in turn.
+const lockWait = 10 * time.Second
+
+// The JSON shape below is stable: `hook doctor --json` embeds it under "health" and other
+// tools may read health.json. Add fields; never rename or repurpose one.
+//
+//	{
+//	  "auth":  {"state": "ok|failed|unknown", "source": "...", "reason": "...", "since": "RFC 3339"},
+//	  "setup": {"state": "ok|required|unknown", "reason": "...", "probed": ["..."], "since": "RFC 3339"},
+//	  "settings_errors": ["KEY=value: problem; using default"],
+//	  "last_run": {"id": "...", "outcome": "ok|auth_failed|setup_required|transient|error", "reason": "...", "time": "RFC 3339", "events": 0},
+//	  "paused_until": "RFC 3339", "pause_reason": "...", "pause_fingerprint": "..."
+//	}
+
+// Auth is the state of the observer's credential as of its last use.
+type Auth struct {
+	State  string    `json:"state"` // ok|failed|unknown
+	Source string    `json:"source,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+	Since  time.Time `json:"since,omitzero"` // when State took its current value
+}
+
+// Setup is the state of the claude executable as of the observer's last spawn.
+type Setup struct {
+	State  string    `json:"state"` // ok|required|unknown
+	Reason string    `json:"reason,omitempty"`
+	Probed []string  `json:"probed,omitempty"` // every place probed when not found
+	Since  time.Time `json:"since,omitzero"`   // when State took its current value
+}
+
+// Run is the outcome of the last observer run.
+type Run struct {
+	ID      string    `json:"id"`
+	Outcome string    `json:"outcome"`
+	Reason  string    `json:"reason,omitempty"`
+	Time    time.Time `json:"time"`
+	Events  int       `json:"events"`
+}
+
+// Health is the whole of health.json.
+type Health struct {
+	Auth             Auth      `json:"auth"`
+	Setup            Setup     `json:"setup"`
+	Settings         []string  `json:"settings_errors"`
+	LastRun          *Run      `json:"last_run,omitempty"`
+	PausedUntil      time.Time `json:"paused_until,omitzero"`
+	PauseReason      string    `json:"pause_reason,omitempty"`
+	PauseFingerprint string    `json:"pause_fingerprint,omitempty"`
+}
+
+// CorruptError is returned by Load when health.json exists but cannot be decoded. Readers
+// treat it as unknown health; Update overwrites the file.
+type CorruptError struct {
+	Path string
+	Err  error
+}
+
+func (e *CorruptError) Error() string { return "health: corrupt " + e.Path + ": " + e.Err.Error() }
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// Path is the health file of a data dir.
+func Path(dataDir string) string { return filepath.Join(dataDir, "health.json") }
+
+func lockPath(dataDir string) string { return filepath.Join(dataDir, "locks", "health.lock") }
+
+// Load reads health.json. A missing file is unknown health, not an error. Readers need no
+// lock: Update replaces the file by rename, so a reader sees the old or the new file whole.
+func Load(dataDir string) (Health, error) {
+	h := Health{}
+	b, err := os.ReadFile(Path(dataDir))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return unknown(h), fmt.Errorf("health: %w", err)
+	default:
+		if err := json.Unmarshal(b, &h); err != nil {
+			return unknown(Health{}), &CorruptError{Path: Path(dataDir), Err: err}
+		}
+	}
+	return unknown(h), nil
+}
+
+// unknown fills unset states, so that a missing file or field reads as "unknown".
+func unknown(h Health) Health {
+	if h.Auth.State == "" {
+		h.Auth.State = StateUnknown
+	}
+	if h.Setup.State == "" {
+		h.Setup.State = StateUnknown
+	}
+	return h
+}
+
+// Update applies fn to the current health and writes the result atomically, under
+// <data>/locks/health.lock so that concurrent writers (observers, `hook doctor --retry`)
+// never lose each other's changes. A corrupt file is replaced, starting from unknown
+// health. When fn changes Auth.State or Setup.State and leaves its Since zero or as it
+// was, Since becomes now.
+func Update(dataDir string, now time.Time, fn func(*Health)) error {
+	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
+	defer cancel()
+	release, err := lockfile.Lock(ctx, lockPath(dataDir))
+	if err != nil {
+		return fmt.Errorf("health: lock: %w", err)
+	}
+	defer release()
+
+	h, err := Load(dataDir)
+	if cerr := (*CorruptError)(nil); err != nil && !errors.As(err, &cerr) {
+		return err
+	}
+	before := h
+	fn(&h)
+	h = unknown(h)
+	if h.Auth.State != before.Auth.State && (h.Auth.Since.IsZero() || h.Auth.Since.Equal(before.Auth.Since)) {
+		h.Auth.Since = now
+	}
+	if h.Setup.State != before.Setup.State && (h.Setup.Since.IsZero() || h.Setup.Since.Equal(before.Setup.Since)) {
+		h.Setup.Since = now
+	}
+	if err := write(dataDir, h); err != nil {
+		return err
+	}
+	return release()
+}
+
+// write replaces health.json by a fully written, synced temp file in the same directory,
+// so a crash leaves the old file or the new one, never a torn one.
+func write(dataDir string, h Health) error {
+	if h.Settings == nil {
+		h.Settings = []string{} // the stable shape has a list here, never null
+	}
+	b, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		return fmt.Errorf("health: %w", err)
+	}
+	f, err := os.CreateTemp(dataDir, ".health-*.tmp") // created 0600
+	if err != nil {
+		return fmt.Errorf("health: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, Path(dataDir))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("health: write: %w", err)
+	}
+	return nil
+}
+
+// Paused reports whether the observer must not start: while now is before PausedUntil and
+// its inputs are unchanged (fingerprint equals the one the pause was taken with). A changed
+// credential, setting or binary yields a new fingerprint, and so lifts the pause at once.
+func (h Health) Paused(now time.Time, fingerprint string) (bool, string) {
+	if now.Before(h.PausedUntil) && fingerprint == h.PauseFingerprint {
+		return true, h.PauseReason
+	}
+	return false, ""
+}
+
+// Pause stops observer runs for d from now, for as long as the inputs keep fingerprint.
+func (h *Health) Pause(now time.Time, d time.Duration, fingerprint, reason string) {
+	h.PausedUntil = now.Add(d)
+	h.PauseFingerprint = fingerprint
+	h.PauseReason = reason
+}
+
+// ClearPause lets the next run start (`hook doctor --retry`, or a run that succeeded).
+func (h *Health) ClearPause() {
+	h.PausedUntil = time.Time{}
+	h.PauseFingerprint = ""
+	h.PauseReason = ""
+}

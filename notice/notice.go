@@ -1,0 +1,138 @@
+// Package notice writes the one-line problem notices and the SessionStart context text.
+package notice
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/settings"
+)
+
+// The texts of DESIGN.md §11. Every notice is one line: the values put into them pass
+// through oneLine, since reasons come from errors and stderr that may span lines.
+
+// SetupNotFound is the notice for a claude executable found nowhere.
+func SetupNotFound(hook string) string {
+	return "claude-mem: setup required — claude CLI not found (set CLAUDE_MEM_CLAUDE_PATH or install Claude Code; details: " +
+		oneLine(hook) + " doctor)"
+}
+
+// SetupUnspawnable is the notice for a claude executable that exists but cannot be started.
+func SetupUnspawnable(path, reason, hook string) string {
+	return "claude-mem: setup required — claude CLI at " + oneLine(path) + " cannot be started: " + oneLine(reason) +
+		" (details: " + oneLine(hook) + " doctor)"
+}
+
+// AuthFailed is the notice for a credential the observer could not use.
+func AuthFailed(source, reason, hook string) string {
+	return "claude-mem: auth failed — " + oneLine(source) + ": " + oneLine(reason) +
+		"; observations paused, nothing lost (details: " + oneLine(hook) + " doctor)"
+}
+
+// SettingsError is the notice for a setting whose value could not be used.
+func SettingsError(key, value, problem, def string) string {
+	return "claude-mem: settings error — " + oneLine(key) + "=" + oneLine(value) + ": " + oneLine(problem) +
+		"; using " + oneLine(def)
+}
+
+// MemoryUnavailable is the notice for a store that could not be opened or read: nothing is
+// captured or injected until it is fixed.
+func MemoryUnavailable(reason, hook string) string {
+	return "claude-mem: memory unavailable — " + oneLine(reason) + " (details: " + oneLine(hook) + " doctor)"
+}
+
+// setupFailed covers a binary check that failed in a way claudebin does not type; it keeps
+// the shape of the other setup notices.
+func setupFailed(reason, hook string) string {
+	return "claude-mem: setup required — " + oneLine(reason) + " (details: " + oneLine(hook) + " doctor)"
+}
+
+// oneLine joins the non-blank lines of s, trimmed, with single spaces, so a notice never
+// spans lines.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	var parts []string
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// Inputs is everything Collect decides from; SessionStart gathers it live.
+type Inputs struct {
+	Hook            string // real path of the running binary, for "details: <hook> doctor"
+	ObserverEnabled bool   // false when CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0: no setup/auth notices then
+	Binary          error  // the live claudebin.Resolve error; nil when claude was found
+	Health          health.Health
+	SettingsErrors  []*settings.Error
+	StoreErr        error // non-nil: memory unavailable
+}
+
+// Collect returns the notices for the current problems, most severe first: memory
+// unavailable, setup, auth failed, then settings errors in key order. Each problem gives at
+// most one line, and a notice disappears as soon as its cause is gone:
+//   - setup comes from the live binary check only. health.Setup records what the last
+//     run saw, which is stale once claude is installed or fixed; a binary found now clears
+//     the notice without waiting for a run.
+//   - auth comes from health, since only a run can tell whether a credential works; the
+//     observer records "ok" on its next successful run.
+//   - settings errors come from this process's parse, not from health, so fixing a setting
+//     clears its line at the next session.
+func Collect(in Inputs) []string {
+	var out []string
+	if in.StoreErr != nil {
+		out = append(out, MemoryUnavailable(in.StoreErr.Error(), in.Hook))
+	}
+	if in.ObserverEnabled {
+		if line := setupNotice(in.Binary, in.Hook); line != "" {
+			out = append(out, line)
+		}
+		if a := in.Health.Auth; a.State == health.StateFailed {
+			out = append(out, AuthFailed(cmp.Or(a.Source, "no usable source"), cmp.Or(a.Reason, "unknown reason"), in.Hook))
+		}
+	}
+	errs := slices.DeleteFunc(slices.Clone(in.SettingsErrors), func(e *settings.Error) bool { return e == nil })
+	slices.SortStableFunc(errs, func(a, b *settings.Error) int { return cmp.Compare(a.Key, b.Key) })
+	for _, e := range errs {
+		line := SettingsError(e.Key, e.Value, e.Problem, e.Default)
+		if !slices.Contains(out, line) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func setupNotice(err error, hook string) string {
+	var notFound *claudebin.NotFoundError
+	var unspawnable *claudebin.UnspawnableError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &notFound):
+		return SetupNotFound(hook)
+	case errors.As(err, &unspawnable):
+		reason := "unknown reason"
+		if unspawnable.Err != nil {
+			reason = unspawnable.Err.Error()
+		}
+		if unspawnable.Setting != "" {
+			reason += " (set by " + unspawnable.Setting + ")"
+		}
+		return SetupUnspawnable(unspawnable.Path, reason, hook)
+	default:
+		return setupFailed(err.Error(), hook)
+	}
+}
+
+// SystemMessage is the text shown to the person: the notices, one per line; "" when none.
+func SystemMessage(notices []string) string {
+	return strings.Join(notices, "\n")
+}

@@ -1,0 +1,151 @@
+package notice
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"reflect"
+	"testing"
+
+	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/settings"
+)
+
+const hook = "/home/u/.claude/plugins/cache/claude-mem/bin/hook"
+
+func TestNoticeTexts(t *testing.T) {
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{
+			"setup not found", SetupNotFound(hook),
+			"claude-mem: setup required — claude CLI not found (set CLAUDE_MEM_CLAUDE_PATH or install Claude Code; details: /home/u/.claude/plugins/cache/claude-mem/bin/hook doctor)",
+		},
+		{
+			"setup unspawnable", SetupUnspawnable("/usr/local/bin/claude", "permission denied", hook),
+			"claude-mem: setup required — claude CLI at /usr/local/bin/claude cannot be started: permission denied (details: /home/u/.claude/plugins/cache/claude-mem/bin/hook doctor)",
+		},
+		{
+			"auth failed", AuthFailed("credentials", "credentials.json token expired 2026-11-29 10:00; open Claude Code to refresh your login", hook),
+			"claude-mem: auth failed — credentials: credentials.json token expired 2026-11-29 10:00; open Claude Code to refresh your login; observations paused, nothing lost (details: /home/u/.claude/plugins/cache/claude-mem/bin/hook doctor)",
+		},
+		{
+			"settings error", SettingsError("CLAUDE_MEM_MAX_CONCURRENT_AGENTS", "abc", "not a whole number", "2"),
+			"claude-mem: settings error — CLAUDE_MEM_MAX_CONCURRENT_AGENTS=abc: not a whole number; using 2",
+		},
+		{
+			"memory unavailable", MemoryUnavailable("open claude-mem.db: database is locked", hook),
+			"claude-mem: memory unavailable — open claude-mem.db: database is locked (details: /home/u/.claude/plugins/cache/claude-mem/bin/hook doctor)",
+		},
+		{
+			"multi-line reason folded", AuthFailed("apiKeyHelper", "helper exited 1:\n  error: no key\r\n\n", "/bin/hook"),
+			"claude-mem: auth failed — apiKeyHelper: helper exited 1: error: no key; observations paused, nothing lost (details: /bin/hook doctor)",
+		},
+		{
+			"multi-line settings value folded", SettingsError("CLAUDE_MEM_MODEL", "a\nb", "bad", "haiku"),
+			"claude-mem: settings error — CLAUDE_MEM_MODEL=a b: bad; using haiku",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", tt.got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCollect(t *testing.T) {
+	notFound := &claudebin.NotFoundError{Probed: []claudebin.Probe{{Path: "/usr/local/bin/claude", Reason: "not found"}}}
+	unspawnable := &claudebin.UnspawnableError{Path: "/opt/claude", Err: fs.ErrPermission}
+	namedBySetting := &claudebin.UnspawnableError{Path: "/x/claude", Setting: claudebin.ViaClaudeMemPath, Err: errors.New("is a directory")}
+	authFailed := health.Health{Auth: health.Auth{State: "failed", Source: "credentials", Reason: "token expired"}}
+	staleSetup := health.Health{Setup: health.Setup{State: "required", Reason: "claude CLI not found"}}
+	badAgents := &settings.Error{Key: "CLAUDE_MEM_MAX_CONCURRENT_AGENTS", Value: "abc", Problem: "not a whole number", Default: "2"}
+	badTimeout := &settings.Error{Key: "CLAUDE_MEM_OBSERVER_TIMEOUT", Value: "5m", Problem: "not a whole number", Default: "300"}
+
+	lineNotFound := SetupNotFound(hook)
+	lineUnspawnable := SetupUnspawnable("/opt/claude", "permission denied", hook)
+	lineAuth := AuthFailed("credentials", "token expired", hook)
+	lineAgents := SettingsError("CLAUDE_MEM_MAX_CONCURRENT_AGENTS", "abc", "not a whole number", "2")
+	lineTimeout := SettingsError("CLAUDE_MEM_OBSERVER_TIMEOUT", "5m", "not a whole number", "300")
+	lineStore := MemoryUnavailable("database disk image is malformed", hook)
+
+	tests := []struct {
+		name string
+		in   Inputs
+		want []string
+	}{
+		{name: "all well", in: Inputs{ObserverEnabled: true}},
+		{name: "not found", in: Inputs{ObserverEnabled: true, Binary: notFound}, want: []string{lineNotFound}},
+		{name: "wrapped not found", in: Inputs{ObserverEnabled: true, Binary: fmt.Errorf("resolve: %w", notFound)}, want: []string{lineNotFound}},
+		{name: "unspawnable", in: Inputs{ObserverEnabled: true, Binary: unspawnable}, want: []string{lineUnspawnable}},
+		{
+			name: "unspawnable named by a setting", in: Inputs{ObserverEnabled: true, Binary: namedBySetting},
+			want: []string{SetupUnspawnable("/x/claude", "is a directory (set by CLAUDE_MEM_CLAUDE_PATH)", hook)},
+		},
+		{
+			name: "untyped binary error", in: Inputs{ObserverEnabled: true, Binary: errors.New("stat ~/.local/bin: input/output error")},
+			want: []string{"claude-mem: setup required — stat ~/.local/bin: input/output error (details: " + hook + " doctor)"},
+		},
+		{name: "stale health setup, binary found live: cleared", in: Inputs{ObserverEnabled: true, Health: staleSetup}},
+		{name: "live check wins over health setup", in: Inputs{ObserverEnabled: true, Binary: unspawnable, Health: staleSetup}, want: []string{lineUnspawnable}},
+		{name: "auth failed", in: Inputs{ObserverEnabled: true, Health: authFailed}, want: []string{lineAuth}},
+		{
+			name: "auth failed without source or reason", in: Inputs{ObserverEnabled: true, Health: health.Health{Auth: health.Auth{State: "failed"}}},
+			want: []string{AuthFailed("no usable source", "unknown reason", hook)},
+		},
+		{name: "auth ok", in: Inputs{ObserverEnabled: true, Health: health.Health{Auth: health.Auth{State: "ok", Reason: "old failure"}}}},
+		{name: "auth unknown", in: Inputs{ObserverEnabled: true, Health: health.Health{Auth: health.Auth{State: "unknown"}}}},
+		{
+			name: "settings errors in key order, deduplicated, nil skipped",
+			in:   Inputs{ObserverEnabled: true, SettingsErrors: []*settings.Error{badTimeout, nil, badAgents, badTimeout}},
+			want: []string{lineAgents, lineTimeout},
+		},
+		{name: "store error", in: Inputs{ObserverEnabled: true, StoreErr: errors.New("database disk image is malformed")}, want: []string{lineStore}},
+		{
+			name: "everything, most severe first",
+			in: Inputs{
+				ObserverEnabled: true, Binary: notFound, Health: authFailed,
+				SettingsErrors: []*settings.Error{badTimeout, badAgents}, StoreErr: errors.New("database disk image is malformed"),
+			},
+			want: []string{lineStore, lineNotFound, lineAuth, lineAgents, lineTimeout},
+		},
+		{
+			name: "observer off: no setup or auth, settings and memory still",
+			in: Inputs{
+				ObserverEnabled: false, Binary: notFound, Health: authFailed,
+				SettingsErrors: []*settings.Error{badAgents}, StoreErr: errors.New("database disk image is malformed"),
+			},
+			want: []string{lineStore, lineAgents},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.in.Hook = hook
+			if got := Collect(tt.in); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Collect =\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSystemMessage(t *testing.T) {
+	tests := []struct {
+		notices []string
+		want    string
+	}{
+		{nil, ""},
+		{[]string{}, ""},
+		{[]string{"a"}, "a"},
+		{[]string{"a", "b"}, "a\nb"},
+	}
+	for _, tt := range tests {
+		if got := SystemMessage(tt.notices); got != tt.want {
+			t.Errorf("SystemMessage(%q) = %q, want %q", tt.notices, got, tt.want)
+		}
+	}
+}
