@@ -9,7 +9,8 @@ import (
 
 // Secret is a credential value. Every way of printing it shows only a short prefix and
 // the length (`sk-ant-…` → `sk-a…(108)`); Reveal is the one way to get the value, and only
-// the observer's spawn calls it.
+// the observer's spawn calls it. (encoding/json writes a string-kinded map key as it is,
+// so a Secret is never a map key.)
 type Secret string
 
 const shownPrefix = 4
@@ -30,8 +31,14 @@ func (s Secret) String() string {
 // GoString redacts %#v too.
 func (s Secret) GoString() string { return s.String() }
 
-// Format makes every fmt verb redact, %q and %x included.
-func (s Secret) Format(f fmt.State, verb rune) { fmt.Fprint(f, s.String()) }
+// Format makes every fmt verb redact, %q and %x included; %q quotes the redacted form.
+func (s Secret) Format(f fmt.State, verb rune) {
+	if verb == 'q' {
+		fmt.Fprintf(f, "%q", s.String())
+		return
+	}
+	fmt.Fprint(f, s.String())
+}
 
 // MarshalJSON redacts.
 func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }

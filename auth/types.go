@@ -17,7 +17,7 @@ const (
 // Source is the chosen credential and what it puts into the observer's spawn.
 type Source struct {
 	Kind      Kind
-	From      string    // where it came from: "environment", ".env", a file path, "keychain login.keychain-db", …
+	From      string    // where it came from: "environment", ".env", a file path, "keychain (login.keychain-db)", …
 	EnvVar    string    // the one credential variable the child gets (CLAUDE_CODE_OAUTH_TOKEN or ANTHROPIC_API_KEY); empty for apiKeyHelper
 	Value     Secret    // its value
 	Helper    string    // apiKeyHelper command, handed over as --settings {"apiKeyHelper":…}

@@ -1,0 +1,52 @@
+package auth
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"os"
+	"strconv"
+)
+
+// Fingerprint is a digest of every input Resolve reads, without running anything: the
+// credential variables of the environment and .env, the pin, the helper setting, the
+// variables that move Claude Code's stores or name its keychain account, desktop lineage,
+// and the path, size and modification time of settings.json, .credentials.json and (on
+// darwin) the login keychain file, which Claude Code rewrites when it refreshes a login.
+// A paused observer compares it to know that the user changed something. It is a hash,
+// so it reveals no value.
+func Fingerprint(in Inputs) string {
+	h := sha256.New()
+	field := func(name, v string) { fmt.Fprintf(h, "%s=%q\n", name, v) }
+	field("v", "1")
+	field("pin", in.Pin)
+	field("helper", in.Helper)
+	field("home", in.Home)
+	field("goos", in.GOOS)
+	for _, k := range []string{varOAuthToken, varAPIKey, varConfigDir, varStorageDir, "USER", "LOGNAME"} {
+		v, ok := in.Env.Lookup(k)
+		field("env."+k, strconv.FormatBool(ok)+":"+v)
+	}
+	for _, k := range []string{varOAuthToken, varAPIKey} {
+		v, ok := in.DotEnv.Lookup(k)
+		field("dotenv."+k, strconv.FormatBool(ok)+":"+v)
+	}
+	field("desktop", strconv.FormatBool(DesktopLineage(in.Env, in.Lineage)))
+	stat(h, settingsPath(in))
+	stat(h, credentialsPath(in))
+	if in.GOOS == "darwin" {
+		stat(h, loginKeychain(in.Home))
+	}
+	sum := h.Sum(nil)
+	return hex.EncodeToString(sum[:16])
+}
+
+func stat(h hash.Hash, path string) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		fmt.Fprintf(h, "file=%q absent\n", path)
+		return
+	}
+	fmt.Fprintf(h, "file=%q size=%d mtime=%d\n", path, fi.Size(), fi.ModTime().UnixNano())
+}
