@@ -1,0 +1,205 @@
+package observer
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Classify decides a run's outcome from its stream-json stdout lines, never from prose:
+// an authentication error (assistant `error:"authentication_failed"`, API status 401/403)
+// is auth_failed; a rate limit, overload or server error (429, 5xx) or a timeout is
+// transient; a result line with is_error false is ok; anything else (max turns, an error
+// result, no result, a non-zero exit) is error. The reason names what was seen.
+func Classify(lines [][]byte, exitCode int, timedOut bool) (Outcome, string) {
+	stopped := ""
+	if timedOut {
+		stopped = "timed out"
+	}
+	return scan(lines).classify(exitCode, stopped)
+}
+
+// stream is what the stream-json output says about a run. Reasons are "" when not seen.
+type stream struct {
+	auth, transient           string // from the final messages (assistant, result)
+	retryAuth, retryTransient string // from api_retry lines: only decisive when no result came
+	results                   []result
+}
+
+type result struct {
+	isError                 bool
+	subtype, terminal, text string
+	errors                  []string
+}
+
+// scan reads the lines that are valid JSON and skips the rest (a crash may print anything).
+// Paths are constants: nothing from the input becomes a gjson path.
+func scan(lines [][]byte) stream {
+	var s stream
+	for _, line := range lines {
+		if !gjson.ValidBytes(line) {
+			continue
+		}
+		v := gjson.ParseBytes(line)
+		status := v.Get("api_error_status").Int()
+		errName := v.Get("error").String()
+		errType := v.Get("api_error_type").String()
+		switch v.Get("type").String() {
+		case "assistant":
+			text := joinTexts(v.Get(`message.content.#(type=="text")#.text`))
+			if errName == "authentication_failed" || authStatus(status) {
+				s.auth = firstOf(s.auth, text, apiError(status, errName))
+			} else if transientError(status, errName, errType) {
+				s.transient = firstOf(s.transient, text, apiError(status, errName))
+			}
+		case "result":
+			r := result{
+				isError:  v.Get("is_error").Bool(),
+				subtype:  v.Get("subtype").String(),
+				terminal: v.Get("terminal_reason").String(),
+				text:     v.Get("result").String(),
+			}
+			for _, e := range v.Get("errors").Array() {
+				r.errors = append(r.errors, e.String())
+			}
+			if authStatus(status) {
+				s.auth = firstOf(s.auth, r.text, apiError(status, errType))
+			} else if r.isError && transientError(status, errName, errType) {
+				s.transient = firstOf(s.transient, r.text, apiError(status, errType))
+			}
+			s.results = append(s.results, r)
+		case "system":
+			if v.Get("subtype").String() != "api_retry" {
+				continue
+			}
+			st := v.Get("error_status").Int()
+			why := apiError(st, errName) + " (while retrying)"
+			if errName == "authentication_failed" || authStatus(st) {
+				s.retryAuth = firstOf(s.retryAuth, why)
+			} else if transientError(st, errName, "") {
+				s.retryTransient = firstOf(s.retryTransient, why)
+			}
+		}
+	}
+	return s
+}
+
+// classify applies the rules of Classify; stopped is why the run was stopped, "" if it was not.
+func (s stream) classify(exitCode int, stopped string) (Outcome, string) {
+	switch {
+	case s.auth != "":
+		return OutcomeAuthFailed, s.auth
+	case s.transient != "":
+		return OutcomeTransient, s.transient
+	}
+	if stopped != "" || len(s.results) == 0 {
+		switch {
+		case s.retryAuth != "":
+			return OutcomeAuthFailed, s.retryAuth
+		case stopped != "":
+			return OutcomeTransient, stopped
+		case s.retryTransient != "":
+			return OutcomeTransient, s.retryTransient
+		case exitCode != 0:
+			return OutcomeError, exitText(exitCode) + " without a result"
+		default:
+			return OutcomeError, "no result line in the output"
+		}
+	}
+	for _, r := range s.results {
+		if r.isError {
+			return OutcomeError, r.describe()
+		}
+	}
+	if exitCode != 0 {
+		return OutcomeError, exitText(exitCode) + " after its result"
+	}
+	return OutcomeOK, ""
+}
+
+// text is the answer: every result's text, in order (one per user message; Run sends one).
+func (s stream) text() string {
+	parts := make([]string, len(s.results))
+	for i, r := range s.results {
+		parts[i] = r.text
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (r result) describe() string {
+	what := "error result"
+	if r.subtype != "" && r.subtype != "success" {
+		what = r.subtype
+	}
+	if r.terminal != "" && r.terminal != "completed" {
+		what += " (" + r.terminal + ")"
+	}
+	var details []string
+	for _, d := range append(r.errors, r.text) {
+		if d != "" {
+			details = append(details, d)
+		}
+	}
+	if len(details) == 0 {
+		return what
+	}
+	return what + ": " + strings.Join(details, "; ")
+}
+
+func authStatus(status int64) bool { return status == 401 || status == 403 }
+
+// transientError is a failure that waiting cures: rate limits, overload, server errors.
+func transientError(status int64, errName, errType string) bool {
+	switch {
+	case status == 408 || status == 429 || (status >= 500 && status <= 599):
+		return true
+	}
+	switch errName {
+	case "rate_limit", "overloaded", "server_error":
+		return true
+	}
+	switch errType {
+	case "rate_limit_error", "overloaded_error", "api_error", "timeout_error":
+		return true
+	}
+	return false
+}
+
+func apiError(status int64, name string) string {
+	switch {
+	case status != 0 && name != "":
+		return fmt.Sprintf("API error %d %s", status, name)
+	case status != 0:
+		return fmt.Sprintf("API error %d", status)
+	case name != "":
+		return "API error " + name
+	}
+	return "API error"
+}
+
+func exitText(code int) string {
+	if code < 0 {
+		return "killed by a signal"
+	}
+	return fmt.Sprintf("exited with code %d", code)
+}
+
+func joinTexts(v gjson.Result) string {
+	var parts []string
+	for _, t := range v.Array() {
+		if s := strings.TrimSpace(t.String()); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func firstOf(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

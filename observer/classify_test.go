@@ -1,0 +1,130 @@
+package observer
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func fixtureLines(t *testing.T, name string) [][]byte {
+	t.Helper()
+	data, err := os.ReadFile(fixture(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func lines(s ...string) [][]byte {
+	out := make([][]byte, len(s))
+	for i, l := range s {
+		out[i] = []byte(l)
+	}
+	return out
+}
+
+const (
+	okResult   = `{"type":"result","subtype":"success","is_error":false,"api_error_status":null,"result":"<observation><title>t</title></observation>"}`
+	initLine   = `{"type":"system","subtype":"init","tools":[]}`
+	retry401   = `{"type":"system","subtype":"api_retry","attempt":1,"error_status":401,"error":"authentication_failed"}`
+	retry529   = `{"type":"system","subtype":"api_retry","attempt":1,"error_status":529,"error":"overloaded"}`
+	assistant  = `{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}`
+	garbageOne = `Error: something printed prose to stdout`
+	garbageTwo = `{"type":"result","is_error":false,` // cut short
+)
+
+func TestClassifyFixtures(t *testing.T) {
+	cases := []struct {
+		file       string
+		exit       int
+		want       Outcome
+		wantReason string // substring
+		wantText   string
+	}{
+		{"streamjson-out-no-credentials.jsonl", 1, OutcomeAuthFailed, "Not logged in · Please run /login", ""},
+		{"streamjson-out-401-maxretries0.jsonl", 1, OutcomeAuthFailed, "Invalid API key · Fix external API key", ""},
+		{"streamjson-out-401-apikey-after-10-retries.jsonl", 1, OutcomeAuthFailed, "Invalid API key · Fix external API key", ""},
+		{"streamjson-out-403.jsonl", 1, OutcomeAuthFailed, "Failed to authenticate. API Error: 403", ""},
+		{"streamjson-out-single-message.jsonl", 0, OutcomeOK, "", "Done."},
+		{"streamjson-out-three-msgs-at-once.jsonl", 0, OutcomeOK, "", "Done.\nDone."},
+		{"streamjson-out-two-turns-with-Bash-tool.jsonl", 0, OutcomeOK, "", "Done.\nDone."},
+		{"streamjson-out-include-hook-events.jsonl", 0, OutcomeOK, "", "Done."},
+		{"streamjson-out-SessionStart-exit2.jsonl", 0, OutcomeOK, "", "Done."},
+		{"streamjson-out-SessionStart-timeout.jsonl", 0, OutcomeOK, "", "Done."},
+		{"streamjson-out-error_max_turns.jsonl", 1, OutcomeError, "error_max_turns (max_turns): Reached maximum number of turns (1)", ""},
+	}
+	// Every fixture stream is classified here: a new one must be added to the table.
+	all, _ := filepath.Glob(filepath.Join(filepath.Dir(fixture(t, cases[0].file)), "streamjson-out-*.jsonl"))
+	if len(all) != len(cases) {
+		t.Errorf("%d fixture streams, %d cases", len(all), len(cases))
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			ls := fixtureLines(t, tc.file)
+			got, reason := Classify(ls, tc.exit, false)
+			if got != tc.want || !strings.Contains(reason, tc.wantReason) || (tc.want == OutcomeOK) != (reason == "") {
+				t.Errorf("got %s %q, want %s %q", got, reason, tc.want, tc.wantReason)
+			}
+			if text := scan(ls).text(); tc.want == OutcomeOK && text != tc.wantText {
+				t.Errorf("text %q, want %q", text, tc.wantText)
+			}
+			// The same output cut off by a timeout is never ok; an auth failure stays one.
+			if got, _ := Classify(ls, -1, true); (tc.want == OutcomeAuthFailed) != (got == OutcomeAuthFailed) || got == OutcomeOK {
+				t.Errorf("timed out: %s", got)
+			}
+		})
+	}
+}
+
+func TestClassifySynthetic(t *testing.T) {
+	cases := []struct {
+		name       string
+		lines      [][]byte
+		exit       int
+		timedOut   bool
+		want       Outcome
+		wantReason string
+	}{
+		{"ok", lines(initLine, assistant, okResult), 0, false, OutcomeOK, ""},
+		{"ok among garbage lines", lines(garbageOne, initLine, "", garbageTwo, "\x00\xff", okResult), 0, false, OutcomeOK, ""},
+		{"429 on the assistant message", lines(initLine,
+			`{"type":"assistant","error":"rate_limit","api_error_status":429,"message":{"content":[{"type":"text","text":"API Error: 429 rate limited"}]}}`,
+			`{"type":"result","is_error":true,"api_error_status":429,"result":"API Error: 429 rate limited"}`), 1, false, OutcomeTransient, "429 rate limited"},
+		{"529 on the result", lines(initLine, `{"type":"result","is_error":true,"api_error_status":529,"api_error_type":"overloaded_error","result":"Overloaded"}`),
+			1, false, OutcomeTransient, "Overloaded"},
+		{"overloaded error without status", lines(`{"type":"assistant","error":"overloaded","message":{"content":[]}}`),
+			1, false, OutcomeTransient, "API error overloaded"},
+		{"retries on 529 then success", lines(initLine, retry529, retry529, okResult), 0, false, OutcomeOK, ""},
+		{"retries on 529 then a crash", lines(initLine, retry529), 1, false, OutcomeTransient, "529 overloaded (while retrying)"},
+		{"retries on 401 then a timeout", lines(initLine, retry401), -1, true, OutcomeAuthFailed, "401 authentication_failed"},
+		{"a timeout", lines(initLine, assistant), -1, true, OutcomeTransient, "timed out"},
+		{"a timeout after an ok result", lines(initLine, okResult), -1, true, OutcomeTransient, "timed out"},
+		{"no output, exit 1", nil, 1, false, OutcomeError, "exited with code 1 without a result"},
+		{"killed by a signal", lines(initLine), -1, false, OutcomeError, "killed by a signal without a result"},
+		{"only garbage, exit 0", lines(garbageOne, garbageTwo), 0, false, OutcomeError, "no result line"},
+		{"ok result but exit 1", lines(okResult), 1, false, OutcomeError, "exited with code 1 after its result"},
+		{"error result", lines(`{"type":"result","subtype":"success","is_error":true,"api_error_status":400,"result":"API Error: 400 prompt is too long"}`),
+			1, false, OutcomeError, "error result: API Error: 400 prompt is too long"},
+		{"an error result among ok ones", lines(okResult, `{"type":"result","subtype":"error_during_execution","is_error":true}`, okResult),
+			0, false, OutcomeError, "error_during_execution"},
+		{"prose that talks about a 401 is not an auth failure", lines(
+			`{"type":"assistant","message":{"content":[{"type":"text","text":"authentication_failed api_error_status 401"}]}}`, okResult),
+			0, false, OutcomeOK, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, reason := Classify(tc.lines, tc.exit, tc.timedOut)
+			if got != tc.want || !strings.Contains(reason, tc.wantReason) || (got == OutcomeOK) != (reason == "") {
+				t.Errorf("got %s %q, want %s %q", got, reason, tc.want, tc.wantReason)
+			}
+		})
+	}
+}
