@@ -1,0 +1,358 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestOpenCreatesPrivateFilesWhateverTheUmask(t *testing.T) {
+	// umask is process-wide: this test must not run in parallel with others.
+	for _, umask := range []int{0o000, 0o022, 0o077, 0o277} {
+		t.Run(fmt.Sprintf("umask %04o", umask), func(t *testing.T) {
+			old := syscall.Umask(umask)
+			defer syscall.Umask(old)
+			path := filepath.Join(t.TempDir(), "claude-mem.db")
+			db, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			addEvents(t, db, session("s", "p"), 0, 1) // a write makes the -wal and -shm files exist
+			for _, p := range []string{path, path + "-wal", path + "-shm"} {
+				fi, err := os.Stat(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := fi.Mode().Perm(); got != 0o600 {
+					t.Errorf("%s: mode %o, want 600", filepath.Base(p), got)
+				}
+			}
+			// The database was built under a temporary name: nothing of that is left.
+			var names []string
+			entries, _ := os.ReadDir(filepath.Dir(path))
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if want := []string{"claude-mem.db", "claude-mem.db-shm", "claude-mem.db-wal"}; !slices.Equal(names, want) {
+				t.Errorf("files %v, want %v", names, want)
+			}
+		})
+	}
+}
+
+func TestOpenSetsPragmas(t *testing.T) {
+	db, _ := openTest(t)
+	for _, c := range []struct {
+		pragma string
+		want   string
+	}{
+		{"journal_mode", "wal"},
+		{"busy_timeout", strconv.FormatInt(BusyTimeout.Milliseconds(), 10)},
+		{"foreign_keys", "1"},
+		{"synchronous", "1"}, // NORMAL
+		{"user_version", "1"},
+	} {
+		var got string
+		if err := db.sql.QueryRow("PRAGMA " + c.pragma).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("PRAGMA %s = %s, want %s", c.pragma, got, c.want)
+		}
+	}
+	if len(migrations) != 1 {
+		t.Errorf("user_version expectation above assumes 1 migration, have %d", len(migrations))
+	}
+}
+
+func TestMigrate(t *testing.T) {
+	bad := "CREATE TABLE half (x); CREATE TABLE broken ("
+	for _, c := range []struct {
+		name        string
+		list        []string
+		wantVersion int
+		wantErr     bool
+		wantTables  []string
+		noTables    []string
+	}{
+		{"current: nothing runs, not even an invalid entry", []string{"not sql at all"}, 1, false, nil, nil},
+		{"forward: each new entry applied in order", []string{migrations[0], "CREATE TABLE a (x)", "CREATE TABLE b (y REFERENCES a(x))"}, 3, false, []string{"a", "b"}, nil},
+		{"a failing entry rolls back whole, earlier ones stay", []string{migrations[0], "CREATE TABLE a (x)", bad}, 2, true, []string{"a"}, []string{"half", "broken"}},
+		{"newer file than this build", []string{}, 1, true, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db, _ := openTest(t)
+			err := db.migrate(context.Background(), c.list)
+			if (err != nil) != c.wantErr {
+				t.Fatalf("migrate: %v, want error %v", err, c.wantErr)
+			}
+			if v := count(t, db, "PRAGMA user_version"); v != c.wantVersion {
+				t.Errorf("user_version %d, want %d", v, c.wantVersion)
+			}
+			for _, name := range c.wantTables {
+				if count(t, db, "SELECT count(*) FROM sqlite_schema WHERE name = ?", name) != 1 {
+					t.Errorf("table %s missing", name)
+				}
+			}
+			for _, name := range c.noTables {
+				if count(t, db, "SELECT count(*) FROM sqlite_schema WHERE name = ?", name) != 0 {
+					t.Errorf("table %s of a failed migration exists", name)
+				}
+			}
+		})
+	}
+}
+
+func TestOpenRefusesNewerSchemaAndLeavesItAlone(t *testing.T) {
+	db, path := openTest(t)
+	if _, err := db.sql.Exec("PRAGMA user_version = 99"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := readFile(t, path)
+	for name, open := range map[string]func(string) (*DB, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+		_, err := open(path)
+		var u *UnavailableError
+		var v *SchemaVersionError
+		if !errors.As(err, &u) || !errors.As(err, &v) || v.Have != 99 || v.Want != 1 {
+			t.Errorf("%s: %v, want *UnavailableError with schema 99 > 1", name, err)
+		}
+	}
+	if !bytes.Equal(readFile(t, path), before) {
+		t.Error("the newer database file was changed")
+	}
+}
+
+func TestOpenCorruptFileIsUnavailableAndUntouched(t *testing.T) {
+	garbage := make([]byte, 8192)
+	rand.New(rand.NewSource(7)).Read(garbage)
+	for _, c := range []struct {
+		name    string
+		content []byte
+	}{
+		{"random bytes", garbage},
+		{"text", []byte("this is not a database, it is a shopping list\n")},
+		{"sqlite magic then garbage", append([]byte("SQLite format 3\x00"), garbage...)},
+	} {
+		for name, open := range map[string]func(string) (*DB, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+			t.Run(c.name+"/"+name, func(t *testing.T) {
+				dir := t.TempDir()
+				path := filepath.Join(dir, "claude-mem.db")
+				if err := os.WriteFile(path, c.content, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				db, err := open(path)
+				var u *UnavailableError
+				if !errors.As(err, &u) || u.Path != path {
+					if db != nil {
+						db.Close()
+					}
+					t.Fatalf("%v, want *UnavailableError for %s", err, path)
+				}
+				if !bytes.Equal(readFile(t, path), c.content) {
+					t.Error("the corrupt file was changed")
+				}
+				if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+					t.Errorf("files beside the database: %v", entries)
+				}
+			})
+		}
+	}
+}
+
+// A file whose schema is intact but whose event pages are not opens (Open reads only the
+// header and schema), and then every method that meets those pages says the database is
+// unavailable, without changing the file.
+func TestCorruptPagesMakeMethodsUnavailable(t *testing.T) {
+	ctx := context.Background()
+	db, path := openTest(t)
+	s := session("s", "p")
+	for i := range 200 {
+		e := Event{ToolUseID: strconv.Itoa(i), Input: strings.Repeat("x", 2000), At: at(i)}
+		if err := db.RecordEvent(ctx, s, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.sql.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	content := readFile(t, path)
+	// The schema was written first; the second half of the file is event pages.
+	for i := len(content) / 2; i < len(content); i++ {
+		content[i] = 0xA5
+	}
+	if err := os.WriteFile(path, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer db.Close()
+	calls := map[string]func() error{
+		"StaleSessions": func() error { _, err := db.StaleSessions(ctx, at(1000)); return err },
+		"Claim":         func() error { _, err := db.Claim(ctx, "s", "run", 500, at(1000)); return err },
+		"RecordEvent":   func() error { return db.RecordEvent(ctx, s, Event{ToolUseID: "new", At: at(1000)}) },
+	}
+	for name, call := range calls {
+		var u *UnavailableError
+		if err := call(); !errors.As(err, &u) || u.Path != path {
+			t.Errorf("%s: %v, want *UnavailableError", name, err)
+		}
+	}
+	var ie *IntegrityError
+	if err := db.Integrity(ctx); !errors.As(err, &ie) {
+		t.Errorf("Integrity: %v, want *IntegrityError", err)
+	}
+	db.Close()
+	if !bytes.Equal(readFile(t, path), content) {
+		t.Error("the corrupt file was changed")
+	}
+}
+
+func TestOpenUnusablePath(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		setup  func(t *testing.T, path string)
+		roNoDB bool // OpenReadOnly says ErrNoDatabase rather than unavailable
+	}{
+		{"a directory at the path", func(t *testing.T, path string) { mkdir(t, path) }, false},
+		{"a dangling symlink to a missing dir", func(t *testing.T, path string) {
+			if err := os.Symlink(filepath.Join(filepath.Dir(path), "gone", "x.db"), path); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"parent is a file", func(t *testing.T, path string) {
+			if err := os.WriteFile(filepath.Dir(path), []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "data", "claude-mem.db")
+			mkdir(t, filepath.Dir(filepath.Dir(path)))
+			if c.name != "parent is a file" {
+				mkdir(t, filepath.Dir(path))
+			}
+			c.setup(t, path)
+			var u *UnavailableError
+			if _, err := Open(path); !errors.As(err, &u) {
+				t.Errorf("Open: %v, want *UnavailableError", err)
+			}
+			_, err := OpenReadOnly(path)
+			if c.roNoDB {
+				if !errors.Is(err, ErrNoDatabase) {
+					t.Errorf("OpenReadOnly: %v, want ErrNoDatabase", err)
+				}
+			} else if !errors.As(err, &u) {
+				t.Errorf("OpenReadOnly: %v, want *UnavailableError", err)
+			}
+		})
+	}
+}
+
+func TestOpenReadOnly(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+
+	missing := filepath.Join(dir, "missing.db")
+	if _, err := OpenReadOnly(missing); !errors.Is(err, ErrNoDatabase) {
+		t.Errorf("missing: %v, want ErrNoDatabase", err)
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenReadOnly created the file: %v", err)
+	}
+
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenReadOnly(empty); !errors.Is(err, ErrNoDatabase) {
+		t.Errorf("empty: %v, want ErrNoDatabase", err)
+	}
+
+	path := filepath.Join(dir, "claude-mem.db")
+	rw, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addEvents(t, rw, session("s", "p"), 0, 3)
+	rw.Close()
+
+	db, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if c, err := db.Counts(ctx); err != nil || c.Pending != 3 {
+		t.Errorf("Counts = %+v, %v; want 3 pending", c, err)
+	}
+	if err := db.Integrity(ctx); err != nil {
+		t.Errorf("Integrity: %v", err)
+	}
+	if hits, err := db.Search(ctx, "ls", "p", 10); err != nil || len(hits) != 0 {
+		t.Errorf("Search = %v, %v; want no hits, no error", hits, err)
+	}
+	if n, err := db.StaleSessions(ctx, at(10)); err != nil || len(n) != 1 {
+		t.Errorf("StaleSessions = %v, %v; want [s]", n, err)
+	}
+	writes := map[string]error{
+		"TouchSession": db.TouchSession(ctx, session("s2", "p")),
+		"RecordEvent":  db.RecordEvent(ctx, session("s2", "p"), Event{At: t0}),
+		"EndSession":   db.EndSession(ctx, "s", t0),
+	}
+	for name, err := range writes {
+		if !errors.Is(err, ErrReadOnly) {
+			t.Errorf("%s: %v, want ErrReadOnly", name, err)
+		}
+	}
+	if _, err := db.sql.Exec("DELETE FROM events"); err == nil {
+		t.Error("a raw write through the read-only connection succeeded")
+	}
+}
+
+func TestErrorMessages(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&SchemaVersionError{Have: 3, Want: 1}, "schema version 3 is newer than this claude-mem's 1; upgrade claude-mem"},
+		{&SchemaVersionError{Have: 1, Want: 2}, "schema version 1 is older than 2; the next captured event upgrades it"},
+		{&UnavailableError{Path: "/d/claude-mem.db", Err: errors.New("file is not a database")},
+			"store: database /d/claude-mem.db unavailable: file is not a database"},
+		{&IntegrityError{Problems: []string{"page 3 is never used", "x"}},
+			"store: integrity check failed: 2 problem(s), first: page 3 is never used"},
+	} {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("%q, want %q", got, c.want)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mkdir(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+}

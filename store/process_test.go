@@ -1,0 +1,280 @@
+package store
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests run real writer processes: the test binary re-executed with
+// STORE_TEST_CHILD naming the role TestMain plays instead of running tests.
+
+const (
+	childRole    = "STORE_TEST_CHILD"
+	childDB      = "STORE_TEST_DB"
+	childSession = "STORE_TEST_SESSION"
+	childWorker  = "STORE_TEST_WORKER"
+	childN       = "STORE_TEST_N"
+	pairsPerTx   = 10
+)
+
+func TestMain(m *testing.M) {
+	if role := os.Getenv(childRole); role != "" {
+		if err := runChild(role); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func runChild(role string) error {
+	ctx := context.Background()
+	if role == "writer" {
+		// Wait for the parent's go, so all writers create, migrate and write at once.
+		if _, err := fmt.Println("ready"); err != nil {
+			return err
+		}
+		if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+			return err
+		}
+	}
+	db, err := Open(os.Getenv(childDB))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	s := Session{ID: os.Getenv(childSession), Project: "proj", Cwd: "/work/proj", StartedAt: time.Now()}
+	n, _ := strconv.Atoi(os.Getenv(childN))
+	worker := os.Getenv(childWorker)
+	switch role {
+	case "writer":
+		for i := range n {
+			e := Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: worker + "-" + strconv.Itoa(i),
+				Input: `{"command":"ls"}`, Response: "ok", At: time.Now()}
+			// Every event is delivered twice, as a retried hook would.
+			for range 2 {
+				if err := db.RecordEvent(ctx, s, e); err != nil {
+					return err
+				}
+			}
+			if err := db.RecordPrompt(ctx, s, Prompt{Text: "prompt " + worker + " " + strconv.Itoa(i), At: time.Now()}); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "one-write":
+		if _, err := fmt.Println("writing"); err != nil {
+			return err
+		}
+		return db.RecordEvent(ctx, s, Event{ToolUseID: "blocked", Input: "x", At: time.Now()})
+	case "pairs":
+		// Forever: transactions of pairsPerTx (prompt, event) pairs with bulky text,
+		// announcing each commit, until the parent kills us.
+		bulk := strings.Repeat("0123456789abcdef", 512)
+		for tx := 0; ; tx++ {
+			err := db.write(ctx, func(t *sql.Tx) error {
+				for i := range pairsPerTx {
+					now := time.Now()
+					if err := upsertSession(ctx, t, s); err != nil {
+						return err
+					}
+					if err := insertPrompt(ctx, t, s, Prompt{Text: bulk, At: now}); err != nil {
+						return err
+					}
+					id := strconv.Itoa(tx) + "-" + strconv.Itoa(i)
+					if err := insertEvent(ctx, t, s, Event{ToolUseID: id, Input: bulk, At: now}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if _, err := fmt.Println("committed", tx); err != nil {
+				return err
+			}
+		}
+	}
+	return fmt.Errorf("unknown role %q", role)
+}
+
+// child prepares a re-executed test binary in a role.
+func child(t *testing.T, role, dbPath, sessionID, worker string, n int) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), childRole+"="+role, childDB+"="+dbPath, childSession+"="+sessionID,
+		childWorker+"="+worker, childN+"="+strconv.Itoa(n))
+	cmd.Stderr = &strings.Builder{}
+	return cmd
+}
+
+func childErr(cmd *exec.Cmd, err error) error {
+	return fmt.Errorf("%v; stderr: %s", err, cmd.Stderr)
+}
+
+// 16 processes start at once on a database that does not exist yet (so they also race to
+// create and migrate it), 4 per session, each delivering every event twice: every event
+// and prompt is stored exactly once.
+func TestConcurrentWritersLoseAndDuplicateNothing(t *testing.T) {
+	const procs, sessions, n = 16, 4, 30
+	path := filepath.Join(t.TempDir(), "claude-mem.db")
+	var cmds []*exec.Cmd
+	var gos []io.WriteCloser
+	for p := range procs {
+		cmd := child(t, "writer", path, "session-"+strconv.Itoa(p%sessions), "w"+strconv.Itoa(p), n)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, gos = append(cmds, cmd), append(gos, stdin)
+		if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
+			t.Fatalf("writer %d: %q, %v", p, line, childErr(cmd, err))
+		}
+	}
+	for _, w := range gos {
+		if _, err := io.WriteString(w, "go\n"); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+	}
+	for p, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("writer %d: %v", p, childErr(cmd, err))
+		}
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Integrity(context.Background()); err != nil {
+		t.Error(err)
+	}
+	for _, c := range []struct {
+		query string
+		want  int
+	}{
+		{"SELECT count(*) FROM events", procs * n},
+		{"SELECT count(DISTINCT tool_use_id) FROM events", procs * n},
+		{"SELECT count(*) FROM prompts", procs * n},
+		{"SELECT count(DISTINCT text) FROM prompts", procs * n},
+		{"SELECT count(*) FROM sessions", sessions},
+		{"SELECT count(*) FROM events WHERE session_id = 'session-0'", procs / sessions * n},
+		{"SELECT count(*) FROM prompts WHERE session_id = 'session-3'", procs / sessions * n},
+		{"PRAGMA user_version", len(migrations)},
+	} {
+		if got := count(t, db, c.query); got != c.want {
+			t.Errorf("%s = %d, want %d", c.query, got, c.want)
+		}
+	}
+}
+
+// A write that meets another process's open write transaction waits for it (busy
+// timeout) and then succeeds, rather than failing and losing the event.
+func TestLockedDatabaseWaitsInsteadOfFailing(t *testing.T) {
+	db, path := openTest(t)
+	tx, err := db.sql.BeginTx(context.Background(), nil) // IMMEDIATE: holds the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := upsertSession(context.Background(), tx, session("holder", "p")); err != nil {
+		t.Fatal(err)
+	}
+	if err := insertEvent(context.Background(), tx, session("holder", "p"), Event{ToolUseID: "held", At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := child(t, "one-write", path, "waiter", "w", 1)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "writing\n" {
+		t.Fatalf("child: %q, %v", line, childErr(cmd, err))
+	}
+	// Hold the lock while the child's write is under way; it cannot commit before we do.
+	time.Sleep(time.Second)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the blocked writer failed instead of waiting: %v", childErr(cmd, err))
+	}
+	for _, id := range []string{"held", "blocked"} {
+		if n := count(t, db, "SELECT count(*) FROM events WHERE tool_use_id = ?", id); n != 1 {
+			t.Errorf("event %s stored %d times, want 1", id, n)
+		}
+	}
+}
+
+// A writer SIGKILLed mid-run leaves a consistent database: integrity passes, every
+// transaction is all there or not at all (events = prompts, in whole transactions), and
+// the database opens and takes writes again.
+func TestKilledWriterLeavesDatabaseConsistent(t *testing.T) {
+	const minCommits = 20
+	path := filepath.Join(t.TempDir(), "claude-mem.db")
+	cmd := child(t, "pairs", path, "killed", "k", 0)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewReader(stdout)
+	for i := range minCommits {
+		if line, err := lines.ReadString('\n'); err != nil || line != fmt.Sprintf("committed %d\n", i) {
+			t.Fatalf("child: %q, %v", line, childErr(cmd, err))
+		}
+	}
+	// The child is inside its next transaction (or just between two): kill it there.
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("child exit: %v, want killed", err)
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open after the kill: %v", err)
+	}
+	defer db.Close()
+	if err := db.Integrity(context.Background()); err != nil {
+		t.Errorf("Integrity after the kill: %v", err)
+	}
+	events := count(t, db, "SELECT count(*) FROM events")
+	prompts := count(t, db, "SELECT count(*) FROM prompts")
+	if events != prompts || events%pairsPerTx != 0 || events < minCommits*pairsPerTx {
+		t.Errorf("%d events, %d prompts: want equal, whole transactions of %d, at least %d",
+			events, prompts, pairsPerTx, minCommits*pairsPerTx)
+	}
+	if err := db.RecordEvent(context.Background(), session("after", "p"), Event{At: t0}); err != nil {
+		t.Errorf("write after the kill: %v", err)
+	}
+}

@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// TouchSession records that a session exists (SessionStart), without anything else.
+func (db *DB) TouchSession(ctx context.Context, s Session) error {
+	return db.fail("touch session", db.write(ctx, func(tx *sql.Tx) error {
+		return upsertSession(ctx, tx, s)
+	}))
+}
+
+// RecordPrompt stores one user prompt, and its session row when it is the first thing
+// seen of the session. p.SessionID and p.Project default to the session's.
+func (db *DB) RecordPrompt(ctx context.Context, s Session, p Prompt) error {
+	return db.fail("record prompt", db.write(ctx, func(tx *sql.Tx) error {
+		if err := upsertSession(ctx, tx, s); err != nil {
+			return err
+		}
+		return insertPrompt(ctx, tx, s, p)
+	}))
+}
+
+// RecordEvent stores one captured tool use as a pending event, and its session row. A
+// second delivery of the same (session, ToolUseID) is ignored, so a retried hook never
+// duplicates an event; events without a ToolUseID are always stored.
+func (db *DB) RecordEvent(ctx context.Context, s Session, e Event) error {
+	return db.fail("record event", db.write(ctx, func(tx *sql.Tx) error {
+		if err := upsertSession(ctx, tx, s); err != nil {
+			return err
+		}
+		return insertEvent(ctx, tx, s, e)
+	}))
+}
+
+// EndSession sets a session's end time. A session never recorded (for example an
+// excluded project's) is left unrecorded: there is nothing of it to end.
+func (db *DB) EndSession(ctx context.Context, id string, at time.Time) error {
+	if id == "" || at.IsZero() {
+		return db.fail("end session", fmt.Errorf("session id %q, time %v: %w", id, at, ErrInvalidArgument))
+	}
+	return db.fail("end session", db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_at = ? WHERE id = ?`, at.UnixNano(), id)
+		return err
+	}))
+}
+
+// upsertSession inserts the session, or fills only what an earlier row left empty: the
+// first project, cwd and start time seen are kept.
+func upsertSession(ctx context.Context, tx *sql.Tx, s Session) error {
+	if s.ID == "" {
+		return fmt.Errorf("session without an id: %w", ErrInvalidArgument)
+	}
+	_, err := tx.ExecContext(ctx, `
+INSERT INTO sessions (id, project, cwd, started_at) VALUES (?1, ?2, ?3, ?4)
+ON CONFLICT (id) DO UPDATE SET
+	project    = CASE WHEN sessions.project = '' THEN excluded.project ELSE sessions.project END,
+	cwd        = CASE WHEN sessions.cwd = '' THEN excluded.cwd ELSE sessions.cwd END,
+	started_at = coalesce(sessions.started_at, excluded.started_at)
+WHERE (sessions.project = '' AND excluded.project <> '')
+   OR (sessions.cwd = '' AND excluded.cwd <> '')
+   OR (sessions.started_at IS NULL AND excluded.started_at IS NOT NULL)`,
+		s.ID, s.Project, s.Cwd, nanos(s.StartedAt))
+	return err
+}
+
+// belongs checks that a row's session, when given, is the session it is recorded under.
+func belongs(s Session, sessionID string) error {
+	if sessionID != "" && sessionID != s.ID {
+		return fmt.Errorf("row of session %q recorded under session %q: %w", sessionID, s.ID, ErrInvalidArgument)
+	}
+	return nil
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func insertPrompt(ctx context.Context, tx *sql.Tx, s Session, p Prompt) error {
+	if err := belongs(s, p.SessionID); err != nil {
+		return err
+	}
+	if p.At.IsZero() {
+		return fmt.Errorf("prompt without a time: %w", ErrInvalidArgument)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO prompts (session_id, project, text, at) VALUES (?, ?, ?, ?)`,
+		s.ID, orDefault(p.Project, s.Project), p.Text, p.At.UnixNano())
+	return err
+}
+
+func insertEvent(ctx context.Context, tx *sql.Tx, s Session, e Event) error {
+	if err := belongs(s, e.SessionID); err != nil {
+		return err
+	}
+	if e.At.IsZero() {
+		return fmt.Errorf("event without a time: %w", ErrInvalidArgument)
+	}
+	_, err := tx.ExecContext(ctx, `
+INSERT INTO events (session_id, project, hook, tool_name, tool_use_id, input, response, is_error, cwd, at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (session_id, tool_use_id) WHERE tool_use_id <> '' DO NOTHING`,
+		s.ID, orDefault(e.Project, s.Project), e.Hook, e.ToolName, e.ToolUseID, e.Input, e.Response,
+		e.IsError, orDefault(e.Cwd, s.Cwd), e.At.UnixNano())
+	return err
+}

@@ -1,0 +1,148 @@
+package store
+
+// migrations is the schema history. migrations[i] moves a database from user_version i
+// to i+1; each runs in its own transaction together with the user_version bump. Never
+// edit an entry that has shipped: append a new one.
+//
+// Times are INTEGER unix nanoseconds (NULL for "not set"), so they round-trip exactly and
+// sort numerically. List fields of observations are JSON arrays of strings. The FTS5
+// tables use external content (the row lives once, in its table) and are kept in sync by
+// triggers, so no code path can forget to index a row.
+var migrations = []string{
+	`
+CREATE TABLE sessions (
+	id         TEXT PRIMARY KEY,
+	project    TEXT NOT NULL,
+	cwd        TEXT NOT NULL,
+	started_at INTEGER,
+	ended_at   INTEGER
+) STRICT;
+
+CREATE TABLE prompts (
+	id         INTEGER PRIMARY KEY,
+	session_id TEXT NOT NULL REFERENCES sessions(id),
+	project    TEXT NOT NULL,
+	text       TEXT NOT NULL,
+	at         INTEGER NOT NULL
+) STRICT;
+CREATE INDEX prompts_session_at ON prompts(session_id, at, id);
+
+CREATE TABLE events (
+	id          INTEGER PRIMARY KEY,
+	session_id  TEXT NOT NULL REFERENCES sessions(id),
+	project     TEXT NOT NULL,
+	hook        TEXT NOT NULL,
+	tool_name   TEXT NOT NULL,
+	tool_use_id TEXT NOT NULL,
+	input       TEXT NOT NULL,
+	response    TEXT NOT NULL,
+	is_error    INTEGER NOT NULL,
+	cwd         TEXT NOT NULL,
+	at          INTEGER NOT NULL,
+	state       TEXT NOT NULL DEFAULT 'pending'
+	            CHECK (state IN ('pending', 'processing', 'done', 'failed')),
+	attempts    INTEGER NOT NULL DEFAULT 0,
+	run_id      TEXT NOT NULL DEFAULT '',
+	claimed_at  INTEGER
+) STRICT;
+-- A retried hook delivers the same tool_use_id again; it must not become a second event.
+CREATE UNIQUE INDEX events_tool_use ON events(session_id, tool_use_id) WHERE tool_use_id <> '';
+-- Claim, HasPending (state + session, oldest first) and StaleSessions (state).
+CREATE INDEX events_state_session ON events(state, session_id, at);
+-- NeedsSummary (a session's latest event).
+CREATE INDEX events_session_at ON events(session_id, at);
+-- Complete and Release (run); RequeueStale (processing claimed before a time) and Counts.
+CREATE INDEX events_run ON events(run_id, state);
+CREATE INDEX events_claimed ON events(state, claimed_at);
+
+CREATE TABLE observations (
+	id             INTEGER PRIMARY KEY,
+	session_id     TEXT NOT NULL REFERENCES sessions(id),
+	project        TEXT NOT NULL,
+	run_id         TEXT NOT NULL,
+	type           TEXT NOT NULL,
+	title          TEXT NOT NULL,
+	subtitle       TEXT NOT NULL,
+	narrative      TEXT NOT NULL,
+	facts          TEXT NOT NULL DEFAULT '[]',
+	concepts       TEXT NOT NULL DEFAULT '[]',
+	files_read     TEXT NOT NULL DEFAULT '[]',
+	files_modified TEXT NOT NULL DEFAULT '[]',
+	at             INTEGER NOT NULL
+) STRICT;
+CREATE INDEX observations_project_at ON observations(project, at, id);
+CREATE INDEX observations_session_at ON observations(session_id, at, id);
+
+CREATE TABLE summaries (
+	id           INTEGER PRIMARY KEY,
+	session_id   TEXT NOT NULL REFERENCES sessions(id),
+	project      TEXT NOT NULL,
+	run_id       TEXT NOT NULL,
+	request      TEXT NOT NULL,
+	investigated TEXT NOT NULL,
+	learned      TEXT NOT NULL,
+	completed    TEXT NOT NULL,
+	next_steps   TEXT NOT NULL,
+	notes        TEXT NOT NULL,
+	at           INTEGER NOT NULL
+) STRICT;
+CREATE INDEX summaries_project_at ON summaries(project, at, id);
+CREATE INDEX summaries_session_at ON summaries(session_id, at);
+
+CREATE VIRTUAL TABLE observations_fts USING fts5(
+	title, subtitle, narrative, facts, concepts,
+	content='observations', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+);
+-- Titles weigh most; bm25 is FTS5's default rank, these are its column weights.
+INSERT INTO observations_fts(observations_fts, rank) VALUES ('rank', 'bm25(8.0, 4.0, 1.0, 2.0, 2.0)');
+CREATE TRIGGER observations_fts_insert AFTER INSERT ON observations BEGIN
+	INSERT INTO observations_fts(rowid, title, subtitle, narrative, facts, concepts)
+	VALUES (new.id, new.title, new.subtitle, new.narrative, new.facts, new.concepts);
+END;
+CREATE TRIGGER observations_fts_delete AFTER DELETE ON observations BEGIN
+	INSERT INTO observations_fts(observations_fts, rowid, title, subtitle, narrative, facts, concepts)
+	VALUES ('delete', old.id, old.title, old.subtitle, old.narrative, old.facts, old.concepts);
+END;
+CREATE TRIGGER observations_fts_update AFTER UPDATE ON observations BEGIN
+	INSERT INTO observations_fts(observations_fts, rowid, title, subtitle, narrative, facts, concepts)
+	VALUES ('delete', old.id, old.title, old.subtitle, old.narrative, old.facts, old.concepts);
+	INSERT INTO observations_fts(rowid, title, subtitle, narrative, facts, concepts)
+	VALUES (new.id, new.title, new.subtitle, new.narrative, new.facts, new.concepts);
+END;
+
+CREATE VIRTUAL TABLE summaries_fts USING fts5(
+	request, investigated, learned, completed, next_steps, notes,
+	content='summaries', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+);
+INSERT INTO summaries_fts(summaries_fts, rank) VALUES ('rank', 'bm25(4.0, 1.0, 2.0, 1.0, 1.0, 1.0)');
+CREATE TRIGGER summaries_fts_insert AFTER INSERT ON summaries BEGIN
+	INSERT INTO summaries_fts(rowid, request, investigated, learned, completed, next_steps, notes)
+	VALUES (new.id, new.request, new.investigated, new.learned, new.completed, new.next_steps, new.notes);
+END;
+CREATE TRIGGER summaries_fts_delete AFTER DELETE ON summaries BEGIN
+	INSERT INTO summaries_fts(summaries_fts, rowid, request, investigated, learned, completed, next_steps, notes)
+	VALUES ('delete', old.id, old.request, old.investigated, old.learned, old.completed, old.next_steps, old.notes);
+END;
+CREATE TRIGGER summaries_fts_update AFTER UPDATE ON summaries BEGIN
+	INSERT INTO summaries_fts(summaries_fts, rowid, request, investigated, learned, completed, next_steps, notes)
+	VALUES ('delete', old.id, old.request, old.investigated, old.learned, old.completed, old.next_steps, old.notes);
+	INSERT INTO summaries_fts(rowid, request, investigated, learned, completed, next_steps, notes)
+	VALUES (new.id, new.request, new.investigated, new.learned, new.completed, new.next_steps, new.notes);
+END;
+
+CREATE VIRTUAL TABLE prompts_fts USING fts5(
+	text,
+	content='prompts', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER prompts_fts_insert AFTER INSERT ON prompts BEGIN
+	INSERT INTO prompts_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER prompts_fts_delete AFTER DELETE ON prompts BEGIN
+	INSERT INTO prompts_fts(prompts_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER prompts_fts_update AFTER UPDATE ON prompts BEGIN
+	INSERT INTO prompts_fts(prompts_fts, rowid, text) VALUES ('delete', old.id, old.text);
+	INSERT INTO prompts_fts(rowid, text) VALUES (new.id, new.text);
+END;
+`,
+}

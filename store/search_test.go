@@ -1,0 +1,435 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// remember stores observations and a summary for s the way the observer does: an event,
+// a claim, a Complete.
+func remember(t *testing.T, db *DB, s Session, sec int, obs []Observation, sum *Summary) {
+	t.Helper()
+	ctx := context.Background()
+	run := s.ID + "-run-" + strings.Repeat("x", sec%7) + string(rune('a'+sec%26))
+	if err := db.RecordEvent(ctx, s, Event{Input: "x", At: at(sec)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Claim(ctx, s.ID, run, 100, at(sec)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Complete(ctx, run, obs, sum); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type hitKey struct {
+	Kind, Project, Title string
+}
+
+func keys(hits []Hit) []hitKey {
+	out := make([]hitKey, len(hits))
+	for i, h := range hits {
+		out[i] = hitKey{h.Kind, h.Project, h.Title}
+	}
+	return out
+}
+
+// searchFixture: two projects with observations, a summary and prompts.
+func searchFixture(t *testing.T) *DB {
+	t.Helper()
+	ctx := context.Background()
+	db, _ := openTest(t)
+	alpha, beta := session("a1", "alpha"), session("b1", "beta")
+	remember(t, db, alpha, 10, []Observation{
+		{Type: "bugfix", Title: "Parser off-by-one fixed", Narrative: "The tokenizer loop stopped one rune early.",
+			Facts: []string{"loop bound was len-1"}, Concepts: []string{"gotcha"}, At: at(10)},
+		{Type: "discovery", Title: "Cache keys", Narrative: "The parser cache is keyed by path and mtime.", At: at(11)},
+		{Type: "decision", Title: "Use WAL mode", Subtitle: "sqlite journal", Narrative: "Readers never block writers.", At: at(12)},
+	}, &Summary{Request: "Fix the parser crash", Learned: "tokenizer bounds", At: at(13)})
+	remember(t, db, beta, 20, []Observation{
+		{Type: "feature", Title: "Parser for TOML", Narrative: "Added a TOML parser to the config loader.", At: at(20)},
+	}, nil)
+	for _, p := range []struct {
+		s    Session
+		text string
+	}{
+		{alpha, "why does the parser crash on emoji?\nsecond line with details"},
+		{beta, "add toml support to the loader"},
+		{alpha, "Café résumé naïve — unicode words: 日本語 テスト"},
+	} {
+		if err := db.RecordPrompt(ctx, p.s, Prompt{Text: p.text, At: at(30)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+func TestSearchHostileQueriesAreWords(t *testing.T) {
+	db := searchFixture(t)
+	for _, c := range []struct {
+		query string
+		want  int // hits expected
+	}{
+		{`"unterminated`, 0},
+		{`"parser`, 5},
+		{`parser"`, 5},
+		{`foo*`, 0},
+		{`pars*`, 0}, // no prefix search: plain words only
+		{`parser*`, 5},
+		{`-bar`, 0},
+		{`-parser`, 5},
+		{`a:b`, 1}, // the words "a" and "b"; no document has both, "a" is in one
+		{`zz:parser`, 5},
+		{`title:parser`, 5}, // "title" is a word here, not a column filter: found via OR
+		{`NEAR(`, 0},
+		{`NEAR(parser cache)`, 5}, // "near" is in no document: any of the words
+		{`)`, 0},
+		{`(`, 0},
+		{`AND OR`, 1}, // the word "and" is in one narrative
+		{`NOT parser`, 5},
+		{`parser AND`, 1},
+		{`^parser`, 0 + 5},
+		{`{title}: parser`, 5},
+		{`'; DROP TABLE observations; --`, 0},
+		{`" OR "" = "`, 0},
+		{`**`, 0},
+		{``, 0},
+		{`   `, 0},
+		{"\x00parser\x00", 5},
+	} {
+		t.Run(c.query, func(t *testing.T) {
+			hits, err := db.Search(context.Background(), c.query, "", 20)
+			if err != nil {
+				t.Fatalf("Search(%q): %v", c.query, err)
+			}
+			if len(hits) != c.want {
+				t.Errorf("Search(%q): %d hits %v, want %d", c.query, len(hits), keys(hits), c.want)
+			}
+		})
+	}
+	if n := count(t, db, "SELECT count(*) FROM observations"); n != 4 {
+		t.Errorf("%d observations after hostile queries, want 4", n)
+	}
+}
+
+func TestSearch(t *testing.T) {
+	db := searchFixture(t)
+	for _, c := range []struct {
+		name, query, project string
+		want                 []hitKey // in any order: bm25 ranks of different kinds are not comparable in a tiny corpus
+	}{
+		{"every kind is searched", "parser", "alpha", []hitKey{
+			{KindObservation, "alpha", "Parser off-by-one fixed"},
+			{KindSummary, "alpha", "Fix the parser crash"},
+			{KindPrompt, "alpha", "why does the parser crash on emoji?"},
+			{KindObservation, "alpha", "Cache keys"},
+		}},
+		{"all projects", "toml", "", []hitKey{
+			{KindObservation, "beta", "Parser for TOML"},
+			{KindPrompt, "beta", "add toml support to the loader"},
+		}},
+		{"scoped to a project never shows another's", "toml", "alpha", nil},
+		{"unknown project", "parser", "gamma", nil},
+		{"all words must match", "parser cache", "", []hitKey{{KindObservation, "alpha", "Cache keys"}}},
+		{"no document has both: any word", "toml wal", "", []hitKey{
+			{KindObservation, "alpha", "Use WAL mode"},
+			{KindObservation, "beta", "Parser for TOML"},
+			{KindPrompt, "beta", "add toml support to the loader"},
+		}},
+		{"case and diacritics folded", "CAFE resume", "", []hitKey{
+			{KindPrompt, "alpha", "Café résumé naïve — unicode words: 日本語 テスト"},
+		}},
+		{"facts are searched", "bound", "", []hitKey{{KindObservation, "alpha", "Parser off-by-one fixed"}}},
+		{"concepts are searched", "gotcha", "", []hitKey{{KindObservation, "alpha", "Parser off-by-one fixed"}}},
+		{"subtitle is searched", "journal", "", []hitKey{{KindObservation, "alpha", "Use WAL mode"}}},
+		{"summary fields are searched", "bounds", "", []hitKey{{KindSummary, "alpha", "Fix the parser crash"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hits, err := db.Search(context.Background(), c.query, c.project, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := keys(hits)
+			sortKeys(got)
+			sortKeys(c.want)
+			if !reflect.DeepEqual(got, c.want) && !(len(got) == 0 && len(c.want) == 0) {
+				t.Errorf("Search(%q, %q)\n got %v\nwant %v", c.query, c.project, got, c.want)
+			}
+			for i := 1; i < len(hits); i++ {
+				if hits[i].Rank < hits[i-1].Rank {
+					t.Errorf("hits not ordered by rank: %+v", hits)
+				}
+			}
+		})
+	}
+}
+
+func sortKeys(k []hitKey) {
+	slices.SortFunc(k, func(a, b hitKey) int {
+		return strings.Compare(a.Kind+a.Project+a.Title, b.Kind+b.Project+b.Title)
+	})
+}
+
+// In a corpus where a word is rare (filler makes it so), bm25 puts a title match before
+// a narrative match, and limit keeps the best.
+func TestSearchRanking(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	if err := SeedObservations(ctx, db, "filler", 200, t0); err != nil {
+		t.Fatal(err)
+	}
+	remember(t, db, session("a1", "alpha"), 1, []Observation{
+		{Title: "Unrelated", Narrative: "Mentions the flaky migration once among many other words here."},
+		{Title: "Flaky migration test", Narrative: "Fixed."},
+		{Title: "Another", Subtitle: "flaky subtitle"},
+	}, nil)
+	hits, err := db.Search(ctx, "flaky", "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Flaky migration test", "Another", "Unrelated"}
+	var got []string
+	for _, h := range hits {
+		got = append(got, h.Title)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v, want %v (title, subtitle, narrative)", got, want)
+	}
+	top, err := db.Search(ctx, "flaky", "alpha", 1)
+	if err != nil || len(top) != 1 || top[0].Title != want[0] {
+		t.Errorf("limit 1: %+v, %v; want the best hit only", top, err)
+	}
+	if none, err := db.Search(ctx, "flaky", "", 0); none != nil || err != nil {
+		t.Errorf("limit 0: %+v, %v", none, err)
+	}
+}
+
+func TestSearchHitFields(t *testing.T) {
+	db := searchFixture(t)
+	hits, err := db.Search(context.Background(), "emoji", "", 10)
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("hits %+v, %v", hits, err)
+	}
+	h := hits[0]
+	want := Hit{Kind: KindPrompt, ID: 1, Project: "alpha", Session: "a1", Title: "why does the parser crash on emoji?",
+		Snippet: "why does the parser crash on **emoji**?\nsecond line with details", At: at(30), Rank: h.Rank}
+	if h != want {
+		t.Errorf("hit\n%+v\nwant\n%+v", h, want)
+	}
+	if h.Rank >= 0 {
+		t.Errorf("rank %v: bm25 ranks are negative", h.Rank)
+	}
+	hits, err = db.Search(context.Background(), "tokenizer", "alpha", 10)
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("hits %+v, %v", hits, err)
+	}
+	for _, h := range hits {
+		if !strings.Contains(h.Snippet, "**tokenizer**") {
+			t.Errorf("snippet %q does not mark the match", h.Snippet)
+		}
+	}
+}
+
+// Past the window, only the newest matches of each kind are ranked, and the window counts
+// only the searched project's rows.
+func TestSearchRanksOnlyTheNewestWindow(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	remember(t, db, session("a1", "alpha"), 1, []Observation{
+		{Title: "Flaky old title match"}, // best bm25, but oldest
+		{Title: "second", Narrative: "flaky narrative words words words"},
+		{Title: "third", Narrative: "flaky narrative words words words"},
+	}, nil)
+	remember(t, db, session("b1", "beta"), 2, []Observation{
+		{Title: "Flaky in beta 1"}, {Title: "Flaky in beta 2"}, {Title: "Flaky in beta 3"},
+	}, nil)
+	titles := func(hits []Hit) []string {
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Title)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		project string
+		window  int
+		want    []string
+	}{
+		{"alpha", 3, []string{"Flaky old title match", "second", "third"}},
+		{"alpha", 2, []string{"second", "third"}},
+		{"alpha", 1, []string{"third"}},
+		{"", 2, []string{"Flaky in beta 2", "Flaky in beta 3"}},
+	} {
+		hits, err := db.search(ctx, ftsQuery([]string{"flaky"}, " AND "), c.project, 10, c.window)
+		got := titles(hits)
+		slices.Sort(got)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("project %q, window %d: %v, %v; want %v", c.project, c.window, got, err, c.want)
+		}
+	}
+}
+
+func TestFirstLine(t *testing.T) {
+	long := strings.Repeat("é", 150)
+	for _, c := range []struct{ in, want string }{
+		{"one line", "one line"},
+		{"\n\n  first real  \nsecond", "first real"},
+		{"", ""},
+		{long, strings.Repeat("é", 100) + "…"},
+	} {
+		if got := firstLine(c.in); got != c.want {
+			t.Errorf("firstLine(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// The FTS5 indexes follow their content tables through the triggers: an update or a
+// delete of a row (no code path does either yet; a future cleanup or edit might) changes
+// what search finds, and the index stays consistent with its content.
+func TestFTSTriggersFollowUpdateAndDelete(t *testing.T) {
+	ctx := context.Background()
+	db := searchFixture(t)
+	found := func(query string) int {
+		t.Helper()
+		hits, err := db.Search(ctx, query, "", 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits)
+	}
+	for _, c := range []struct {
+		name       string
+		sql        string
+		gone, seen string
+	}{
+		{"observation update", `UPDATE observations SET title = 'Lexer rewritten' WHERE title = 'Use WAL mode'`, "wal", "lexer"},
+		{"observation delete", `DELETE FROM observations WHERE title = 'Cache keys'`, "mtime", ""},
+		{"summary update", `UPDATE summaries SET request = 'Speed up startup'`, "fix", "startup"},
+		{"summary delete", `DELETE FROM summaries`, "startup", ""},
+		{"prompt update", `UPDATE prompts SET text = 'yaml please' WHERE text LIKE 'add toml%'`, "support", "yaml"},
+		{"prompt delete", `DELETE FROM prompts WHERE text = 'yaml please'`, "yaml", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if found(c.gone) == 0 {
+				t.Fatalf("%q not found before the change", c.gone)
+			}
+			if _, err := db.sql.Exec(c.sql); err != nil {
+				t.Fatal(err)
+			}
+			if n := found(c.gone); n != 0 {
+				t.Errorf("%q still found %d times", c.gone, n)
+			}
+			if c.seen != "" && found(c.seen) != 1 {
+				t.Errorf("%q not found after the change", c.seen)
+			}
+			if err := db.Integrity(ctx); err != nil {
+				t.Errorf("Integrity: %v", err)
+			}
+		})
+	}
+}
+
+func TestIntegrityFindsAnIndexOutOfSync(t *testing.T) {
+	ctx := context.Background()
+	db := searchFixture(t)
+	if err := db.Integrity(ctx); err != nil {
+		t.Fatalf("fresh database: %v", err)
+	}
+	if _, err := db.sql.Exec(`DROP TRIGGER prompts_fts_update; UPDATE prompts SET text = 'edited behind the index'`); err != nil {
+		t.Fatal(err)
+	}
+	var ie *IntegrityError
+	if err := db.Integrity(ctx); !errors.As(err, &ie) || !strings.Contains(ie.Problems[0], "prompts_fts") {
+		t.Errorf("Integrity: %v, want an *IntegrityError naming prompts_fts", err)
+	}
+}
+
+func TestRecentObservations(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	remember(t, db, session("a1", "alpha"), 1, []Observation{
+		{Title: "old", At: at(1)}, {Title: "newest", At: at(50)}, {Title: "middle", At: at(20)},
+		{Title: "same time, later id", At: at(20)},
+	}, nil)
+	remember(t, db, session("b1", "beta"), 2, []Observation{{Title: "other project", At: at(99)}}, nil)
+	titles := func(obs []Observation) []string {
+		var out []string
+		for _, o := range obs {
+			out = append(out, o.Title)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		project string
+		limit   int
+		want    []string
+	}{
+		{"alpha", 10, []string{"newest", "same time, later id", "middle", "old"}},
+		{"alpha", 2, []string{"newest", "same time, later id"}},
+		{"alpha", 0, nil},
+		{"beta", 10, []string{"other project"}},
+		{"", 10, nil},
+		{"gamma", 10, nil},
+	} {
+		got, err := db.RecentObservations(ctx, c.project, c.limit)
+		if err != nil || !reflect.DeepEqual(titles(got), c.want) {
+			t.Errorf("RecentObservations(%q, %d) = %v, %v; want %v", c.project, c.limit, titles(got), err, c.want)
+		}
+	}
+}
+
+func TestLatestSummary(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	if s, err := db.LatestSummary(ctx, "alpha"); s != nil || err != nil {
+		t.Errorf("no summaries: %+v, %v; want nil, nil", s, err)
+	}
+	remember(t, db, session("a1", "alpha"), 1, nil, &Summary{Request: "first", At: at(1)})
+	remember(t, db, session("a2", "alpha"), 2, nil, &Summary{Request: "second", At: at(2)})
+	remember(t, db, session("b1", "beta"), 3, nil, &Summary{Request: "beta's", At: at(3)})
+	s, err := db.LatestSummary(ctx, "alpha")
+	if err != nil || s == nil || s.Request != "second" || s.SessionID != "a2" {
+		t.Errorf("LatestSummary(alpha) = %+v, %v; want a2's second", s, err)
+	}
+}
+
+func TestSeedObservations(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	if err := SeedObservations(ctx, db, "bench", 120, t0); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "SELECT count(*) FROM observations WHERE project = 'bench'"); n != 120 {
+		t.Errorf("%d observations, want 120", n)
+	}
+	recent, err := db.RecentObservations(ctx, "bench", 2)
+	if err != nil || len(recent) != 2 || !recent[0].At.Equal(t0) || !recent[1].At.Equal(at(-1)) {
+		t.Fatalf("newest seeded: %+v, %v; want at t0 and one second before", recent, err)
+	}
+	if len(recent[0].Facts) != 3 || recent[0].Title == "" || recent[0].Narrative == "" {
+		t.Errorf("seeded observation lacks text: %+v", recent[0])
+	}
+	hits, err := db.Search(ctx, strings.Fields(recent[0].Title)[0], "bench", 5)
+	if err != nil || len(hits) == 0 {
+		t.Errorf("a seeded word is not found: %v, %v", hits, err)
+	}
+	if err := db.Integrity(ctx); err != nil {
+		t.Error(err)
+	}
+	// Deterministic: a second database seeded alike holds the same text.
+	db2, _ := openTest(t)
+	if err := SeedObservations(ctx, db2, "bench", 120, t0); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := db2.RecentObservations(ctx, "bench", 2)
+	if !reflect.DeepEqual(recent, again) {
+		t.Error("seeding is not deterministic")
+	}
+	if err := SeedObservations(ctx, db, "bench", -1, t0); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("n -1: %v, want ErrInvalidArgument", err)
+	}
+}

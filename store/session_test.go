@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+func TestNeedsSummary(t *testing.T) {
+	ctx := context.Background()
+	s := session("s1", "p")
+	prompt := func(sec int) func(t *testing.T, db *DB) {
+		return func(t *testing.T, db *DB) {
+			if err := db.RecordPrompt(ctx, s, Prompt{Text: "x", At: at(sec)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	event := func(sec int) func(t *testing.T, db *DB) {
+		return func(t *testing.T, db *DB) { addEvents(t, db, s, sec, 1) }
+	}
+	// summarise runs the observer over every pending event and writes a summary at sec.
+	summarise := func(sec int) func(t *testing.T, db *DB) {
+		return func(t *testing.T, db *DB) {
+			run := "run" + string(rune('a'+sec%26))
+			if _, err := db.Claim(ctx, "s1", run, 100, at(sec)); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Complete(ctx, run, nil, &Summary{SessionID: "s1", Project: "p", Request: "r", At: at(sec)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		steps []func(t *testing.T, db *DB)
+		want  bool
+	}{
+		{"unknown session", nil, false},
+		{"only touched", []func(t *testing.T, db *DB){func(t *testing.T, db *DB) {
+			if err := db.TouchSession(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+		}}, false},
+		{"a prompt, no summary", []func(t *testing.T, db *DB){prompt(1)}, true},
+		{"a pending event", []func(t *testing.T, db *DB){event(1)}, true},
+		{"summarised", []func(t *testing.T, db *DB){prompt(1), event(2), summarise(10)}, false},
+		{"a prompt after the summary", []func(t *testing.T, db *DB){event(2), summarise(10), prompt(11)}, true},
+		{"an event after the summary", []func(t *testing.T, db *DB){event(2), summarise(10), event(12)}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db, _ := openTest(t)
+			for _, step := range c.steps {
+				step(t, db)
+			}
+			if got, err := db.NeedsSummary(ctx, "s1"); err != nil || got != c.want {
+				t.Errorf("NeedsSummary = %v, %v; want %v", got, err, c.want)
+			}
+		})
+	}
+}
+
+func TestSessionPromptsAndObservations(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	s1, s2 := session("s1", "p"), session("s2", "p")
+	for _, p := range []struct {
+		s   Session
+		sec int
+	}{{s1, 3}, {s1, 1}, {s2, 2}, {s1, 2}} {
+		if err := db.RecordPrompt(ctx, p.s, Prompt{Text: p.s.ID + "@" + string(rune('0'+p.sec)), At: at(p.sec)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remember(t, db, s1, 5, []Observation{{Title: "b", At: at(7)}, {Title: "a", At: at(6)}, {Title: "c", At: at(8)}}, nil)
+	remember(t, db, s2, 9, []Observation{{Title: "other session", At: at(9)}}, nil)
+
+	texts := func(ps []Prompt) (out []string) {
+		for _, p := range ps {
+			out = append(out, p.Text)
+		}
+		return out
+	}
+	titles := func(os []Observation) (out []string) {
+		for _, o := range os {
+			out = append(out, o.Title)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		limit         int
+		prompts, obss []string
+	}{
+		{10, []string{"s1@1", "s1@2", "s1@3"}, []string{"a", "b", "c"}},
+		{2, []string{"s1@2", "s1@3"}, []string{"b", "c"}}, // the latest, oldest first
+		{0, nil, nil},
+	} {
+		ps, err := db.SessionPrompts(ctx, "s1", c.limit)
+		if err != nil || !reflect.DeepEqual(texts(ps), c.prompts) {
+			t.Errorf("SessionPrompts(limit %d) = %v, %v; want %v", c.limit, texts(ps), err, c.prompts)
+		}
+		os, err := db.SessionObservations(ctx, "s1", c.limit)
+		if err != nil || !reflect.DeepEqual(titles(os), c.obss) {
+			t.Errorf("SessionObservations(limit %d) = %v, %v; want %v", c.limit, titles(os), err, c.obss)
+		}
+	}
+	ps, _ := db.SessionPrompts(ctx, "s1", 1)
+	if want := (Prompt{ID: ps[0].ID, SessionID: "s1", Project: "p", Text: "s1@3", At: at(3)}); ps[0] != want {
+		t.Errorf("prompt %+v, want %+v", ps[0], want)
+	}
+}
