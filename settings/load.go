@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -124,14 +126,16 @@ func EnsureDataDir(dir string) error {
 
 // Load computes the effective settings: for each key the environment, then
 // <dataDir>/settings.json, then the default. A value that does not parse is recorded as an
-// *Error and the default is used; Load itself fails only when the data dir is unknown.
+// *Error and the default is used. When the data dir is unknown Load still returns usable
+// settings (environment and defaults, DataDir "") along with the error.
 func Load(env Env, xdgDataHome string) (*Settings, error) {
-	dir, err := DataDir(env, xdgDataHome)
-	if err != nil {
-		return nil, err
-	}
+	dir, dirErr := DataDir(env, xdgDataHome)
 	s := &Settings{DataDir: dir}
-	file, fileErr := readSettingsFile(filepath.Join(dir, SettingsFile))
+	var file map[string]string
+	var fileErr error
+	if dirErr == nil {
+		file, fileErr = readSettingsFile(filepath.Join(dir, SettingsFile))
+	}
 	if fileErr != nil {
 		s.Errors = append(s.Errors, &Error{Key: SettingsFile, Value: filepath.Join(dir, SettingsFile), Problem: fileErr.Error(), Default: "defaults for every key"})
 	}
@@ -157,6 +161,10 @@ func Load(env Env, xdgDataHome string) (*Settings, error) {
 		}
 		s.Values = append(s.Values, val)
 	}
+	if dirErr != nil {
+		return s, dirErr
+	}
+	var err error
 	s.DotEnv, s.DotEnvIgnored, err = readDotEnv(filepath.Join(dir, DotEnvFile))
 	if err != nil {
 		s.Errors = append(s.Errors, &Error{Key: DotEnvFile, Value: filepath.Join(dir, DotEnvFile), Problem: err.Error(), Default: "no .env values"})
@@ -169,7 +177,7 @@ func Load(env Env, xdgDataHome string) (*Settings, error) {
 // half-understood file is never half applied.
 func readSettingsFile(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	if absent(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -207,7 +215,7 @@ func readSettingsFile(path string) (map[string]string, error) {
 // keeps only the allowlisted keys; the others are returned so the caller can WARN by name.
 func readDotEnv(path string) (Env, []string, error) {
 	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	if absent(err) {
 		return Env{}, nil, nil
 	}
 	if err != nil {
@@ -240,6 +248,12 @@ func readDotEnv(path string) (Env, []string, error) {
 	}
 	sort.Strings(ignored)
 	return env, ignored, sc.Err()
+}
+
+// absent reports a file that is not there, including under a data dir that does not exist
+// because its parent is a file (that problem is reported once, as the data dir's).
+func absent(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
 func unquote(v string) string {

@@ -170,6 +170,10 @@ func TestDataDir(t *testing.T) {
 	if _, err := DataDir(Env{KeyDataDir: "rel/dir"}, "/h"); err == nil {
 		t.Fatal("relative CLAUDE_MEM_DATA_DIR accepted")
 	}
+	s, err := Load(Env{KeyDataDir: "rel/dir", KeyModel: "opus"}, "/h")
+	if err == nil || s == nil || s.DataDir != "" || s.Model != "opus" || s.MaxConcurrentAgents != 2 {
+		t.Fatalf("Load with an unknown data dir: %+v %v", s, err)
+	}
 	if d, _ := DataDir(Env{}, "/h"); strings.Contains(d, ".claude-mem") {
 		t.Fatal("must never be the JavaScript claude-mem's dir")
 	}

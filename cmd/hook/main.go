@@ -1,0 +1,22 @@
+// Command hook is claude-mem: every Claude Code hook (no arguments) and the doctor, search,
+// observe and version subcommands, in one static executable.
+package main
+
+import (
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/adrg/xdg"
+
+	"github.com/claude-mem/claude-mem-go/settings"
+)
+
+func main() {
+	exe, _ := os.Executable()
+	os.Exit(run(&proc{
+		args: os.Args[1:], env: settings.EnvFrom(os.Environ()),
+		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		now: time.Now, exe: exe, xdgDataHome: xdg.DataHome, goos: runtime.GOOS, pid: os.Getpid(),
+	}))
+}

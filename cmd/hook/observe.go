@@ -1,0 +1,358 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/claude-mem/claude-mem-go/auth"
+	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/lockfile"
+	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// Observer run policy.
+const (
+	batchSize   = 40               // events per observer run
+	maxAttempts = 3                // an event failing this often is marked failed (kept, shown by doctor)
+	pauseFor    = 15 * time.Minute // auth_failed / setup_required pause, unless the inputs change
+	slotPoll    = 500 * time.Millisecond
+)
+
+// observeCmd is `hook observe --session ID [--final]`, started detached by Stop, SessionEnd
+// and SessionStart. It takes the session's lock and one agent slot, then runs the observer
+// over the session's pending events in batches until none are left or a run fails.
+func observeCmd(p *proc, args []string) int {
+	fs := flag.NewFlagSet("observe", flag.ContinueOnError)
+	fs.SetOutput(p.stderr)
+	session := fs.String("session", "", "session id")
+	final := fs.Bool("final", false, "also write the session summary (SessionEnd)")
+	if err := fs.Parse(args); err != nil || *session == "" {
+		fmt.Fprintln(p.stderr, "usage: hook observe --session ID [--final]")
+		return 2
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	st := setup(p)
+	defer st.closeLog.Close()
+	log := st.log.With().Str("session", *session).Logger()
+	if st.dataDirErr != nil {
+		log.Error().Err(st.dataDirErr).Msg("observer: data dir unavailable")
+		return 1
+	}
+	o := &observeRun{p: p, s: st.s, log: log, session: *session, final: *final}
+	if err := o.run(ctx); err != nil {
+		log.Error().Err(err).Msg("observer run ended with an error; events stay pending")
+		return 1
+	}
+	return 0
+}
+
+type observeRun struct {
+	p       *proc
+	s       *settings.Settings
+	log     zerolog.Logger
+	session string
+	final   bool
+}
+
+func (o *observeRun) run(ctx context.Context) error {
+	s := o.s
+	if s.MaxConcurrentAgents == 0 {
+		o.log.Info().Msg("observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0)")
+		return nil
+	}
+	locks := filepath.Join(s.DataDir, settings.LocksDir)
+	// One run per session: a SessionEnd run waits for the Stop run before it.
+	lctx, cancel := context.WithTimeout(ctx, s.ObserverTimeout+time.Minute)
+	defer cancel()
+	unlock, err := lockfile.Lock(lctx, filepath.Join(locks, "session-"+shortHash(o.session)+".lock"))
+	if err != nil {
+		return fmt.Errorf("session lock: %w", err)
+	}
+	defer unlock()
+	release, err := o.waitSlot(lctx, filepath.Join(locks, "agents"))
+	if err != nil {
+		o.log.Info().Err(err).Msg("no observer slot free; events stay pending for a later run")
+		return nil
+	}
+	defer release()
+
+	db, err := store.Open(dbPath(s))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	now := o.p.now()
+	if n, err := db.RequeueStale(ctx, now.Add(-(s.ObserverTimeout + 2*time.Minute))); err == nil && n > 0 {
+		o.log.Warn().Int("events", n).Msg("events left processing by a dead run are pending again")
+	}
+	summaryDone := !o.final
+	for ctx.Err() == nil {
+		runID := observer.NewRunID(o.p.now())
+		events, err := db.Claim(ctx, o.session, runID, batchSize, o.p.now())
+		if err != nil {
+			return err
+		}
+		if len(events) == 0 && summaryDone {
+			return nil
+		}
+		last := len(events) < batchSize
+		writeSummary := o.final && last
+		cont, err := o.once(ctx, db, runID, events, writeSummary)
+		if writeSummary && cont {
+			summaryDone = true
+		}
+		if err != nil || !cont {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// once runs the observer over one batch; cont=false stops the loop (paused, failed, done).
+func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, events []store.Event, writeSummary bool) (cont bool, err error) {
+	s, now := o.s, o.p.now()
+	log := o.log.With().Str("run", runID).Int("events", len(events)).Logger()
+	releaseAll := func(countAttempt bool) {
+		if failed, err := db.Release(ctx, runID, countAttempt, maxAttempts); err != nil {
+			log.Error().Err(err).Msg("releasing events failed; a later run requeues them")
+		} else if failed > 0 {
+			log.Error().Int("failed", failed).Msg("events failed 3 observer runs; kept as failed (see hook doctor)")
+		}
+	}
+	authIn := o.authInputs(ctx)
+	bin, binErr := resolveClaude(o.p, s)
+	fp := o.fingerprint(authIn, bin, binErr)
+	h, herr := health.Load(s.DataDir)
+	if herr != nil {
+		log.Warn().Err(herr).Msg("health.json unreadable; treated as unknown")
+	}
+	if paused, why := h.Paused(now, fp); paused {
+		log.Info().Str("reason", why).Msg("observer paused; events stay pending")
+		releaseAll(false)
+		return false, nil
+	}
+	if binErr != nil {
+		log.Error().Err(binErr).Msg("observer: claude executable unavailable; paused")
+		releaseAll(false)
+		o.recordSetup(binErr, fp)
+		return false, nil
+	}
+	src, _, aerr := auth.Resolve(ctx, authIn)
+	if aerr != nil {
+		log.Error().Str("reason", aerr.Error()).Msg("observer: no usable credential; paused")
+		releaseAll(false)
+		o.recordAuth(authSourceName(aerr, s.AuthSource), aerr.Error(), fp)
+		return false, nil
+	}
+	prompts, err := db.SessionPrompts(ctx, o.session, 20)
+	if err != nil {
+		releaseAll(false)
+		return false, err
+	}
+	proj := projectOf(events, prompts)
+	spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: o.p.env, GOOS: o.p.goos, Binary: bin, Auth: src, RunID: runID})
+	log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
+	var prior []store.Observation
+	if writeSummary {
+		prior, _ = db.SessionObservations(ctx, o.session, 50)
+	}
+	prompt := observer.BuildPrompt(observer.PromptInput{Project: proj, Events: events, Prompts: prompts, Earlier: prior, Final: writeSummary})
+	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return resolveClaude(o.p, s) })
+	log = log.With().Str("outcome", string(res.Outcome)).Logger()
+	if res.ExitCode != 0 && res.StderrTail != "" {
+		log.Error().Int("exit", res.ExitCode).Str("stderr_tail", res.StderrTail).Msg("observer child exited non-zero")
+	}
+	run := &health.Run{ID: runID, Outcome: string(res.Outcome), Reason: res.Reason, Time: o.p.now(), Events: len(events)}
+	defer func() {
+		if err := observer.Prune(spec.SessionDir, s.ObserverRetention); err != nil {
+			log.Warn().Err(err).Msg("pruning old observer run dirs failed")
+		}
+	}()
+	switch res.Outcome {
+	case observer.OutcomeOK:
+		obs, sum, warns := observer.Parse(res.Text)
+		for _, w := range warns {
+			log.Warn().Str("problem", w).Msg("observer output")
+		}
+		at := o.p.now()
+		for i := range obs {
+			obs[i].SessionID, obs[i].Project, obs[i].RunID, obs[i].At = o.session, proj, runID, at
+		}
+		if sum != nil {
+			sum.SessionID, sum.Project, sum.RunID, sum.At = o.session, proj, runID, at
+		}
+		if err := db.Complete(ctx, runID, obs, sum); err != nil {
+			releaseAll(false)
+			return false, err
+		}
+		log.Info().Int("observations", len(obs)).Bool("summary", sum != nil).Msg("observer run stored")
+		o.update(func(h *health.Health) {
+			h.Auth = health.Auth{State: "ok", Source: string(src.Kind), Since: sinceOr(h.Auth, "ok", at)}
+			h.Setup = health.Setup{State: "ok"}
+			h.ClearPause()
+			h.LastRun = run
+		})
+		return true, nil
+	case observer.OutcomeAuthFailed:
+		log.Error().Str("source", string(src.Kind)).Str("from", src.From).Str("reason", res.Reason).Msg("observer: authentication failed; paused")
+		releaseAll(false)
+		o.recordAuthRun(string(src.Kind), res.Reason, fp, run)
+	case observer.OutcomeSetupRequired:
+		log.Error().Str("reason", res.Reason).Msg("observer: claude could not be started; paused")
+		releaseAll(false)
+		o.recordSetup(errors.New(res.Reason), fp)
+		o.update(func(h *health.Health) { h.LastRun = run })
+	case observer.OutcomeTransient:
+		log.Warn().Str("reason", res.Reason).Msg("observer: transient failure; events stay pending")
+		releaseAll(false)
+		o.update(func(h *health.Health) { h.LastRun = run })
+	default:
+		log.Error().Str("reason", res.Reason).Int("exit", res.ExitCode).Msg("observer run failed; attempt counted")
+		releaseAll(true)
+		o.update(func(h *health.Health) { h.LastRun = run })
+	}
+	return false, nil
+}
+
+func (o *observeRun) update(fn func(*health.Health)) {
+	if err := health.Update(o.s.DataDir, o.p.now(), fn); err != nil {
+		o.log.Error().Err(err).Msg("writing health.json failed")
+	}
+}
+
+func (o *observeRun) recordSetup(err error, fp string) {
+	now := o.p.now()
+	var nf *claudebin.NotFoundError
+	var probed []string
+	if errors.As(err, &nf) {
+		for _, pr := range nf.Probed {
+			probed = append(probed, pr.Path+" ("+pr.Reason+")")
+		}
+	}
+	o.update(func(h *health.Health) {
+		h.Setup = health.Setup{State: "required", Reason: err.Error(), Probed: probed, Since: now}
+		h.Pause(now, pauseFor, fp, "setup required: "+err.Error())
+	})
+}
+
+func (o *observeRun) recordAuth(source, reason, fp string) { o.recordAuthRun(source, reason, fp, nil) }
+
+// authSourceName names the source an auth error is about: the pinned one, else the best
+// candidate's, for the notice's "<source>: <reason>".
+func authSourceName(err error, pin string) string {
+	var ae *auth.Error
+	if errors.As(err, &ae) {
+		if ae.Pinned != "" {
+			return string(ae.Pinned)
+		}
+		if b := ae.Best(); b.Kind != "" {
+			return string(b.Kind)
+		}
+	}
+	if pin != "" && pin != "auto" {
+		return pin
+	}
+	return "no source"
+}
+
+func (o *observeRun) recordAuthRun(source, reason, fp string, run *health.Run) {
+	now := o.p.now()
+	o.update(func(h *health.Health) {
+		h.Auth = health.Auth{State: "failed", Source: source, Reason: reason, Since: sinceOr(h.Auth, "failed", now)}
+		h.Pause(now, pauseFor, fp, "auth failed: "+reason)
+		if run != nil {
+			h.LastRun = run
+		}
+	})
+}
+
+// sinceOr keeps the time a state began while the state holds.
+func sinceOr(a health.Auth, state string, now time.Time) time.Time {
+	if a.State == state && !a.Since.IsZero() {
+		return a.Since
+	}
+	return now
+}
+
+func (o *observeRun) authInputs(ctx context.Context) auth.Inputs {
+	in := auth.Inputs{
+		Env: o.p.env, DotEnv: o.s.DotEnv, Pin: o.s.AuthSource, Helper: o.s.APIKeyHelper,
+		Home: homeDir(o.p.env, o.p.goos), GOOS: o.p.goos, Now: o.p.now(), Run: auth.ExecRunner{},
+	}
+	if o.p.goos == "darwin" {
+		in.Lineage = auth.ParentChain(ctx, in.Run, o.p.pid, o.p.goos)
+	}
+	return in
+}
+
+// fingerprint changes when anything the pause depends on changes: the credential inputs,
+// settings.json, or the claude executable on disk.
+func (o *observeRun) fingerprint(in auth.Inputs, bin claudebin.Result, binErr error) string {
+	h := sha256.New()
+	fmt.Fprintln(h, auth.Fingerprint(in))
+	fmt.Fprintln(h, statSig(filepath.Join(o.s.DataDir, settings.SettingsFile)))
+	if binErr != nil {
+		fmt.Fprintln(h, "claude:", binErr.Error())
+	} else {
+		fmt.Fprintln(h, "claude:", bin.Path, statSig(bin.Path))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+func statSig(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return path + " absent"
+	}
+	return fmt.Sprintf("%s %d %d", path, fi.Size(), fi.ModTime().UnixNano())
+}
+
+// waitSlot takes one of CLAUDE_MEM_MAX_CONCURRENT_AGENTS slots, waiting while all are busy.
+func (o *observeRun) waitSlot(ctx context.Context, dir string) (func() error, error) {
+	for {
+		release, _, ok, err := lockfile.TrySlot(dir, o.s.MaxConcurrentAgents)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return release, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(slotPoll):
+		}
+	}
+}
+
+func projectOf(events []store.Event, prompts []store.Prompt) string {
+	for _, e := range events {
+		if e.Project != "" {
+			return e.Project
+		}
+	}
+	for _, p := range prompts {
+		if p.Project != "" {
+			return p.Project
+		}
+	}
+	return ""
+}
+
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
+}

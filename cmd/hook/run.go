@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/claude-mem/claude-mem-go/logfile"
+	"github.com/claude-mem/claude-mem-go/settings"
+)
+
+// version is set at build time (-ldflags "-X main.version=…").
+var version = "dev"
+
+// proc is the process as values: only main fills it from the real process.
+type proc struct {
+	args           []string
+	env            settings.Env
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	now            func() time.Time
+	exe            string
+	xdgDataHome    string
+	goos           string
+	pid            int
+}
+
+const usage = `usage: hook [command]
+
+With no command, hook reads one Claude Code hook event on stdin (hook mode).
+
+Commands:
+  doctor [--json] [--retry]   report setup, auth, settings, health and the observer spawn spec
+  search [--project P] [--limit N] [--json] QUERY
+                              search stored memory
+  observe --session ID [--final]
+                              run the observer for a session (started by hook mode)
+  version                     print the version
+  help                        print this help
+`
+
+func run(p *proc) int {
+	if len(p.args) == 0 {
+		return hookMode(p)
+	}
+	switch p.args[0] {
+	case "version", "--version":
+		fmt.Fprintf(p.stdout, "claude-mem hook %s\n", version)
+		return 0
+	case "help", "--help", "-h":
+		fmt.Fprint(p.stdout, usage)
+		return 0
+	case "doctor":
+		return doctorCmd(p, p.args[1:])
+	case "search":
+		return searchCmd(p, p.args[1:])
+	case "observe":
+		return observeCmd(p, p.args[1:])
+	}
+	fmt.Fprintf(p.stderr, "hook: unknown command %q\n\n%s", p.args[0], usage)
+	return 2
+}
+
+// env loads settings and opens the log; the data dir is created when it can be.
+type envState struct {
+	s          *settings.Settings
+	dataDirErr error
+	log        zerolog.Logger
+	closeLog   io.Closer
+}
+
+func setup(p *proc) *envState {
+	st := &envState{}
+	st.s, st.dataDirErr = settings.Load(p.env, p.xdgDataHome)
+	if st.dataDirErr == nil {
+		st.dataDirErr = settings.EnsureDataDir(st.s.DataDir)
+	}
+	logDir := st.s.DataDir
+	if st.dataDirErr != nil {
+		logDir = ""
+	}
+	st.log, st.closeLog = logfile.Open(logDir, st.s.LogLevel, p.now)
+	for _, e := range st.s.Errors {
+		st.log.Warn().Str("key", e.Key).Str("problem", e.Problem).Str("using", e.Default).Msg("settings error")
+	}
+	for _, k := range st.s.DotEnvIgnored {
+		st.log.Warn().Str("key", k).Msg(".env key not allowed; ignored")
+	}
+	return st
+}
+
+// signalContext is cancelled by SIGTERM or SIGINT. The signal no longer kills the process:
+// a write under way commits or rolls back, and the process then exits on its own.
+func signalContext() (context.Context, func()) {
+	return signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+}
+
+func homeDir(env settings.Env, goos string) string {
+	if h := env.Get("HOME"); h != "" {
+		return h
+	}
+	if goos == "windows" {
+		return env.Get("USERPROFILE")
+	}
+	return ""
+}
+
+func exeDir(exe string) string {
+	if exe == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return filepath.Dir(exe)
+}

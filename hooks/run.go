@@ -1,0 +1,179 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/project"
+	"github.com/claude-mem/claude-mem-go/selfcapture"
+	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// Deps is everything a handler may use, passed in so hook mode runs the same under tests.
+type Deps struct {
+	Settings      *settings.Settings
+	DataDirErr    error // the data dir could not be created: memory is unavailable
+	Env           settings.Env
+	Home          string
+	GOOS          string
+	Hook          string // the running executable's path, shown in notices
+	ExecutableDir string
+	Now           func() time.Time
+	Log           zerolog.Logger
+
+	// OpenStore opens (creating when needed) the database.
+	OpenStore func() (*store.DB, error)
+	// ClaudeCheck is the live, process-free check for the claude executable (nil = found).
+	ClaudeCheck func() error
+	// LoadHealth reads health.json.
+	LoadHealth func() (health.Health, error)
+	// StartObserver starts `hook observe` for a session, detached, without waiting.
+	StartObserver func(sessionID string, final bool) error
+}
+
+// Result is what a handler decided: the JSON object to print (nil: print nothing) and
+// the sessions whose observer should start.
+type Result struct {
+	Output  any
+	Observe []ObserveRequest
+}
+
+// ObserveRequest asks for one detached observer run.
+type ObserveRequest struct {
+	SessionID string
+	Final     bool // SessionEnd: also write the session summary
+}
+
+// Run is hook mode: read stdin, decide, write at most one JSON object to stdout. It never
+// fails: every problem is logged and answered with exit status 0 by the caller.
+func Run(ctx context.Context, d *Deps, stdin io.Reader, stdout io.Writer) {
+	var in Input
+	defer func() {
+		if r := recover(); r != nil {
+			d.Log.Error().Str("event", in.Event).Str("panic", fmt.Sprint(r)).Bytes("stack", debug.Stack()).Msg("hook panicked; answered exit 0")
+			if in.Event == SessionStart {
+				writeJSON(d, stdout, sessionStartOutput("", ""))
+			}
+		}
+	}()
+	data, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
+	if err != nil {
+		d.Log.Warn().Err(err).Msg("reading stdin failed")
+	}
+	if len(data) > MaxInput {
+		n, _ := io.Copy(io.Discard, stdin)
+		d.Log.Warn().Int64("bytes", int64(len(data))+n).Msg("hook input larger than 16 MiB discarded")
+		return
+	}
+	in, err = Parse(data)
+	if err != nil {
+		d.Log.Warn().Str("event", in.Event).Int("bytes", len(data)).Str("problem", err.Error()).Msg("bad hook input ignored")
+		if in.Event == SessionStart {
+			writeJSON(d, stdout, sessionStartOutput("", ""))
+		}
+		return
+	}
+	res := Dispatch(ctx, d, in)
+	for _, o := range res.Observe {
+		if err := d.StartObserver(o.SessionID, o.Final); err != nil {
+			d.Log.Error().Err(err).Str("session", o.SessionID).Msg("starting the observer failed; events stay pending")
+		}
+	}
+	if res.Output != nil {
+		writeJSON(d, stdout, res.Output)
+	}
+}
+
+// Dispatch hands an event to its handler.
+func Dispatch(ctx context.Context, d *Deps, in Input) Result {
+	switch in.Event {
+	case SessionStart:
+		return handleSessionStart(ctx, d, in)
+	case UserPromptSubmit:
+		return handleUserPromptSubmit(ctx, d, in)
+	case PostToolUse, PostToolUseFailure:
+		return handlePostToolUse(ctx, d, in)
+	case Stop:
+		return handleStop(ctx, d, in)
+	case SessionEnd:
+		return handleSessionEnd(ctx, d, in)
+	}
+	d.Log.Debug().Str("event", in.Event).Msg("event not handled")
+	return Result{}
+}
+
+func writeJSON(d *Deps, w io.Writer, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		d.Log.Error().Err(err).Msg("encoding hook output failed")
+		return
+	}
+	if _, err := w.Write(b); err != nil {
+		d.Log.Warn().Err(err).Msg("writing hook output failed")
+	}
+}
+
+// admit applies the self-capture guard and project derivation, in that order, before
+// anything is stored. ok=false: the event is dropped and nothing at all may be stored.
+func admit(d *Deps, in Input) (project.Project, bool) {
+	guard := d.guardInput(in)
+	if dec := selfcapture.Check(guard); dec.Ours {
+		d.Log.Debug().Str("event", in.Event).Str("reason", dec.Reason).Msg("event is our own observer's; dropped")
+		return project.Project{}, false
+	}
+	p, err := project.Derive(in.Cwd, project.Options{
+		Home: d.Home, GOOS: d.GOOS, Excluded: d.Settings.ExcludedProjects, Ours: guard,
+	})
+	if err != nil {
+		var ex *project.ExcludedError
+		if errors.As(err, &ex) {
+			d.Log.Debug().Str("event", in.Event).Str("reason", err.Error()).Msg("project excluded; dropped")
+		} else {
+			d.Log.Warn().Str("event", in.Event).Str("reason", err.Error()).Msg("project refused; dropped")
+		}
+		return project.Project{}, false
+	}
+	return p, true
+}
+
+func (d *Deps) guardInput(in Input) selfcapture.Input {
+	return selfcapture.Input{
+		Env: d.Env, Home: d.Home, DataDir: d.Settings.DataDir, ExecutableDir: d.ExecutableDir,
+		Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, GOOS: d.GOOS,
+	}
+}
+
+func (d *Deps) session(in Input, p project.Project) store.Session {
+	return store.Session{ID: in.SessionID, Project: p.Name, Cwd: filepath.Clean(in.Cwd), StartedAt: d.Now()}
+}
+
+// withStore opens the store for one handler; a failure is logged at ERROR and reported.
+func withStore(d *Deps, event string, fn func(*store.DB) error) error {
+	if d.DataDirErr != nil {
+		d.Log.Error().Err(d.DataDirErr).Str("event", event).Msg("data dir unavailable; event not stored")
+		return d.DataDirErr
+	}
+	db, err := d.OpenStore()
+	if err != nil {
+		d.Log.Error().Err(err).Str("event", event).Msg("database unavailable; event not stored")
+		return err
+	}
+	defer db.Close()
+	if err := fn(db); err != nil {
+		d.Log.Error().Err(err).Str("event", event).Msg("storing the event failed")
+		return err
+	}
+	return nil
+}
+
+func (d *Deps) observerEnabled() bool { return d.Settings.MaxConcurrentAgents > 0 }

@@ -1,0 +1,28 @@
+package hooks
+
+import (
+	"context"
+
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// handleSessionEnd records the end time and starts a final observer run, which also writes
+// the session summary, when the session left anything to observe.
+func handleSessionEnd(ctx context.Context, d *Deps, in Input) Result {
+	if _, ok := admit(d, in); !ok {
+		return Result{}
+	}
+	var active bool
+	_ = withStore(d, in.Event, func(db *store.DB) error {
+		if err := db.EndSession(ctx, in.SessionID, d.Now()); err != nil {
+			return err
+		}
+		var err error
+		active, err = db.NeedsSummary(ctx, in.SessionID)
+		return err
+	})
+	if !active || !d.observerEnabled() {
+		return Result{}
+	}
+	return Result{Observe: []ObserveRequest{{SessionID: in.SessionID, Final: true}}}
+}

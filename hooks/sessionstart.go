@@ -1,0 +1,95 @@
+package hooks
+
+import (
+	"context"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/notice"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// StaleAfter is how old a session's oldest pending event may get before SessionStart starts
+// an observer for it (a crash or a closed terminal left it behind).
+const StaleAfter = 10 * time.Minute
+
+// maxStaleStarts bounds the observers one SessionStart may start; the rest wait their turn.
+const maxStaleStarts = 4
+
+type sessionStartJSON struct {
+	HookSpecificOutput struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+	SystemMessage string `json:"systemMessage,omitempty"`
+}
+
+func sessionStartOutput(context, systemMessage string) sessionStartJSON {
+	var o sessionStartJSON
+	o.HookSpecificOutput.HookEventName = SessionStart
+	o.HookSpecificOutput.AdditionalContext = context
+	o.SystemMessage = systemMessage
+	return o
+}
+
+// handleSessionStart answers with notices first, then the project's memory. A dropped or
+// refused event gets an empty context and stores nothing.
+func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
+	p, ok := admit(d, in)
+	if !ok {
+		return Result{Output: sessionStartOutput("", "")}
+	}
+	var (
+		obs   []store.Observation
+		sum   *store.Summary
+		stale []string
+	)
+	storeErr := withStore(d, in.Event, func(db *store.DB) error {
+		if err := db.TouchSession(ctx, d.session(in, p)); err != nil {
+			return err
+		}
+		var err error
+		if obs, err = db.RecentObservations(ctx, p.Name, d.Settings.ContextObservations); err != nil {
+			return err
+		}
+		if sum, err = db.LatestSummary(ctx, p.Name); err != nil {
+			return err
+		}
+		if d.observerEnabled() {
+			stale, err = db.StaleSessions(ctx, d.Now().Add(-StaleAfter))
+		}
+		return err
+	})
+	lines := notice.Collect(notice.Inputs{
+		Hook:            d.Hook,
+		ObserverEnabled: d.observerEnabled(),
+		Binary:          d.claudeCheck(),
+		Health:          d.health(),
+		SettingsErrors:  d.Settings.Errors,
+		StoreErr:        storeErr,
+	})
+	text := notice.Render(notice.Context{Project: p.Name, Observations: obs, Summary: sum, Notices: lines, Hook: d.Hook})
+	res := Result{Output: sessionStartOutput(text, notice.SystemMessage(lines))}
+	for i, id := range stale {
+		if i == maxStaleStarts {
+			break
+		}
+		res.Observe = append(res.Observe, ObserveRequest{SessionID: id})
+	}
+	return res
+}
+
+func (d *Deps) claudeCheck() error {
+	if !d.observerEnabled() {
+		return nil
+	}
+	return d.ClaudeCheck()
+}
+
+func (d *Deps) health() health.Health {
+	h, err := d.LoadHealth()
+	if err != nil {
+		d.Log.Warn().Err(err).Msg("health.json unreadable; treated as unknown")
+	}
+	return h
+}

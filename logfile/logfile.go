@@ -1,0 +1,72 @@
+// Package logfile opens claude-mem's log: zerolog JSON lines appended to <data>/logs/hook.log,
+// rotated by size, and never a reason for a hook to fail or to write to stdout or stderr.
+package logfile
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// MaxSize is the size past which hook.log is rotated to hook.log.1 (one old file is kept).
+var MaxSize int64 = 5 << 20
+
+// Name is the log file's name inside <data>/logs.
+const Name = "hook.log"
+
+func init() {
+	// zerolog's default reports a failed write on stderr, which hook mode must keep empty.
+	zerolog.ErrorHandler = func(error) {}
+	zerolog.TimeFieldFormat = time.RFC3339Nano
+}
+
+// Open returns a logger writing to <dataDir>/logs/hook.log at level, and a closer. When the
+// file cannot be opened the logger discards everything: losing a log line must never cost
+// the user a hook.
+func Open(dataDir, level string, now func() time.Time) (zerolog.Logger, io.Closer) {
+	lvl, err := zerolog.ParseLevel(strings.ToLower(level))
+	if err != nil || level == "" {
+		lvl = zerolog.InfoLevel
+	}
+	w := io.Writer(io.Discard)
+	closer := io.Closer(nopCloser{})
+	if dataDir != "" {
+		if f, err := openRotated(filepath.Join(dataDir, "logs", Name)); err == nil {
+			w, closer = lenientWriter{f}, f
+		}
+	}
+	ctx := zerolog.New(w).Level(lvl).With().Int("pid", os.Getpid())
+	if now != nil {
+		ctx = ctx.Timestamp()
+		zerolog.TimestampFunc = now
+	}
+	return ctx.Logger(), closer
+}
+
+func openRotated(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxSize {
+		// Rename is atomic: concurrent hooks that race here each end up appending to a
+		// fresh hook.log, and at worst one rotation's worth of lines lands in hook.log.1.
+		_ = os.Rename(path, path+".1")
+	}
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+}
+
+// lenientWriter reports success whatever happens, so zerolog never reports an error.
+type lenientWriter struct{ w io.Writer }
+
+func (l lenientWriter) Write(p []byte) (int, error) {
+	_, _ = l.w.Write(p)
+	return len(p), nil
+}
+
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }

@@ -1,0 +1,70 @@
+package logfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestWritesJSONLinesAtLevel(t *testing.T) {
+	dir := t.TempDir()
+	log, c := Open(dir, "warn", time.Now)
+	log.Info().Msg("hidden")
+	log.Warn().Str("k", "v").Msg("shown")
+	c.Close()
+	data, err := os.ReadFile(filepath.Join(dir, "logs", Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	if len(lines) != 1 {
+		t.Fatalf("want 1 line, got %q", data)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(lines[0], &m); err != nil || m["message"] != "shown" || m["level"] != "warn" || m["time"] == nil {
+		t.Fatalf("line %s: %v", lines[0], err)
+	}
+	fi, _ := os.Stat(filepath.Join(dir, "logs", Name))
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode())
+	}
+}
+
+func TestRotates(t *testing.T) {
+	dir := t.TempDir()
+	old := MaxSize
+	MaxSize = 100
+	defer func() { MaxSize = old }()
+	path := filepath.Join(dir, "logs", Name)
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	os.WriteFile(path, bytes.Repeat([]byte("x"), 200), 0o600)
+	log, c := Open(dir, "info", nil)
+	log.Info().Msg("after")
+	c.Close()
+	if fi, err := os.Stat(path + ".1"); err != nil || fi.Size() != 200 {
+		t.Fatalf("rotated file: %v %v", fi, err)
+	}
+	if data, _ := os.ReadFile(path); !bytes.Contains(data, []byte("after")) || len(data) > 100 {
+		t.Fatalf("new log %q", data)
+	}
+}
+
+func TestUnwritableDirDiscards(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o600)
+	log, c := Open(file, "info", nil) // data dir is a file: the log cannot be opened
+	log.Error().Msg("nowhere")        // must neither panic nor write anywhere
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBadLevelIsInfo(t *testing.T) {
+	log, _ := Open("", "loud", nil)
+	if log.GetLevel().String() != "info" {
+		t.Fatal(log.GetLevel())
+	}
+}
