@@ -43,8 +43,9 @@ cross:
 		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
 		echo "build $$os/$$arch"; \
 		GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags "$(LDFLAGS)" -o bin/cross/hook-$$os-$$arch$$ext ./cmd/hook; \
-		GOOS=$$os GOARCH=$$arch go vet ./...; \
 	done
+	GOOS=darwin go vet ./...
+	GOOS=windows go vet ./...
 
 bench: build
 	go run ./bench
