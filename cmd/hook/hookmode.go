@@ -1,7 +1,11 @@
 package main
 
 import (
+	"context"
+	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
@@ -14,10 +18,21 @@ import (
 // hookMode answers one hook event. Its exit status is 0 whatever happens: a memory plugin
 // never blocks the user.
 func hookMode(p *proc) int {
-	ctx, stop := signalContext()
-	defer stop()
+	// A SIGTERM or SIGINT does not stop a hook: its work takes milliseconds, and an event
+	// read but not yet written would be lost. The signal is noted and the hook finishes.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sigs)
+	ctx := context.Background()
 	st := setup(p)
 	defer st.closeLog.Close()
+	defer func() {
+		select {
+		case sig := <-sigs:
+			st.log.Info().Str("signal", sig.String()).Msg("signal received during the hook; its work was finished first")
+		default:
+		}
+	}()
 	s := st.s
 	d := &hooks.Deps{
 		Settings: s, DataDirErr: st.dataDirErr, Env: p.env, Home: homeDir(p.env, p.goos), GOOS: p.goos,

@@ -125,13 +125,22 @@ func (o *observeRun) run(ctx context.Context) error {
 func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, events []store.Event, writeSummary bool) (cont bool, err error) {
 	s, now := o.s, o.p.now()
 	log := o.log.With().Str("run", runID).Int("events", len(events)).Logger()
+	// Claimed events are completed or released even when a signal cancels ctx: a run
+	// never leaves its events behind in processing.
+	dbctx := context.WithoutCancel(ctx)
 	releaseAll := func(countAttempt bool) {
-		if failed, err := db.Release(ctx, runID, countAttempt, maxAttempts); err != nil {
+		if failed, err := db.Release(dbctx, runID, countAttempt, maxAttempts); err != nil {
 			log.Error().Err(err).Msg("releasing events failed; a later run requeues them")
 		} else if failed > 0 {
 			log.Error().Int("failed", failed).Msg("events failed 3 observer runs; kept as failed (see hook doctor)")
 		}
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			releaseAll(false)
+			cont, err = false, fmt.Errorf("observer run panicked: %v", r)
+		}
+	}()
 	authIn := o.authInputs(ctx)
 	bin, binErr := resolveClaude(o.p, s)
 	fp := o.fingerprint(authIn, bin, binErr)
@@ -194,7 +203,7 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 		if sum != nil {
 			sum.SessionID, sum.Project, sum.RunID, sum.At = o.session, proj, runID, at
 		}
-		if err := db.Complete(ctx, runID, obs, sum); err != nil {
+		if err := db.Complete(dbctx, runID, obs, sum); err != nil {
 			releaseAll(false)
 			return false, err
 		}

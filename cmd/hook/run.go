@@ -96,8 +96,9 @@ func setup(p *proc) *envState {
 	return st
 }
 
-// signalContext is cancelled by SIGTERM or SIGINT. The signal no longer kills the process:
-// a write under way commits or rolls back, and the process then exits on its own.
+// signalContext is cancelled by SIGTERM or SIGINT, for the commands: the signal no longer
+// kills the process, so what is under way stops cleanly (a write commits or rolls back, an
+// observer child is stopped, claimed events are released) and the process exits on its own.
 func signalContext() (context.Context, func()) {
 	return signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 }
