@@ -53,6 +53,10 @@ type Setup struct {
 	Reason string    `json:"reason,omitempty"`
 	Probed []string  `json:"probed,omitempty"` // every place probed when not found
 	Since  time.Time `json:"since,omitzero"`   // when State took its current value
+	// Path and Sig name the executable that could not be started and its size and mtime
+	// then: while the same file is still there, the notice stays; a new one clears it.
+	Path string `json:"path,omitempty"`
+	Sig  string `json:"sig,omitempty"`
 }
 
 // Run is the outcome of the last observer run.

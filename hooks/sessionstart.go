@@ -45,8 +45,10 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		stale []string
 	)
 	storeErr := withStore(d, in.Event, func(db *store.DB) error {
+		// A failed session row (a database locked past the busy timeout) must not hide the
+		// project's memory: log it and read on.
 		if err := db.TouchSession(ctx, d.session(in, p)); err != nil {
-			return err
+			d.Log.Error().Err(err).Msg("recording the session start failed")
 		}
 		var err error
 		if obs, err = db.RecentObservations(ctx, p.Name, d.Settings.ContextObservations); err != nil {

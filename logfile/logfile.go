@@ -24,10 +24,10 @@ func init() {
 	zerolog.TimeFieldFormat = time.RFC3339Nano
 }
 
-// Open returns a logger writing to <dataDir>/logs/hook.log at level, and a closer. When the
-// file cannot be opened the logger discards everything: losing a log line must never cost
-// the user a hook.
-func Open(dataDir, level string, now func() time.Time) (zerolog.Logger, io.Closer) {
+// Open returns a logger writing to <dataDir>/logs/hook.log at level, each line carrying pid,
+// and a closer. When the file cannot be opened the logger discards everything: losing a log
+// line must never cost the user a hook.
+func Open(dataDir, level string, pid int, now func() time.Time) (zerolog.Logger, io.Closer) {
 	lvl, err := zerolog.ParseLevel(strings.ToLower(level))
 	if err != nil || level == "" {
 		lvl = zerolog.InfoLevel
@@ -39,7 +39,7 @@ func Open(dataDir, level string, now func() time.Time) (zerolog.Logger, io.Close
 			w, closer = lenientWriter{f}, f
 		}
 	}
-	ctx := zerolog.New(w).Level(lvl).With().Int("pid", os.Getpid())
+	ctx := zerolog.New(w).Level(lvl).With().Int("pid", pid)
 	if now != nil {
 		ctx = ctx.Timestamp()
 		zerolog.TimestampFunc = now

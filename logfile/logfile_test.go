@@ -11,7 +11,7 @@ import (
 
 func TestWritesJSONLinesAtLevel(t *testing.T) {
 	dir := t.TempDir()
-	log, c := Open(dir, "warn", time.Now)
+	log, c := Open(dir, "warn", 1, time.Now)
 	log.Info().Msg("hidden")
 	log.Warn().Str("k", "v").Msg("shown")
 	c.Close()
@@ -41,7 +41,7 @@ func TestRotates(t *testing.T) {
 	path := filepath.Join(dir, "logs", Name)
 	os.MkdirAll(filepath.Dir(path), 0o700)
 	os.WriteFile(path, bytes.Repeat([]byte("x"), 200), 0o600)
-	log, c := Open(dir, "info", nil)
+	log, c := Open(dir, "info", 1, nil)
 	log.Info().Msg("after")
 	c.Close()
 	if fi, err := os.Stat(path + ".1"); err != nil || fi.Size() != 200 {
@@ -55,7 +55,7 @@ func TestRotates(t *testing.T) {
 func TestUnwritableDirDiscards(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o600)
-	log, c := Open(file, "info", nil) // data dir is a file: the log cannot be opened
+	log, c := Open(file, "info", 1, nil) // data dir is a file: the log cannot be opened
 	log.Error().Msg("nowhere")        // must neither panic nor write anywhere
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func TestUnwritableDirDiscards(t *testing.T) {
 }
 
 func TestBadLevelIsInfo(t *testing.T) {
-	log, _ := Open("", "loud", nil)
+	log, _ := Open("", "loud", 1, nil)
 	if log.GetLevel().String() != "info" {
 		t.Fatal(log.GetLevel())
 	}

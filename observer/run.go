@@ -55,6 +55,7 @@ type Result struct {
 	StderrTail string
 	Binary     string // what actually ran (after a re-resolve, the new path)
 	Lines      int    // stdout lines, all kept in <Dir>/transcript.jsonl
+	StartErr   error  // setup_required: why the spawn failed (*claudebin.UnspawnableError, *claudebin.NotFoundError)
 }
 
 // StdinMessage is the one stream-json user message the child gets on stdin, as one line.
@@ -121,6 +122,7 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 		res.Binary = bin.Path
 	}
 	if err != nil {
+		res.StartErr = err
 		return fail(OutcomeSetupRequired, "%v", err)
 	}
 	defer c.group.close()

@@ -325,7 +325,7 @@ type RedactedAuth struct {
 // Redacted returns the JSON-friendly copy that is logged at INFO on every spawn.
 func (s Spec) Redacted() Redacted {
 	r := Redacted{
-		Binary: s.Binary, Via: s.Via, Args: append([]string(nil), s.Args...), Dir: s.Dir,
+		Binary: s.Binary, Via: s.Via, Args: make([]string, len(s.Args)), Dir: s.Dir,
 		RefusedEnv: s.RefusedEnv, SettingSources: s.SettingSources, Tools: s.Tools,
 		DisallowedTools: s.DisallowedTools, PermissionMode: s.PermissionMode,
 		SessionDir: s.SessionDir, ConfigDir: s.ConfigDir, Model: s.Model,
@@ -333,6 +333,12 @@ func (s Spec) Redacted() Redacted {
 		Auth: RedactedAuth{Kind: s.Auth.Kind, From: s.Auth.From, EnvVar: s.Auth.EnvVar,
 			Value: s.Auth.Value, Helper: s.Auth.Helper},
 	}
+	// An apiKeyHelper command is shown (it is how the key is made), but a key written into
+	// it (`echo sk-ant-…`) is not.
+	for i, a := range s.Args {
+		r.Args[i] = auth.Scrub(a, s.Auth.Value)
+	}
+	r.Auth.Helper = auth.Scrub(s.Auth.Helper, s.Auth.Value)
 	if !s.Auth.ExpiresAt.IsZero() {
 		r.Auth.ExpiresAt = s.Auth.ExpiresAt.UTC().Format(time.RFC3339)
 	}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,7 +90,7 @@ var keys = []key{
 		return nil
 	}},
 	{KeyObserverRetention, "50", func(s *Settings, v string) error { return parseInt(v, 1, &s.ObserverRetention) }},
-	{KeyLogLevel, "info", func(s *Settings, v string) error { return oneOf(strings.ToLower(v), LogLevels, &s.LogLevel) }},
+	{KeyLogLevel, "info", func(s *Settings, v string) error { return oneOf(v, LogLevels, &s.LogLevel) }},
 }
 
 // Keys returns every setting key with its default, in documentation order.
@@ -102,18 +103,25 @@ func Keys() [][2]string {
 }
 
 // DataDir decides the data dir: CLAUDE_MEM_DATA_DIR when set (it must be absolute), else
-// <xdgDataHome>/claude-mem. It creates nothing.
+// <xdgDataHome>/claude-mem. It creates nothing, and refuses ~/.claude-mem: that is the
+// JavaScript claude-mem's, whose claude-mem.db has another schema (and which reads the same
+// CLAUDE_MEM_DATA_DIR variable).
 func DataDir(env Env, xdgDataHome string) (string, error) {
+	dir := ""
 	if v := strings.TrimSpace(env.Get(KeyDataDir)); v != "" {
 		if !filepath.IsAbs(v) {
 			return "", fmt.Errorf("%s=%s: not an absolute path", KeyDataDir, v)
 		}
-		return filepath.Clean(v), nil
-	}
-	if xdgDataHome == "" {
+		dir = filepath.Clean(v)
+	} else if xdgDataHome != "" {
+		dir = filepath.Join(xdgDataHome, DirName)
+	} else {
 		return "", errors.New("no data dir: neither CLAUDE_MEM_DATA_DIR nor an XDG data home is known")
 	}
-	return filepath.Join(xdgDataHome, DirName), nil
+	if home := env.Get("HOME"); home != "" && dir == filepath.Join(home, ".claude-mem") {
+		return "", fmt.Errorf("%s is the JavaScript claude-mem's data dir (another database schema); set %s to another directory", dir, KeyDataDir)
+	}
+	return dir, nil
 }
 
 // EnsureDataDir creates the data dir (0700) and its logs dir.
@@ -229,7 +237,7 @@ func readDotEnv(path string) (Env, []string, error) {
 	env, ignored := Env{}, []string(nil)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -240,6 +248,11 @@ func readDotEnv(path string) (Env, []string, error) {
 			continue
 		}
 		k, v = strings.TrimSpace(k), unquote(strings.TrimSpace(v))
+		if !envName.MatchString(k) {
+			// Not a variable name (a pasted token, a typo): never echo it into a log.
+			ignored = append(ignored, fmt.Sprintf("(malformed line %d)", n))
+			continue
+		}
 		if !allowed[k] {
 			ignored = append(ignored, k)
 			continue
@@ -255,6 +268,8 @@ func readDotEnv(path string) (Env, []string, error) {
 func absent(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func unquote(v string) string {
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
@@ -291,10 +306,11 @@ func parseBool(v string, dst *bool) error {
 	return nil
 }
 
+// oneOf accepts v in any case and stores the canonical spelling.
 func oneOf(v string, allowed []string, dst *string) error {
 	for _, a := range allowed {
-		if v == a {
-			*dst = v
+		if strings.EqualFold(v, a) {
+			*dst = a
 			return nil
 		}
 	}

@@ -81,6 +81,7 @@ func TestStrictParsing(t *testing.T) {
 		{KeyPreserveProxy, "0", false, func(s *Settings) bool { return !s.PreserveProxy }},
 		{KeyPreserveProxy, "maybe", true, func(s *Settings) bool { return s.PreserveProxy }},
 		{KeyAuthSource, "keychain", false, func(s *Settings) bool { return s.AuthSource == "keychain" }},
+		{KeyAuthSource, "APIKEY", false, func(s *Settings) bool { return s.AuthSource == "apiKey" }},
 		{KeyAuthSource, "vault", true, func(s *Settings) bool { return s.AuthSource == "auto" }},
 		{KeyLogLevel, "DEBUG", false, func(s *Settings) bool { return s.LogLevel == "debug" }},
 		{KeyLogLevel, "loud", true, func(s *Settings) bool { return s.LogLevel == "info" }},
@@ -147,12 +148,13 @@ func TestDotEnvAllowlist(t *testing.T) {
 		"PATH=/evil",
 		"CLAUDE_MEM_MODEL=opus",
 		"garbage line",
+		"sk-ant-api03-PASTEDBYMISTAKE=x",
 	}, "\n"))
 	want := Env{"CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-abc", "HTTPS_PROXY": "http://proxy:3128", "no_proxy": "localhost"}
 	if !reflect.DeepEqual(s.DotEnv, want) {
 		t.Fatalf("DotEnv = %v", s.DotEnv)
 	}
-	if !reflect.DeepEqual(s.DotEnvIgnored, []string{"CLAUDE_MEM_MODEL", "PATH"}) {
+	if !reflect.DeepEqual(s.DotEnvIgnored, []string{"(malformed line 8)", "CLAUDE_MEM_MODEL", "PATH"}) {
 		t.Fatalf("ignored = %v", s.DotEnvIgnored)
 	}
 	if s.Model != "haiku" {
@@ -176,6 +178,9 @@ func TestDataDir(t *testing.T) {
 	}
 	if d, _ := DataDir(Env{}, "/h"); strings.Contains(d, ".claude-mem") {
 		t.Fatal("must never be the JavaScript claude-mem's dir")
+	}
+	if _, err := DataDir(Env{"HOME": "/home/u", KeyDataDir: "/home/u/.claude-mem/"}, "/h"); err == nil || !strings.Contains(err.Error(), "JavaScript claude-mem") {
+		t.Fatalf("~/.claude-mem accepted: %v", err)
 	}
 }
 

@@ -22,7 +22,10 @@ const (
 	sqlHasPending    = `SELECT EXISTS (SELECT 1 FROM events WHERE session_id = ? AND state = 'pending')`
 	sqlStaleSessions = `
 SELECT session_id FROM events WHERE state = 'pending'
-GROUP BY session_id HAVING min(at) < ? ORDER BY session_id`
+GROUP BY session_id HAVING min(at) < ?1
+UNION
+SELECT session_id FROM events WHERE state = 'processing' AND claimed_at < ?1
+ORDER BY session_id`
 	sqlClaim = `
 UPDATE events SET state = 'processing', run_id = ?1, claimed_at = ?2
 WHERE id IN (
@@ -54,8 +57,10 @@ func (db *DB) HasPending(ctx context.Context, sessionID string) (bool, error) {
 }
 
 // StaleSessions lists, sorted, the sessions whose oldest pending event is older than
-// olderThan: their Stop or SessionEnd never started an observer (a crash, a closed
-// terminal), so SessionStart starts one.
+// olderThan (their Stop or SessionEnd never started an observer: a crash, a closed
+// terminal) or that have events claimed before olderThan by a run that never finished (an
+// observer killed or lost in a reboot), so SessionStart starts one. A run still alive holds
+// the session lock, so a second observer only waits for it.
 func (db *DB) StaleSessions(ctx context.Context, olderThan time.Time) ([]string, error) {
 	rows, err := db.sql.QueryContext(ctx, sqlStaleSessions, olderThan.UnixNano())
 	if err != nil {

@@ -99,7 +99,7 @@ func TestStaleSessions(t *testing.T) {
 	db, _ := openTest(t)
 	addEvents(t, db, session("old", "p"), 0, 3)     // oldest pending at 0
 	addEvents(t, db, session("fresh", "p"), 500, 2) // oldest pending at 500
-	addEvents(t, db, session("claimed", "p"), 0, 2) // old, but being processed
+	addEvents(t, db, session("claimed", "p"), 0, 2) // old, claimed at 600 by a run that may be alive
 	addEvents(t, db, session("also-old", "q"), 100, 1)
 	if _, err := db.Claim(ctx, "claimed", "run", 10, at(600)); err != nil {
 		t.Fatal(err)
@@ -111,7 +111,9 @@ func TestStaleSessions(t *testing.T) {
 		{at(0), nil},
 		{at(1), []string{"old"}},
 		{at(101), []string{"also-old", "old"}},
-		{at(1000), []string{"also-old", "fresh", "old"}},
+		{at(600), []string{"also-old", "fresh", "old"}},
+		// Claimed before the horizon and never finished: the run died, so the session is stale.
+		{at(601), []string{"also-old", "claimed", "fresh", "old"}},
 	} {
 		got, err := db.StaleSessions(ctx, c.olderThan)
 		if err != nil || !reflect.DeepEqual(got, c.want) {

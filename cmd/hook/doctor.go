@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -105,7 +107,7 @@ func doctorCmd(p *proc, args []string) int {
 
 func buildDoctor(ctx context.Context, p *proc, st *envState) *doctorReport {
 	s := st.s
-	r := &doctorReport{Version: version, Hook: p.exe, DataDir: s.DataDir, PluginRoot: p.env.Get("CLAUDE_PLUGIN_ROOT"), Settings: s.Values}
+	r := &doctorReport{Version: version, Hook: p.exe, DataDir: s.DataDir, PluginRoot: pluginRoot(p), Settings: s.Values}
 	r.Observer.Enabled, r.Observer.MaxConcurrentAgents = s.MaxConcurrentAgents > 0, s.MaxConcurrentAgents
 	var err error
 	if r.Health, err = health.Load(s.DataDir); err != nil {
@@ -113,7 +115,7 @@ func buildDoctor(ctx context.Context, p *proc, st *envState) *doctorReport {
 	}
 	r.LastRun = r.Health.LastRun
 
-	bin, binErr := resolveClaude(p, s)
+	bin, binErr := claudeStatus(p, s)
 	r.Claude = doctorClaude{Found: binErr == nil, Path: bin.Path, Via: bin.Via}
 	if binErr != nil {
 		r.Claude.Error = binErr.Error()
@@ -184,6 +186,19 @@ func buildDoctor(ctx context.Context, p *proc, st *envState) *doctorReport {
 	setupRequired := r.Observer.Enabled && binErr != nil
 	r.OK = !setupRequired && !authFailed && len(s.Errors) == 0 && storeErr == nil
 	return r
+}
+
+// pluginRoot is CLAUDE_PLUGIN_ROOT inside a hook; run from a terminal, it is the directory
+// above bin/hook when that holds the plugin manifest.
+func pluginRoot(p *proc) string {
+	if r := p.env.Get("CLAUDE_PLUGIN_ROOT"); r != "" {
+		return r
+	}
+	root := filepath.Dir(exeDir(p.exe))
+	if _, err := os.Stat(filepath.Join(root, ".claude-plugin", "plugin.json")); err == nil {
+		return root
+	}
+	return ""
 }
 
 func nilIfOff(enabled bool, err error) error {

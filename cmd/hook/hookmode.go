@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
@@ -17,7 +19,14 @@ import (
 
 // hookMode answers one hook event. Its exit status is 0 whatever happens: a memory plugin
 // never blocks the user.
-func hookMode(p *proc) int {
+func hookMode(p *proc) (code int) {
+	// Hooks' own recover answers SessionStart; this one covers what runs before it (settings,
+	// log), where the event is not known yet and silence is the safe answer.
+	defer func() {
+		if r := recover(); r != nil {
+			code = 0
+		}
+	}()
 	// A SIGTERM or SIGINT does not stop a hook: its work takes milliseconds, and an event
 	// read but not yet written would be lost. The signal is noted and the hook finishes.
 	sigs := make(chan os.Signal, 1)
@@ -38,10 +47,12 @@ func hookMode(p *proc) int {
 		Settings: s, DataDirErr: st.dataDirErr, Env: p.env, Home: homeDir(p.env, p.goos), GOOS: p.goos,
 		Hook: p.exe, ExecutableDir: exeDir(p.exe), Now: p.now, Log: st.log,
 		OpenStore:   func() (*store.DB, error) { return store.Open(dbPath(s)) },
-		ClaudeCheck: func() error { _, err := resolveClaude(p, s); return err },
+		ClaudeCheck: func() error { _, err := claudeStatus(p, s); return err },
 		LoadHealth:  func() (health.Health, error) { return health.Load(s.DataDir) },
 		StartObserver: func(id string, final bool) error {
-			args := []string{"observe", "--session", id}
+			// The parent pid is Claude Code's, alive now: the detached observer, whose own
+			// parent is gone by then, walks the desktop-app lineage from it.
+			args := []string{"observe", "--session", id, "--parent-pid", strconv.Itoa(p.ppid)}
 			if final {
 				args = append(args, "--final")
 			}
@@ -66,4 +77,19 @@ func resolveClaude(p *proc, s *settings.Settings) (claudebin.Result, error) {
 		env[settings.KeyClaudePath] = s.ClaudePath
 	}
 	return claudebin.Resolve(env, claudebin.OSFS{}, p.goos)
+}
+
+// claudeStatus is the live check SessionStart and doctor share (stat and glob only, no
+// process): the resolved executable, unless the last spawn found that very file (same path,
+// size and mtime) unstartable, which health.json remembers.
+func claudeStatus(p *proc, s *settings.Settings) (claudebin.Result, error) {
+	bin, err := resolveClaude(p, s)
+	if err != nil {
+		return bin, err
+	}
+	if h, herr := health.Load(s.DataDir); herr == nil && h.Setup.State == health.StateRequired &&
+		h.Setup.Path == bin.Path && h.Setup.Sig == statSig(bin.Path) {
+		return bin, &claudebin.UnspawnableError{Path: bin.Path, Err: errors.New(h.Setup.Reason)}
+	}
+	return bin, nil
 }

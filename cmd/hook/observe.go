@@ -38,8 +38,9 @@ func observeCmd(p *proc, args []string) int {
 	fs.SetOutput(p.stderr)
 	session := fs.String("session", "", "session id")
 	final := fs.Bool("final", false, "also write the session summary (SessionEnd)")
-	if err := fs.Parse(args); err != nil || *session == "" {
-		fmt.Fprintln(p.stderr, "usage: hook observe --session ID [--final]")
+	parent := fs.Int("parent-pid", 0, "the pid whose ancestry decides the desktop-app lineage (the hook's parent)")
+	if err := fs.Parse(args); err != nil || *session == "" || fs.NArg() > 0 {
+		fmt.Fprintln(p.stderr, "usage: hook observe --session ID [--final] [--parent-pid PID]")
 		return 2
 	}
 	ctx, stop := signalContext()
@@ -51,7 +52,7 @@ func observeCmd(p *proc, args []string) int {
 		log.Error().Err(st.dataDirErr).Msg("observer: data dir unavailable")
 		return 1
 	}
-	o := &observeRun{p: p, s: st.s, log: log, session: *session, final: *final}
+	o := &observeRun{p: p, s: st.s, log: log, session: *session, final: *final, lineagePID: *parent}
 	if err := o.run(ctx); err != nil {
 		log.Error().Err(err).Msg("observer run ended with an error; events stay pending")
 		return 1
@@ -65,6 +66,9 @@ type observeRun struct {
 	log     zerolog.Logger
 	session string
 	final   bool
+	// lineagePID is where the desktop-app lineage walk starts: the hook's parent (Claude
+	// Code) when the hook started this run, else this process.
+	lineagePID int
 }
 
 func (o *observeRun) run(ctx context.Context) error {
@@ -74,8 +78,9 @@ func (o *observeRun) run(ctx context.Context) error {
 		return nil
 	}
 	locks := filepath.Join(s.DataDir, settings.LocksDir)
-	// One run per session: a SessionEnd run waits for the Stop run before it.
-	lctx, cancel := context.WithTimeout(ctx, s.ObserverTimeout+time.Minute)
+	// One run per session: a SessionEnd run waits for the Stop run before it, which may
+	// take several batches.
+	lctx, cancel := context.WithTimeout(ctx, 3*(s.ObserverTimeout+time.Minute))
 	defer cancel()
 	unlock, err := lockfile.Lock(lctx, filepath.Join(locks, "session-"+shortHash(o.session)+".lock"))
 	if err != nil {
@@ -156,7 +161,7 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	if binErr != nil {
 		log.Error().Err(binErr).Msg("observer: claude executable unavailable; paused")
 		releaseAll(false)
-		o.recordSetup(binErr, fp)
+		o.recordSetup(binErr, "", fp)
 		return false, nil
 	}
 	src, _, aerr := auth.Resolve(ctx, authIn)
@@ -182,7 +187,7 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return resolveClaude(o.p, s) })
 	log = log.With().Str("outcome", string(res.Outcome)).Logger()
 	if res.ExitCode != 0 && res.StderrTail != "" {
-		log.Error().Int("exit", res.ExitCode).Str("stderr_tail", res.StderrTail).Msg("observer child exited non-zero")
+		log.Error().Int("exit", res.ExitCode).Str("stderr_tail", auth.Scrub(res.StderrTail, src.Value)).Msg("observer child exited non-zero")
 	}
 	run := &health.Run{ID: runID, Outcome: string(res.Outcome), Reason: res.Reason, Time: o.p.now(), Events: len(events)}
 	defer func() {
@@ -216,13 +221,17 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 		})
 		return true, nil
 	case observer.OutcomeAuthFailed:
-		log.Error().Str("source", string(src.Kind)).Str("from", src.From).Str("reason", res.Reason).Msg("observer: authentication failed; paused")
+		log.Error().Str("source", string(src.Kind)).Str("from", src.From).Str("reason", auth.Scrub(res.Reason, src.Value)).Msg("observer: authentication failed; paused")
 		releaseAll(false)
-		o.recordAuthRun(string(src.Kind), res.Reason, fp, run)
+		o.recordAuthRun(string(src.Kind), auth.Scrub(res.Reason, src.Value), fp, run)
 	case observer.OutcomeSetupRequired:
 		log.Error().Str("reason", res.Reason).Msg("observer: claude could not be started; paused")
 		releaseAll(false)
-		o.recordSetup(errors.New(res.Reason), fp)
+		startErr := res.StartErr
+		if startErr == nil {
+			startErr = errors.New(res.Reason)
+		}
+		o.recordSetup(startErr, res.Binary, fp)
 		o.update(func(h *health.Health) { h.LastRun = run })
 	case observer.OutcomeTransient:
 		log.Warn().Str("reason", res.Reason).Msg("observer: transient failure; events stay pending")
@@ -236,23 +245,38 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	return false, nil
 }
 
+// update writes health.json; every write also records the current settings errors.
 func (o *observeRun) update(fn func(*health.Health)) {
-	if err := health.Update(o.s.DataDir, o.p.now(), fn); err != nil {
+	errs := make([]string, 0, len(o.s.Errors))
+	for _, e := range o.s.Errors {
+		errs = append(errs, e.Error())
+	}
+	if err := health.Update(o.s.DataDir, o.p.now(), func(h *health.Health) { fn(h); h.Settings = errs }); err != nil {
 		o.log.Error().Err(err).Msg("writing health.json failed")
 	}
 }
 
-func (o *observeRun) recordSetup(err error, fp string) {
+// recordSetup marks setup required and pauses. An unstartable executable is remembered by
+// path and signature, so SessionStart keeps naming it while that very file is there.
+func (o *observeRun) recordSetup(err error, ran, fp string) {
 	now := o.p.now()
+	setup := health.Setup{State: health.StateRequired, Reason: err.Error(), Since: now}
 	var nf *claudebin.NotFoundError
-	var probed []string
-	if errors.As(err, &nf) {
+	var ue *claudebin.UnspawnableError
+	switch {
+	case errors.As(err, &nf):
 		for _, pr := range nf.Probed {
-			probed = append(probed, pr.Path+" ("+pr.Reason+")")
+			setup.Probed = append(setup.Probed, pr.Path+" ("+pr.Reason+")")
 		}
+	case errors.As(err, &ue):
+		setup.Path, setup.Reason = ue.Path, ue.Err.Error()
+		if setup.Path == "" {
+			setup.Path = ran
+		}
+		setup.Sig = statSig(setup.Path)
 	}
 	o.update(func(h *health.Health) {
-		h.Setup = health.Setup{State: "required", Reason: err.Error(), Probed: probed, Since: now}
+		h.Setup = setup
 		h.Pause(now, pauseFor, fp, "setup required: "+err.Error())
 	})
 }
@@ -267,14 +291,14 @@ func authSourceName(err error, pin string) string {
 		if ae.Pinned != "" {
 			return string(ae.Pinned)
 		}
-		if b := ae.Best(); b.Kind != "" {
+		if b := ae.Best(); b.Present {
 			return string(b.Kind)
 		}
 	}
 	if pin != "" && pin != "auto" {
 		return pin
 	}
-	return "no source"
+	return "no usable source"
 }
 
 func (o *observeRun) recordAuthRun(source, reason, fp string, run *health.Run) {
@@ -302,7 +326,11 @@ func (o *observeRun) authInputs(ctx context.Context) auth.Inputs {
 		Home: homeDir(o.p.env, o.p.goos), GOOS: o.p.goos, Now: o.p.now(), Run: auth.ExecRunner{},
 	}
 	if o.p.goos == "darwin" {
-		in.Lineage = auth.ParentChain(ctx, in.Run, o.p.pid, o.p.goos)
+		pid := o.lineagePID
+		if pid == 0 {
+			pid = o.p.pid
+		}
+		in.Lineage = auth.ParentChain(ctx, in.Run, pid, o.p.goos)
 	}
 	return in
 }

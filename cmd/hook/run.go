@@ -29,7 +29,7 @@ type proc struct {
 	exe            string
 	xdgDataHome    string
 	goos           string
-	pid            int
+	pid, ppid      int
 }
 
 const usage = `usage: hook [command]
@@ -68,7 +68,7 @@ func run(p *proc) int {
 	return 2
 }
 
-// env loads settings and opens the log; the data dir is created when it can be.
+// envState is what setup found: settings, the data dir's state and the log.
 type envState struct {
 	s          *settings.Settings
 	dataDirErr error
@@ -86,7 +86,7 @@ func setup(p *proc) *envState {
 	if st.dataDirErr != nil {
 		logDir = ""
 	}
-	st.log, st.closeLog = logfile.Open(logDir, st.s.LogLevel, p.now)
+	st.log, st.closeLog = logfile.Open(logDir, st.s.LogLevel, p.pid, p.now)
 	for _, e := range st.s.Errors {
 		st.log.Warn().Str("key", e.Key).Str("problem", e.Problem).Str("using", e.Default).Msg("settings error")
 	}
