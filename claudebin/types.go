@@ -24,8 +24,8 @@ type Result struct {
 
 // Probe is one place Resolve looked, and why it was not taken.
 type Probe struct {
-	Path   string
-	Reason string // "not found", "not executable", "is a directory", "dangling link", …
+	Path   string `json:"path"`
+	Reason string `json:"reason"` // "not found", "not executable", "is a directory", "dangling link", …
 }
 
 // NotFoundError is returned when no place held a usable claude executable.

@@ -162,7 +162,8 @@ func Load(env Env, xdgDataHome string) (*Settings, error) {
 				e.Default = "(empty)"
 			}
 			s.Errors = append(s.Errors, e)
-			val.Error = err.Error()
+			// The effective value is the default; the error keeps what was rejected, and where from.
+			val = Value{Key: k.name, Value: k.def, Origin: FromDefault, Error: fmt.Sprintf("%s (from %s)", e.Error(), origin)}
 			if perr := k.apply(s, k.def); perr != nil {
 				panic("settings: default of " + k.name + " does not parse: " + perr.Error())
 			}

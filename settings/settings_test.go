@@ -111,6 +111,11 @@ func TestErrorText(t *testing.T) {
 	if got, want := s.Errors[0].Error(), "CLAUDE_MEM_MAX_CONCURRENT_AGENTS=abc: not a whole number; using 2"; got != want {
 		t.Fatalf("got %q want %q", got, want)
 	}
+	for _, v := range s.Values {
+		if v.Key == KeyMaxConcurrentAgents && (v.Value != "2" || v.Origin != FromDefault || v.Error != "CLAUDE_MEM_MAX_CONCURRENT_AGENTS=abc: not a whole number; using 2 (from env)") {
+			t.Fatalf("doctor's value for a rejected setting: %+v (want the default in effect, and the error)", v)
+		}
+	}
 }
 
 func TestOrigins(t *testing.T) {

@@ -23,9 +23,8 @@ const (
 	sqlStaleSessions = `
 SELECT session_id FROM events WHERE state = 'pending'
 GROUP BY session_id HAVING min(at) < ?1
-UNION
-SELECT session_id FROM events WHERE state = 'processing' AND claimed_at < ?1
-ORDER BY session_id`
+UNION ALL
+SELECT session_id FROM events WHERE state = 'processing' AND claimed_at < ?1`
 	sqlClaim = `
 UPDATE events SET state = 'processing', run_id = ?1, claimed_at = ?2
 WHERE id IN (
@@ -73,7 +72,9 @@ func (db *DB) StaleSessions(ctx context.Context, olderThan time.Time) ([]string,
 		out = append(out, id)
 		return err
 	})
-	return out, db.fail("stale sessions", err)
+	// Few rows: sorted and deduplicated here rather than by temp b-trees.
+	slices.Sort(out)
+	return slices.Compact(out), db.fail("stale sessions", err)
 }
 
 // Claim moves up to limit of the session's pending events, oldest first, to processing

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/settings"
+)
+
+// runProc runs run() in-process with the given args and stdin and returns the exit
+// status, stdout and stderr.
+func runProc(t *testing.T, env settings.Env, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	root := t.TempDir()
+	p := &proc{
+		args: args, env: env, stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb,
+		now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) },
+		exe: filepath.Join(root, "plugin", "bin", "hook"), xdgDataHome: filepath.Join(root, "xdg"),
+		goos: runtime.GOOS, pid: 4242,
+	}
+	rc := run(p)
+	return rc, out.String(), errb.String()
+}
+
+func TestRunVersionAndHelpPrintToStdoutAndExit0(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		rc, out, errs := runProc(t, settings.Env{}, "", args...)
+		if rc != 0 || out != "claude-mem hook "+version+"\n" || errs != "" {
+			t.Errorf("%v: rc %d, stdout %q, stderr %q; want 0, the version line, nothing", args, rc, out, errs)
+		}
+	}
+	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
+		rc, out, errs := runProc(t, settings.Env{}, "", args...)
+		if rc != 0 || out != usage || errs != "" {
+			t.Errorf("%v: rc %d, stdout %q, stderr %q; want 0, the usage, nothing", args, rc, out, errs)
+		}
+	}
+	for _, cmd := range []string{"doctor", "search", "observe", "version", "help"} {
+		if !strings.Contains(usage, "  "+cmd) {
+			t.Errorf("usage does not list %q", cmd)
+		}
+	}
+}
+
+func TestRunUnknownSubcommandPrintsUsageToStderrAndExits2(t *testing.T) {
+	for _, args := range [][]string{{"bogus"}, {"--bogus"}, {"Version"}, {""}, {"bogus", "version"}} {
+		rc, out, errs := runProc(t, settings.Env{}, `{"hook_event_name":"SessionStart"}`, args...)
+		if rc != 2 {
+			t.Errorf("%q: rc %d, want 2", args, rc)
+		}
+		if out != "" {
+			t.Errorf("%q: stdout %q, want nothing", args, out)
+		}
+		if !strings.HasPrefix(errs, "hook: unknown command "+`"`+args[0]+`"`) || !strings.HasSuffix(errs, usage) {
+			t.Errorf("%q: stderr %q, want the unknown command named and the usage", args, errs)
+		}
+	}
+}
+
+func TestRunWithoutArgumentsIsHookModeAndAlwaysExits0(t *testing.T) {
+	dir := t.TempDir()
+	env := settings.Env{settings.KeyDataDir: filepath.Join(dir, "data"), "HOME": filepath.Join(dir, "home"), "PATH": ""}
+	for _, stdin := range []string{"", "bogus", "not json", `["x"]`, `{"hook_event_name":"Nope"}`,
+		`{"hook_event_name":"UserPromptSubmit","session_id":"s","cwd":"rel"}`} {
+		rc, out, errs := runProc(t, env, stdin)
+		if rc != 0 || out != "" || errs != "" {
+			t.Errorf("stdin %q: rc %d, stdout %q, stderr %q; want 0 and nothing", stdin, rc, out, errs)
+		}
+	}
+	start := `{"hook_event_name":"SessionStart","session_id":"s1","cwd":"` + filepath.Join(dir, "proj") + `","source":"startup"}`
+	rc, out, errs := runProc(t, env, start)
+	var v struct {
+		HSO struct{ HookEventName, AdditionalContext string } `json:"hookSpecificOutput"`
+	}
+	if rc != 0 || errs != "" || json.Unmarshal([]byte(out), &v) != nil || v.HSO.HookEventName != "SessionStart" {
+		t.Errorf("SessionStart: rc %d, stdout %q, stderr %q; want 0 and the SessionStart object", rc, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", settings.LogsDir, "hook.log")); err != nil {
+		t.Errorf("hook mode wrote no log: %v", err)
+	}
+
+	// A data dir that cannot be created: still exit 0, SessionStart says memory is unavailable.
+	if err := os.WriteFile(filepath.Join(dir, "afile"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := settings.Env{settings.KeyDataDir: filepath.Join(dir, "afile", "data"), "HOME": env["HOME"], "PATH": ""}
+	rc, out, errs = runProc(t, bad, start)
+	if rc != 0 || errs != "" || !strings.Contains(out, `"additionalContext":"claude-mem: memory unavailable`) {
+		t.Errorf("unusable data dir: rc %d, stdout %q, stderr %q", rc, out, errs)
+	}
+	rc, out, errs = runProc(t, bad, `{"hook_event_name":"UserPromptSubmit","session_id":"s","cwd":"/p","prompt":"x"}`)
+	if rc != 0 || out != "" || errs != "" {
+		t.Errorf("unusable data dir, UserPromptSubmit: rc %d, stdout %q, stderr %q", rc, out, errs)
+	}
+}
