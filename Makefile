@@ -1,5 +1,7 @@
 # claude-mem (Go). `make install` builds bin/hook and installs the plugin into Claude Code;
 # `make test` runs every test (it installs the pinned Claude Code CLI for the e2e suite first).
+# -count=1 throughout: tests/ and tests/e2e build bin/hook themselves, which go test's cache
+# cannot see, so a cached pass could hide a change.
 
 CLAUDE_CODE_VERSION := 2.1.328
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -21,14 +23,14 @@ install: build
 # Everything: vet, unit and testscript tests, the spawn-spec matrix and the real-CLI e2e suite.
 test: cli
 	go vet ./...
-	CLAUDE_MEM_E2E_CLAUDE=$(abspath $(CLI)) go test -timeout 25m ./...
+	CLAUDE_MEM_E2E_CLAUDE=$(abspath $(CLI)) go test -count=1 -timeout 25m ./...
 
 # Without the real CLI (the e2e tests skip, unless CI=true).
 unit:
-	go test ./...
+	go test -count=1 ./...
 
 e2e: cli
-	CLAUDE_MEM_E2E_CLAUDE=$(abspath $(CLI)) go test -timeout 15m -v ./tests/e2e/
+	CLAUDE_MEM_E2E_CLAUDE=$(abspath $(CLI)) go test -count=1 -timeout 15m -v ./tests/e2e/
 
 cli: $(CLI)
 $(CLI):

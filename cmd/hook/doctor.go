@@ -164,16 +164,18 @@ func buildDoctor(ctx context.Context, p *proc, st *envState) *doctorReport {
 		r.Spawn = &red
 	}
 
-	// The findings are the same lines SessionStart shows, plus what only doctor can see.
+	// The findings are the lines SessionStart shows, with doctor's live auth check standing in
+	// for a failure no run has recorded yet, then what only doctor can see.
+	seen := r.Health
+	if r.Observer.Enabled && authErr != nil && seen.Auth.State != health.StateFailed {
+		seen.Auth = health.Auth{State: health.StateFailed, Source: authSourceName(authErr, s.AuthSource), Reason: authErr.Error()}
+	}
 	lines := notice.Collect(notice.Inputs{
-		Hook: p.exe, ObserverEnabled: r.Observer.Enabled, Binary: nilIfOff(r.Observer.Enabled, binErr),
-		Health: r.Health, SettingsErrors: s.Errors, StoreErr: storeErr,
+		Hook: p.exe, ObserverEnabled: r.Observer.Enabled, Binary: binErr,
+		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr,
 	})
 	r.Findings = append(lines, r.Findings...)
-	authFailed := r.Observer.Enabled && (r.Health.Auth.State == "failed" || authErr != nil)
-	if r.Observer.Enabled && authErr != nil && r.Health.Auth.State != "failed" {
-		r.Findings = append(r.Findings, "claude-mem: auth — no usable credential: "+authErr.Error())
-	}
+	authFailed := r.Observer.Enabled && seen.Auth.State == health.StateFailed
 	if !r.Observer.Enabled {
 		r.Findings = append(r.Findings, "observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0): capture, context and search keep working")
 	}
@@ -199,13 +201,6 @@ func pluginRoot(p *proc) string {
 		return root
 	}
 	return ""
-}
-
-func nilIfOff(enabled bool, err error) error {
-	if !enabled {
-		return nil
-	}
-	return err
 }
 
 func printDoctor(w io.Writer, r *doctorReport) {
