@@ -108,7 +108,7 @@ func Dispatch(ctx context.Context, d *Deps, in Input) Result {
 	case SessionEnd:
 		return handleSessionEnd(ctx, d, in)
 	}
-	d.Log.Debug().Str("event", in.Event).Msg("event not handled")
+	d.Log.Warn().Str("event", Shorten(in.Event, 80)).Msg("unknown hook_event_name ignored")
 	return Result{}
 }
 
