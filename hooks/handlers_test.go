@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/notice"
@@ -248,9 +249,9 @@ func TestPostToolUseShortensFieldsOver16KiB(t *testing.T) {
 		"tool_input": map[string]any{"file_path": "/a"}, "tool_response": map[string]any{"content": long},
 	}))
 	resp, _ := h.query("SELECT response FROM events WHERE tool_use_id = 't1'").(string)
-	wantResp := hooks.Shorten(`{"content":"`+long+`"}`, hooks.MaxField)
+	wantResp := clip.HeadTail(`{"content":"`+long+`"}`, hooks.MaxField)
 	if resp != wantResp {
-		t.Errorf("stored response is %d bytes, want Shorten's %d", len(resp), len(wantResp))
+		t.Errorf("stored response is %d bytes, want clip.HeadTail's %d", len(resp), len(wantResp))
 	}
 	if !strings.HasPrefix(resp, `{"content":"xxx`) || !strings.HasSuffix(resp, `xxx"}`) || !markerRE.MatchString(resp) {
 		t.Errorf("stored response does not keep head and tail around the marker: %.60q…", resp)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/hooks"
 )
 
@@ -210,7 +211,7 @@ func TestParseExtractsEveryFieldOfTheRealFixtures(t *testing.T) {
 
 var markerRE = regexp.MustCompile(`\n…\[claude-mem: (\d+) bytes omitted\]…\n`)
 
-// splitShortened returns the head, the omitted count and the tail of Shorten's output.
+// splitShortened returns the head, the omitted count and the tail of clip.HeadTail's output.
 func splitShortened(t *testing.T, out string) (head string, omitted int, tail string) {
 	t.Helper()
 	loc := markerRE.FindAllStringSubmatchIndex(out, -1)
@@ -227,7 +228,7 @@ func TestShortenLeavesAStringWithinMaxUnchanged(t *testing.T) {
 		s   string
 		max int
 	}{{"", 0}, {"", 10}, {"abc", 3}, {"abc", 4}, {"héllo", 6}, {strings.Repeat("x", hooks.MaxField), hooks.MaxField}} {
-		if got := hooks.Shorten(tc.s, tc.max); got != tc.s {
+		if got := clip.HeadTail(tc.s, tc.max); got != tc.s {
 			t.Errorf("Shorten(%d bytes, %d) = %d bytes, want unchanged", len(tc.s), tc.max, len(got))
 		}
 	}
@@ -235,18 +236,18 @@ func TestShortenLeavesAStringWithinMaxUnchanged(t *testing.T) {
 
 func TestShortenKeepsExactHeadAndTailAroundTheMarker(t *testing.T) {
 	s := strings.Repeat("0123456789", 10) // 100 bytes
-	got := hooks.Shorten(s, 10)
+	got := clip.HeadTail(s, 10)
 	want := s[:5] + "\n…[claude-mem: 90 bytes omitted]…\n" + s[95:]
 	if got != want {
 		t.Errorf("Shorten(100 bytes, 10) = %q, want %q", got, want)
 	}
 	// An odd max keeps max-1 bytes: half at each end.
-	if got, want := hooks.Shorten(s, 11), s[:5]+"\n…[claude-mem: 90 bytes omitted]…\n"+s[95:]; got != want {
+	if got, want := clip.HeadTail(s, 11), s[:5]+"\n…[claude-mem: 90 bytes omitted]…\n"+s[95:]; got != want {
 		t.Errorf("Shorten(100 bytes, 11) = %q, want %q", got, want)
 	}
 	// One byte over 16 KiB: 8 KiB of head, 8 KiB of tail, one byte omitted.
 	big := strings.Repeat("a", hooks.MaxField/2) + "X" + strings.Repeat("b", hooks.MaxField/2)
-	out := hooks.Shorten(big, hooks.MaxField)
+	out := clip.HeadTail(big, hooks.MaxField)
 	head, omitted, tail := splitShortened(t, out)
 	if head != strings.Repeat("a", hooks.MaxField/2) || tail != strings.Repeat("b", hooks.MaxField/2) || omitted != 1 {
 		t.Errorf("Shorten(16 KiB + 1) kept head %d, tail %d, omitted %d; want 8192, 8192, 1", len(head), len(tail), omitted)
@@ -264,7 +265,7 @@ func TestShortenNeverSplitsAUTF8Sequence(t *testing.T) {
 		strings.Repeat("aé€😀", 15) + "end", // mixed widths
 	} {
 		for max := 0; max < len(s); max++ {
-			out := hooks.Shorten(s, max)
+			out := clip.HeadTail(s, max)
 			if !utf8.ValidString(out) {
 				t.Fatalf("Shorten(%q, %d) = %q: invalid UTF-8", s[:8], max, out)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/selfcapture"
@@ -108,7 +109,7 @@ func Dispatch(ctx context.Context, d *Deps, in Input) Result {
 	case SessionEnd:
 		return handleSessionEnd(ctx, d, in)
 	}
-	d.Log.Warn().Str("event", Shorten(in.Event, 80)).Msg("unknown hook_event_name ignored")
+	d.Log.Warn().Str("event", clip.HeadTail(in.Event, 80)).Msg("unknown hook_event_name ignored")
 	return Result{}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -151,12 +152,12 @@ func TestHeadTail(t *testing.T) {
 		want  string
 	}{
 		{"short", 10, "short"},
-		{"0123456789abcdefghij", 10, "01234\n[… 10 bytes omitted …]\nfghij"},
-		{"ééééé", 5, "é\n[… 6 bytes omitted …]\né"}, // never half a character
+		{"0123456789abcdefghij", 10, "01234\n…[claude-mem: 10 bytes omitted]…\nfghij"},
+		{"ééééé", 5, "é\n…[claude-mem: 6 bytes omitted]…\né"}, // never half a character
 	}
 	for _, tc := range cases {
-		if got := headTail(tc.in, tc.limit); got != tc.want {
-			t.Errorf("headTail(%q, %d) = %q, want %q", tc.in, tc.limit, got, tc.want)
+		if got := clip.HeadTail(tc.in, tc.limit); got != tc.want {
+			t.Errorf("clip.HeadTail(%q, %d) = %q, want %q", tc.in, tc.limit, got, tc.want)
 		}
 	}
 }
