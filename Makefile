@@ -35,9 +35,10 @@ e2e: cli
 cli: $(CLI)
 $(CLI):
 	mkdir -p $(CLI_DIR)
-	cd $(CLI_DIR) && [ -f package.json ] || (cd $(CLI_DIR) && npm init -y >/dev/null)
+	[ -f $(CLI_DIR)/package.json ] || echo '{"private": true}' > $(CLI_DIR)/package.json
 	cd $(CLI_DIR) && npm install --no-audit --no-fund @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
 	test -x $(CLI)
+	$(CLI) --version
 
 # A platform break fails here: every GOOS × GOARCH the plugin ships for.
 cross:
