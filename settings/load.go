@@ -93,15 +93,6 @@ var keys = []key{
 	{KeyLogLevel, "info", func(s *Settings, v string) error { return oneOf(v, LogLevels, &s.LogLevel) }},
 }
 
-// Keys returns every setting key with its default, in documentation order.
-func Keys() [][2]string {
-	out := make([][2]string, len(keys))
-	for i, k := range keys {
-		out[i] = [2]string{k.name, k.def}
-	}
-	return out
-}
-
 // DataDir decides the data dir: CLAUDE_MEM_DATA_DIR when set (it must be absolute), else
 // <xdgDataHome>/claude-mem. It creates nothing, and refuses ~/.claude-mem: that is the
 // JavaScript claude-mem's, whose claude-mem.db has another schema (and which reads the same
