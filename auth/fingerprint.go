@@ -42,11 +42,14 @@ func Fingerprint(in Inputs) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-func stat(h hash.Hash, path string) {
+func stat(h hash.Hash, path string) { fmt.Fprintf(h, "file %s\n", FileSig(path)) }
+
+// FileSig identifies a file's current state cheaply, without reading it: its path, size and
+// mtime, or its absence. A rewritten credential (or binary) gets a new signature.
+func FileSig(path string) string {
 	fi, err := os.Stat(path)
 	if err != nil {
-		fmt.Fprintf(h, "file=%q absent\n", path)
-		return
+		return fmt.Sprintf("%q absent", path)
 	}
-	fmt.Fprintf(h, "file=%q size=%d mtime=%d\n", path, fi.Size(), fi.ModTime().UnixNano())
+	return fmt.Sprintf("%q size=%d mtime=%d", path, fi.Size(), fi.ModTime().UnixNano())
 }

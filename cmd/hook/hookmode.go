@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
@@ -88,7 +89,7 @@ func claudeStatus(p *proc, s *settings.Settings) (claudebin.Result, error) {
 		return bin, err
 	}
 	if h, herr := health.Load(s.DataDir); herr == nil && h.Setup.State == health.StateRequired &&
-		h.Setup.Path == bin.Path && h.Setup.Sig == statSig(bin.Path) {
+		h.Setup.Path == bin.Path && h.Setup.Sig == auth.FileSig(bin.Path) {
 		return bin, &claudebin.UnspawnableError{Path: bin.Path, Err: errors.New(h.Setup.Reason)}
 	}
 	return bin, nil

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -273,7 +272,7 @@ func (o *observeRun) recordSetup(err error, ran, fp string) {
 		if setup.Path == "" {
 			setup.Path = ran
 		}
-		setup.Sig = statSig(setup.Path)
+		setup.Sig = auth.FileSig(setup.Path)
 	}
 	o.update(func(h *health.Health) {
 		h.Setup = setup
@@ -340,21 +339,13 @@ func (o *observeRun) authInputs(ctx context.Context) auth.Inputs {
 func (o *observeRun) fingerprint(in auth.Inputs, bin claudebin.Result, binErr error) string {
 	h := sha256.New()
 	fmt.Fprintln(h, auth.Fingerprint(in))
-	fmt.Fprintln(h, statSig(filepath.Join(o.s.DataDir, settings.SettingsFile)))
+	fmt.Fprintln(h, auth.FileSig(filepath.Join(o.s.DataDir, settings.SettingsFile)))
 	if binErr != nil {
 		fmt.Fprintln(h, "claude:", binErr.Error())
 	} else {
-		fmt.Fprintln(h, "claude:", bin.Path, statSig(bin.Path))
+		fmt.Fprintln(h, "claude:", bin.Path, auth.FileSig(bin.Path))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
-}
-
-func statSig(path string) string {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return path + " absent"
-	}
-	return fmt.Sprintf("%s %d %d", path, fi.Size(), fi.ModTime().UnixNano())
 }
 
 // waitSlot takes one of CLAUDE_MEM_MAX_CONCURRENT_AGENTS slots, waiting while all are busy.
