@@ -175,13 +175,13 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 		releaseAll(false)
 		return false, err
 	}
-	proj := projectOf(events, prompts)
-	spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: o.p.env, GOOS: o.p.goos, Binary: bin, Auth: src, RunID: runID})
-	log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
 	var prior []store.Observation
 	if writeSummary {
 		prior, _ = db.SessionObservations(ctx, o.session, 50)
 	}
+	proj := projectOf(events, prompts, prior)
+	spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: o.p.env, GOOS: o.p.goos, Binary: bin, Auth: src, RunID: runID})
+	log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
 	prompt := observer.BuildPrompt(observer.PromptInput{Project: proj, Events: events, Prompts: prompts, Earlier: prior, Final: writeSummary})
 	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return resolveClaude(o.p, s) })
 	log = log.With().Str("outcome", string(res.Outcome)).Logger()
@@ -366,7 +366,8 @@ func (o *observeRun) waitSlot(ctx context.Context, dir string) (func() error, er
 	}
 }
 
-func projectOf(events []store.Event, prompts []store.Prompt) string {
+// projectOf names the session's project from what the run was given (the hooks stored it).
+func projectOf(events []store.Event, prompts []store.Prompt, prior []store.Observation) string {
 	for _, e := range events {
 		if e.Project != "" {
 			return e.Project
@@ -375,6 +376,11 @@ func projectOf(events []store.Event, prompts []store.Prompt) string {
 	for _, p := range prompts {
 		if p.Project != "" {
 			return p.Project
+		}
+	}
+	for _, o := range prior {
+		if o.Project != "" {
+			return o.Project
 		}
 	}
 	return ""
