@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package e2e runs the real Claude Code CLI against a mock Messages API on 127.0.0.1 and
 // pins every fact about the CLI the product relies on. Run it with `go test ./tests/e2e/...`
 // (CLAUDE_MEM_E2E_CLAUDE=<path> to test another claude binary; -update re-records the
