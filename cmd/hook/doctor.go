@@ -219,11 +219,13 @@ func printDoctor(w io.Writer, r *doctorReport) {
 	fmt.Fprintf(w, "observer     %s\n", map[bool]string{true: fmt.Sprintf("on, at most %d at once", r.Observer.MaxConcurrentAgents), false: "off (search-only mode)"}[r.Observer.Enabled])
 	if r.Claude.Found {
 		fmt.Fprintf(w, "claude       %s (via %s)\n", r.Claude.Path, r.Claude.Via)
+	} else if len(r.Claude.Probed) > 0 {
+		fmt.Fprintln(w, "claude       not found; probed, in order:")
+		for _, pr := range r.Claude.Probed {
+			fmt.Fprintf(w, "               %s: %s\n", pr.Path, pr.Reason)
+		}
 	} else {
 		fmt.Fprintf(w, "claude       not usable: %s\n", r.Claude.Error)
-		for _, pr := range r.Claude.Probed {
-			fmt.Fprintf(w, "               probed %s: %s\n", pr.Path, pr.Reason)
-		}
 	}
 	if r.Auth.Usable {
 		exp := "no expiry"
