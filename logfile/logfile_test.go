@@ -56,7 +56,7 @@ func TestUnwritableDirDiscards(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o600)
 	log, c := Open(file, "info", 1, nil) // data dir is a file: the log cannot be opened
-	log.Error().Msg("nowhere")        // must neither panic nor write anywhere
+	log.Error().Msg("nowhere")           // must neither panic nor write anywhere
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
