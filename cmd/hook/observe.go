@@ -81,7 +81,7 @@ func (o *observeRun) run(ctx context.Context) error {
 	// take several batches.
 	lctx, cancel := context.WithTimeout(ctx, 3*(s.ObserverTimeout+time.Minute))
 	defer cancel()
-	unlock, err := lockfile.Lock(lctx, filepath.Join(locks, "session-"+shortHash(o.session)+".lock"))
+	unlock, err := lockfile.Lock(lctx, sessionLock(locks, o.session))
 	if err != nil {
 		return fmt.Errorf("session lock: %w", err)
 	}
@@ -386,7 +386,10 @@ func projectOf(events []store.Event, prompts []store.Prompt, prior []store.Obser
 	return ""
 }
 
-func shortHash(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:8])
+// sessionLock is the session's lock file: one of 256, chosen by the first byte of the id's
+// hash, so locks/ does not grow by a file per session forever. Two sessions that share a
+// bucket only take turns.
+func sessionLock(dir, session string) string {
+	sum := sha256.Sum256([]byte(session))
+	return filepath.Join(dir, fmt.Sprintf("session-%02x.lock", sum[0]))
 }
