@@ -9,13 +9,12 @@ import (
 	"strconv"
 )
 
-// Fingerprint is a digest of every input Resolve reads, without running anything: the
+// Fingerprint is a digest of every input Resolve reads without running anything: the
 // credential variables of the environment and .env, the pin, the helper setting, the
 // variables that move Claude Code's stores or name its keychain account, desktop lineage,
-// and the path, size and modification time of settings.json, .credentials.json and (on
-// darwin) the login keychain file, which Claude Code rewrites when it refreshes a login.
-// A paused observer compares it to know that the user changed something. It is a hash,
-// so it reveals no value.
+// and the path, size and modification time of settings.json and .credentials.json. The
+// keychain is not a file to stat (any app's write changes login.keychain-db); a caller that
+// resolved a keychain source adds that source's Identity. It is a hash: it reveals no value.
 func Fingerprint(in Inputs) string {
 	h := sha256.New()
 	field := func(name, v string) { fmt.Fprintf(h, "%s=%q\n", name, v) }
@@ -35,10 +34,15 @@ func Fingerprint(in Inputs) string {
 	field("desktop", strconv.FormatBool(DesktopLineage(in.Env, in.Lineage)))
 	stat(h, settingsPath(in))
 	stat(h, credentialsPath(in))
-	if in.GOOS == "darwin" {
-		stat(h, loginKeychain(in.Home))
-	}
 	sum := h.Sum(nil)
+	return hex.EncodeToString(sum[:16])
+}
+
+// Identity is a digest of what the source hands the observer (kind, origin, value, helper),
+// so a paused observer sees a changed credential, a re-login in the keychain included. It
+// reveals no value.
+func (s Source) Identity() string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%s\x00%s", s.Kind, s.From, s.Value.Reveal(), s.Helper)))
 	return hex.EncodeToString(sum[:16])
 }
 

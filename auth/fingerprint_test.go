@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,9 +71,11 @@ func TestFingerprint(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, true},
-		{"login keychain refreshed", func(t *testing.T, in *Inputs) {
+		// Any app's write changes the keychain file: it must not lift a pause by itself
+		// (a re-login shows up in the resolved Source's Identity instead).
+		{"login keychain file written", func(t *testing.T, in *Inputs) {
 			touch(t, filepath.Join(in.Home, "Library", "Keychains", "login.keychain-db"))
-		}, true},
+		}, false},
 		{"settings.json with a helper appeared", func(t *testing.T, in *Inputs) {
 			write(t, filepath.Join(in.Home, ".claude", "settings.json"), `{"apiKeyHelper":"/bin/k"}`)
 		}, true},
@@ -100,5 +103,20 @@ func TestFingerprint(t *testing.T) {
 				t.Fatalf("fingerprint %s → %s, want changed=%v", before, after, tt.changes)
 			}
 		})
+	}
+}
+
+func TestSourceIdentity(t *testing.T) {
+	a := Source{Kind: KindKeychain, From: "keychain (login.keychain-db)", EnvVar: "CLAUDE_CODE_OAUTH_TOKEN", Value: Secret("sk-ant-oat01-IDENTITYSECRET-aaaa")}
+	b := a
+	b.Value = Secret("sk-ant-oat01-IDENTITYSECRET-bbbb")
+	if a.Identity() == b.Identity() {
+		t.Fatal("a changed credential value kept the same identity")
+	}
+	if a.Identity() != a.Identity() {
+		t.Fatal("identity is unstable")
+	}
+	if strings.Contains(a.Identity(), "IDENTITYSECRET") {
+		t.Fatal("identity reveals the value")
 	}
 }

@@ -147,7 +147,8 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	}()
 	authIn := o.authInputs(ctx)
 	bin, binErr := resolveClaude(o.p, s)
-	fp := o.fingerprint(authIn, bin, binErr)
+	src, _, aerr := auth.Resolve(ctx, authIn)
+	fp := o.fingerprint(authIn, src, aerr, bin, binErr)
 	h, herr := health.Load(s.DataDir)
 	if herr != nil {
 		log.Warn().Err(herr).Msg("health.json unreadable; treated as unknown")
@@ -163,7 +164,6 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 		o.recordSetup(binErr, "", fp)
 		return false, nil
 	}
-	src, _, aerr := auth.Resolve(ctx, authIn)
 	if aerr != nil {
 		log.Error().Str("reason", aerr.Error()).Msg("observer: no usable credential; paused")
 		releaseAll(false)
@@ -334,11 +334,17 @@ func (o *observeRun) authInputs(ctx context.Context) auth.Inputs {
 	return in
 }
 
-// fingerprint changes when anything the pause depends on changes: the credential inputs,
-// settings.json, or the claude executable on disk.
-func (o *observeRun) fingerprint(in auth.Inputs, bin claudebin.Result, binErr error) string {
+// fingerprint changes when anything the pause depends on changes: the credential inputs and
+// the credential they resolve to (or why none does), settings.json, or the claude executable
+// on disk.
+func (o *observeRun) fingerprint(in auth.Inputs, src auth.Source, authErr error, bin claudebin.Result, binErr error) string {
 	h := sha256.New()
 	fmt.Fprintln(h, auth.Fingerprint(in))
+	if authErr != nil {
+		fmt.Fprintln(h, "auth:", authErr.Error())
+	} else {
+		fmt.Fprintln(h, "auth:", src.Identity())
+	}
 	fmt.Fprintln(h, auth.FileSig(filepath.Join(o.s.DataDir, settings.SettingsFile)))
 	if binErr != nil {
 		fmt.Fprintln(h, "claude:", binErr.Error())
