@@ -7,7 +7,8 @@ import (
 )
 
 // handleSessionEnd records the end time and starts a final observer run, which also writes
-// the session summary, when the session left anything to observe.
+// the session summary, when the session left anything to observe. The request is recorded,
+// so a final run that is paused or fails is offered again by a later SessionStart.
 func handleSessionEnd(ctx context.Context, d *Deps, in Input) Result {
 	if _, ok := admit(d, in); !ok {
 		return Result{}
@@ -18,8 +19,10 @@ func handleSessionEnd(ctx context.Context, d *Deps, in Input) Result {
 			return err
 		}
 		var err error
-		active, err = db.NeedsSummary(ctx, in.SessionID)
-		return err
+		if active, err = db.NeedsSummary(ctx, in.SessionID); err != nil || !active || !d.observerEnabled() {
+			return err
+		}
+		return db.RequestFinal(ctx, in.SessionID)
 	})
 	if !active || !d.observerEnabled() {
 		return Result{}

@@ -16,6 +16,10 @@ const StaleAfter = 10 * time.Minute
 // maxStaleStarts bounds the observers one SessionStart may start; the rest wait their turn.
 const maxStaleStarts = 4
 
+// MaxFinalAttempts bounds the summary runs one session gets: a summary the observer never
+// manages to write costs a bounded number of runs.
+const MaxFinalAttempts = 3
+
 type sessionStartJSON struct {
 	HookSpecificOutput struct {
 		HookEventName     string `json:"hookEventName"`
@@ -40,9 +44,9 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		return Result{Output: sessionStartOutput("", "")}
 	}
 	var (
-		obs   []store.Observation
-		sum   *store.Summary
-		stale []string
+		obs           []store.Observation
+		sum           *store.Summary
+		stale, finals []string
 	)
 	storeErr := withStore(d, in.Event, func(db *store.DB) error {
 		// A failed session row (a database locked past the busy timeout) must not hide the
@@ -58,7 +62,11 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 			return err
 		}
 		if d.observerEnabled() {
-			stale, err = db.StaleSessions(ctx, d.Now().Add(-StaleAfter))
+			horizon := d.Now().Add(-StaleAfter)
+			if stale, err = db.StaleSessions(ctx, horizon); err != nil {
+				return err
+			}
+			finals, err = db.PendingFinals(ctx, horizon, MaxFinalAttempts)
 		}
 		return err
 	})
@@ -72,12 +80,7 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 	})
 	text := notice.Render(notice.Context{Project: p.Name, Observations: obs, Summary: sum, Notices: lines, Hook: d.Hook})
 	res := Result{Output: sessionStartOutput(text, notice.SystemMessage(lines))}
-	for i, id := range stale {
-		if i == maxStaleStarts {
-			break
-		}
-		res.Observe = append(res.Observe, ObserveRequest{SessionID: id})
-	}
+	res.Observe = leftBehind(stale, finals)
 	return res
 }
 
@@ -94,4 +97,22 @@ func (d *Deps) health() health.Health {
 		d.Log.Warn().Err(err).Msg("health.json unreadable; treated as unknown")
 	}
 	return h
+}
+
+// leftBehind is what SessionStart restarts, at most maxStaleStarts runs: sessions whose
+// summary is still owed (a final run also observes their pending events), then sessions
+// with stale events.
+func leftBehind(stale, finals []string) []ObserveRequest {
+	var out []ObserveRequest
+	owed := make(map[string]bool, len(finals))
+	for _, id := range finals {
+		owed[id] = true
+		out = append(out, ObserveRequest{SessionID: id, Final: true})
+	}
+	for _, id := range stale {
+		if !owed[id] {
+			out = append(out, ObserveRequest{SessionID: id})
+		}
+	}
+	return out[:min(len(out), maxStaleStarts)]
 }

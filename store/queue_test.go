@@ -391,6 +391,7 @@ func TestStatementsUseIndexes(t *testing.T) {
 		"RunClaim":            {sqlRunClaim, []any{"r"}},
 		"RunSeen":             {sqlRunSeen, []any{"r"}},
 		"NeedsSummary":        {sqlNeedsSummary, []any{"s"}},
+		"PendingFinals":       {sqlPendingFinals, []any{1, 3}},
 		"SessionPrompts":      {sqlSessionPrompts, []any{"s", 20}},
 		"SessionObservations": {sqlSessionObservations, []any{"s", 50}},
 		"RunDone":             {sqlRunDone, []any{"r"}},

@@ -43,10 +43,7 @@ func (db *DB) EndSession(ctx context.Context, id string, at time.Time) error {
 	if id == "" || at.IsZero() {
 		return db.fail("end session", fmt.Errorf("session id %q, time %v: %w", id, at, ErrInvalidArgument))
 	}
-	return db.fail("end session", db.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_at = ? WHERE id = ?`, at.UnixNano(), id)
-		return err
-	}))
+	return db.update(ctx, "end session", `UPDATE sessions SET ended_at = ? WHERE id = ?`, at.UnixNano(), id)
 }
 
 // upsertSession inserts the session, or fills only what an earlier row left empty: the

@@ -11,12 +11,15 @@ package store
 var migrations = []string{
 	`
 CREATE TABLE sessions (
-	id         TEXT PRIMARY KEY,
-	project    TEXT NOT NULL,
-	cwd        TEXT NOT NULL,
-	started_at INTEGER,
-	ended_at   INTEGER
+	id             TEXT PRIMARY KEY,
+	project        TEXT NOT NULL,
+	cwd            TEXT NOT NULL,
+	started_at     INTEGER,
+	ended_at       INTEGER,
+	final_pending  INTEGER NOT NULL DEFAULT 0, -- SessionEnd asked for a summary no run has written yet
+	final_attempts INTEGER NOT NULL DEFAULT 0  -- summary runs started for it
 ) STRICT;
+CREATE INDEX sessions_final ON sessions(ended_at) WHERE final_pending = 1;
 
 CREATE TABLE prompts (
 	id         INTEGER PRIMARY KEY,

@@ -4,10 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"time"
 )
 
 // What one session left behind, for its observer runs.
 const (
+	sqlRequestFinal  = `UPDATE sessions SET final_pending = 1 WHERE id = ?`
+	sqlBeginFinal    = `UPDATE sessions SET final_attempts = final_attempts + 1 WHERE id = ?`
+	sqlFinalDone     = `UPDATE sessions SET final_pending = 0 WHERE id = ?`
+	sqlPendingFinals = `
+SELECT id FROM sessions WHERE final_pending = 1 AND ended_at < ? AND final_attempts < ?
+ORDER BY ended_at LIMIT 64`
 	sqlNeedsSummary = `
 SELECT EXISTS (SELECT 1 FROM events WHERE session_id = ?1 AND state = 'pending')
 	OR max(
@@ -70,4 +77,47 @@ func (db *DB) SessionObservations(ctx context.Context, sessionID string, limit i
 	}
 	slices.Reverse(out)
 	return out, nil
+}
+
+// RequestFinal records that SessionEnd asked for the session's summary: until a final run
+// writes it (FinalDone), PendingFinals keeps offering the session, so a final run that was
+// paused or failed comes back.
+func (db *DB) RequestFinal(ctx context.Context, sessionID string) error {
+	return db.update(ctx, "request final", sqlRequestFinal, sessionID)
+}
+
+// BeginFinal counts one summary run started for the session (PendingFinals stops offering
+// it after maxAttempts, so a summary that can never be written costs a bounded number of runs).
+func (db *DB) BeginFinal(ctx context.Context, sessionID string) error {
+	return db.update(ctx, "begin final", sqlBeginFinal, sessionID)
+}
+
+// FinalDone records that a final run completed.
+func (db *DB) FinalDone(ctx context.Context, sessionID string) error {
+	return db.update(ctx, "final done", sqlFinalDone, sessionID)
+}
+
+// PendingFinals lists, oldest end first, sessions that ended before endedBefore whose
+// requested summary no run has written, with fewer than maxAttempts runs started for it.
+func (db *DB) PendingFinals(ctx context.Context, endedBefore time.Time, maxAttempts int) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, sqlPendingFinals, endedBefore.UnixNano(), maxAttempts)
+	if err != nil {
+		return nil, db.fail("pending finals", err)
+	}
+	var out []string
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var id string
+		err := r.Scan(&id)
+		out = append(out, id)
+		return err
+	})
+	return out, db.fail("pending finals", err)
+}
+
+// update runs one statement in a write transaction.
+func (db *DB) update(ctx context.Context, what, query string, args ...any) error {
+	return db.fail(what, db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, query, args...)
+		return err
+	}))
 }

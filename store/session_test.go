@@ -109,3 +109,51 @@ func TestSessionPromptsAndObservations(t *testing.T) {
 		t.Errorf("prompt %+v, want %+v", ps[0], want)
 	}
 }
+
+func TestPendingFinalsUntilDoneOrAttemptsRunOut(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	for _, id := range []string{"a", "b", "c"} {
+		if err := db.TouchSession(ctx, session(id, "p")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, end := range map[string]int{"a": 100, "b": 50, "c": 100} {
+		if err := db.EndSession(ctx, id, at(end)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pending := func(before int) []string {
+		t.Helper()
+		got, err := db.PendingFinals(ctx, at(before), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := pending(1000); len(got) != 0 {
+		t.Fatalf("finals offered before any was requested: %v", got)
+	}
+	for _, id := range []string{"a", "b"} {
+		if err := db.RequestFinal(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := pending(1000); !reflect.DeepEqual(got, []string{"b", "a"}) {
+		t.Fatalf("PendingFinals = %v, want oldest end first [b a]", got)
+	}
+	if got := pending(60); !reflect.DeepEqual(got, []string{"b"}) {
+		t.Fatalf("PendingFinals before 60 = %v, want [b]", got)
+	}
+	if err := db.FinalDone(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := db.BeginFinal(ctx, "b"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := pending(1000); len(got) != 0 {
+		t.Fatalf("PendingFinals = %v after a's summary and b's 3 attempts, want none", got)
+	}
+}

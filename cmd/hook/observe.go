@@ -182,6 +182,11 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	proj := projectOf(events, prompts, prior)
 	spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: o.p.env, GOOS: o.p.goos, Binary: bin, Auth: src, RunID: runID})
 	log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
+	if writeSummary {
+		if err := db.BeginFinal(dbctx, o.session); err != nil {
+			log.Warn().Err(err).Msg("counting the summary attempt failed")
+		}
+	}
 	prompt := observer.BuildPrompt(observer.PromptInput{Project: proj, Events: events, Prompts: prompts, Earlier: prior, Final: writeSummary})
 	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return resolveClaude(o.p, s) })
 	log = log.With().Str("outcome", string(res.Outcome)).Logger()
@@ -212,6 +217,11 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 			return false, err
 		}
 		log.Info().Int("observations", len(obs)).Bool("summary", sum != nil).Msg("observer run stored")
+		if writeSummary {
+			if err := db.FinalDone(dbctx, o.session); err != nil {
+				log.Warn().Err(err).Msg("recording the final run failed; a later SessionStart may run it again")
+			}
+		}
 		o.update(func(h *health.Health) {
 			h.Auth = health.Auth{State: "ok", Source: string(src.Kind), Since: sinceOr(h.Auth, "ok", at)}
 			h.Setup = health.Setup{State: "ok"}

@@ -1,0 +1,49 @@
+//go:build linux
+
+package tests
+
+import (
+	"testing"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
+)
+
+// A summary SessionEnd asked for stays owed while the final run cannot write it (auth
+// failed), each started summary run is counted, and the final run that writes it settles it.
+func TestObserve_OwedSummary_CountedAndSettledByTheFinalRun(t *testing.T) {
+	track(t)
+	t.Parallel()
+	h := newHarness(t)
+	lineageTerminal.setup(h)
+	h.env["CLAUDE_CODE_OAUTH_TOKEN"] = secretEnvToken
+	h.setScenario(fakeproto.Scenario{Status: 401})
+	sid := "owed-summary"
+	h.prompt(sid, "Rename the queue package")
+	h.toolUse(sid, "git mv queue jobs")
+
+	h.hookMode(fixtureEvent(t, "SessionEnd-other.json", h.base(sid)), nil)
+	waitFor(t, 20*time.Second, "health.json auth=failed after the SessionEnd final run", func() bool {
+		hl, err := health.Load(h.data)
+		return err == nil && hl.Auth.State == "failed"
+	})
+	waitFor(t, 20*time.Second, "the detached observer to exit", func() bool { return len(procsIn(h.data)) == 0 })
+	if n := h.count("SELECT count(*) FROM sessions WHERE id = ? AND final_pending = 1 AND final_attempts = 1", sid); n != 1 {
+		t.Fatalf("after a failed final run the summary is not owed with one attempt counted")
+	}
+
+	// The credential is fixed and the pause cleared: the next final run writes the summary.
+	h.setScenario(fakeproto.Scenario{Answer: "<summary><request>Rename the queue package</request>" +
+		"<completed>queue is now jobs</completed></summary>"})
+	h.runIn(h.work, nil, nil, "doctor", "--retry")
+	if r := h.runIn(h.work, nil, nil, "observe", "--session", sid, "--final"); r.code != 0 {
+		t.Fatalf("final observe: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if n := h.count("SELECT count(*) FROM summaries WHERE session_id = ?", sid); n != 1 {
+		t.Fatalf("%d summaries stored, want 1", n)
+	}
+	if n := h.count("SELECT count(*) FROM sessions WHERE id = ? AND final_pending = 0 AND final_attempts = 2", sid); n != 1 {
+		t.Fatalf("the final run that wrote the summary did not settle it (or did not count itself)")
+	}
+}
