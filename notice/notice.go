@@ -4,6 +4,7 @@ package notice
 import (
 	"cmp"
 	"errors"
+	"github.com/claude-mem/claude-mem-go/auth"
 	"slices"
 	"strings"
 
@@ -35,7 +36,8 @@ func AuthFailed(source, reason, hook string) string {
 
 // SettingsError is the notice for a setting whose value could not be used.
 func SettingsError(key, value, problem, def string) string {
-	return "claude-mem: settings error — " + oneLine(key) + "=" + oneLine(value) + ": " + oneLine(problem) +
+	// A credential pasted into the wrong key must not reach the model's context.
+	return "claude-mem: settings error — " + oneLine(key) + "=" + oneLine(auth.Scrub(value)) + ": " + oneLine(problem) +
 		"; using " + oneLine(def)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
@@ -147,5 +148,12 @@ func TestSystemMessage(t *testing.T) {
 		if got := SystemMessage(tt.notices); got != tt.want {
 			t.Errorf("SystemMessage(%q) = %q, want %q", tt.notices, got, tt.want)
 		}
+	}
+}
+
+func TestSettingsErrorNeverShowsACredential(t *testing.T) {
+	line := SettingsError("CLAUDE_MEM_AUTH_SOURCE", "sk-ant-api03-PASTEDINTOTHEWRONGKEY", "must be one of auto, env", "auto")
+	if strings.Contains(line, "PASTEDINTOTHEWRONGKEY") {
+		t.Fatalf("settings error notice shows the credential: %s", line)
 	}
 }

@@ -5,6 +5,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestOpenCreatesPrivateFilesWhateverTheUmask(t *testing.T) {
@@ -63,7 +65,7 @@ func TestOpenSetsPragmas(t *testing.T) {
 		{"busy_timeout", strconv.FormatInt(BusyTimeout.Milliseconds(), 10)},
 		{"foreign_keys", "1"},
 		{"synchronous", "1"}, // NORMAL
-		{"user_version", "1"},
+		{"user_version", strconv.Itoa(len(migrations))},
 	} {
 		var got string
 		if err := db.sql.QueryRow("PRAGMA " + c.pragma).Scan(&got); err != nil {
@@ -73,13 +75,12 @@ func TestOpenSetsPragmas(t *testing.T) {
 			t.Errorf("PRAGMA %s = %s, want %s", c.pragma, got, c.want)
 		}
 	}
-	if len(migrations) != 1 {
-		t.Errorf("user_version expectation above assumes 1 migration, have %d", len(migrations))
-	}
 }
 
 func TestMigrate(t *testing.T) {
 	bad := "CREATE TABLE half (x); CREATE TABLE broken ("
+	cur := len(migrations) // openTest's databases are current
+	with := func(extra ...string) []string { return append(slices.Clone(migrations), extra...) }
 	for _, c := range []struct {
 		name        string
 		list        []string
@@ -88,10 +89,10 @@ func TestMigrate(t *testing.T) {
 		wantTables  []string
 		noTables    []string
 	}{
-		{"current: nothing runs, not even an invalid entry", []string{"not sql at all"}, 1, false, nil, nil},
-		{"forward: each new entry applied in order", []string{migrations[0], "CREATE TABLE a (x)", "CREATE TABLE b (y REFERENCES a(x))"}, 3, false, []string{"a", "b"}, nil},
-		{"a failing entry rolls back whole, earlier ones stay", []string{migrations[0], "CREATE TABLE a (x)", bad}, 2, true, []string{"a"}, []string{"half", "broken"}},
-		{"newer file than this build", []string{}, 1, true, nil, nil},
+		{"current: nothing runs, not even an invalid entry", append(slices.Clone(migrations[:cur-1]), "not sql at all"), cur, false, nil, nil},
+		{"forward: each new entry applied in order", with("CREATE TABLE a (x)", "CREATE TABLE b (y REFERENCES a(x))"), cur + 2, false, []string{"a", "b"}, nil},
+		{"a failing entry rolls back whole, earlier ones stay", with("CREATE TABLE a (x)", bad), cur + 1, true, []string{"a"}, []string{"half", "broken"}},
+		{"newer file than this build", migrations[:cur-1], cur, true, nil, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := openTest(t)
@@ -116,6 +117,35 @@ func TestMigrate(t *testing.T) {
 	}
 }
 
+// A database made by the first schema (user_version 1) is migrated forward by Open, its
+// rows kept, and the later tables' queries work on it.
+func TestOpenMigratesAVersionOneDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "claude-mem.db")
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(migrations[0] + "; INSERT INTO sessions (id, project, cwd, ended_at) VALUES ('old', 'p', '/p', 1); PRAGMA user_version = 1"); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open of a version-1 database: %v", err)
+	}
+	defer db.Close()
+	if v := count(t, db, "PRAGMA user_version"); v != len(migrations) {
+		t.Fatalf("user_version %d after Open, want %d", v, len(migrations))
+	}
+	ctx := context.Background()
+	if err := db.RequestFinal(ctx, "old"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.PendingFinals(ctx, time.Unix(0, 2), 3); err != nil || len(got) != 1 || got[0] != "old" {
+		t.Fatalf("PendingFinals on a migrated database = %v, %v; want [old]", got, err)
+	}
+}
+
 func TestOpenRefusesNewerSchemaAndLeavesItAlone(t *testing.T) {
 	db, path := openTest(t)
 	if _, err := db.sql.Exec("PRAGMA user_version = 99"); err != nil {
@@ -127,8 +157,8 @@ func TestOpenRefusesNewerSchemaAndLeavesItAlone(t *testing.T) {
 		_, err := open(path)
 		var u *UnavailableError
 		var v *SchemaVersionError
-		if !errors.As(err, &u) || !errors.As(err, &v) || v.Have != 99 || v.Want != 1 {
-			t.Errorf("%s: %v, want *UnavailableError with schema 99 > 1", name, err)
+		if !errors.As(err, &u) || !errors.As(err, &v) || v.Have != 99 || v.Want != len(migrations) {
+			t.Errorf("%s: %v, want *UnavailableError with schema 99 > %d", name, err, len(migrations))
 		}
 	}
 	if !bytes.Equal(readFile(t, path), before) {

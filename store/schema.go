@@ -11,15 +11,12 @@ package store
 var migrations = []string{
 	`
 CREATE TABLE sessions (
-	id             TEXT PRIMARY KEY,
-	project        TEXT NOT NULL,
-	cwd            TEXT NOT NULL,
-	started_at     INTEGER,
-	ended_at       INTEGER,
-	final_pending  INTEGER NOT NULL DEFAULT 0, -- SessionEnd asked for a summary no run has written yet
-	final_attempts INTEGER NOT NULL DEFAULT 0  -- summary runs started for it
+	id         TEXT PRIMARY KEY,
+	project    TEXT NOT NULL,
+	cwd        TEXT NOT NULL,
+	started_at INTEGER,
+	ended_at   INTEGER
 ) STRICT;
-CREATE INDEX sessions_final ON sessions(ended_at) WHERE final_pending = 1;
 
 CREATE TABLE prompts (
 	id         INTEGER PRIMARY KEY,
@@ -147,5 +144,11 @@ CREATE TRIGGER prompts_fts_update AFTER UPDATE ON prompts BEGIN
 	INSERT INTO prompts_fts(prompts_fts, rowid, text) VALUES ('delete', old.id, old.text);
 	INSERT INTO prompts_fts(rowid, text) VALUES (new.id, new.text);
 END;
+`,
+	// 2: the summary SessionEnd asked for, owed until a final run writes it.
+	`
+ALTER TABLE sessions ADD COLUMN final_pending INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN final_attempts INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX sessions_final ON sessions(ended_at) WHERE final_pending = 1;
 `,
 }

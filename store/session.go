@@ -3,13 +3,15 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"slices"
 	"time"
 )
 
 // What one session left behind, for its observer runs.
 const (
-	sqlRequestFinal  = `UPDATE sessions SET final_pending = 1 WHERE id = ?`
+	sqlRequestFinal  = `UPDATE sessions SET final_pending = 1, final_attempts = 0 WHERE id = ?`
+	sqlFinalSettled  = `SELECT final_pending = 0 AND final_attempts > 0 FROM sessions WHERE id = ?`
 	sqlBeginFinal    = `UPDATE sessions SET final_attempts = final_attempts + 1 WHERE id = ?`
 	sqlFinalDone     = `UPDATE sessions SET final_pending = 0 WHERE id = ?`
 	sqlPendingFinals = `
@@ -79,9 +81,10 @@ func (db *DB) SessionObservations(ctx context.Context, sessionID string, limit i
 	return out, nil
 }
 
-// RequestFinal records that SessionEnd asked for the session's summary: until a final run
-// writes it (FinalDone), PendingFinals keeps offering the session, so a final run that was
-// paused or failed comes back.
+// RequestFinal records that SessionEnd asked for the session's summary (a resumed session
+// that ends again asks anew, with its attempts reset): until a final run writes it
+// (FinalDone), PendingFinals keeps offering the session, so a final run that was paused or
+// failed comes back.
 func (db *DB) RequestFinal(ctx context.Context, sessionID string) error {
 	return db.update(ctx, "request final", sqlRequestFinal, sessionID)
 }
@@ -92,7 +95,18 @@ func (db *DB) BeginFinal(ctx context.Context, sessionID string) error {
 	return db.update(ctx, "begin final", sqlBeginFinal, sessionID)
 }
 
-// FinalDone records that a final run completed.
+// FinalSettled reports that a final run already wrote the summary last requested, so a
+// second final run started meanwhile (each SessionStart may offer it) writes none.
+func (db *DB) FinalSettled(ctx context.Context, sessionID string) (bool, error) {
+	var ok bool
+	err := db.sql.QueryRowContext(ctx, sqlFinalSettled, sessionID).Scan(&ok)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return ok, db.fail("final settled", err)
+}
+
+// FinalDone records that a final run wrote the summary.
 func (db *DB) FinalDone(ctx context.Context, sessionID string) error {
 	return db.update(ctx, "final done", sqlFinalDone, sessionID)
 }

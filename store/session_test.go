@@ -157,3 +157,45 @@ func TestPendingFinalsUntilDoneOrAttemptsRunOut(t *testing.T) {
 		t.Fatalf("PendingFinals = %v after a's summary and b's 3 attempts, want none", got)
 	}
 }
+
+func TestFinalSettledAndARequestAnew(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	if err := db.TouchSession(ctx, session("s", "p")); err != nil {
+		t.Fatal(err)
+	}
+	settled := func() bool {
+		t.Helper()
+		ok, err := db.FinalSettled(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if ok, err := db.FinalSettled(ctx, "unknown"); ok || err != nil {
+		t.Fatalf("FinalSettled of an unknown session = %v, %v", ok, err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(db.RequestFinal(ctx, "s"))
+	if settled() {
+		t.Fatal("settled before any final run")
+	}
+	must(db.BeginFinal(ctx, "s"))
+	must(db.FinalDone(ctx, "s"))
+	if !settled() {
+		t.Fatal("not settled after a final run wrote the summary")
+	}
+	// The session resumes and ends again: a new summary is owed, with fresh attempts.
+	must(db.RequestFinal(ctx, "s"))
+	if settled() {
+		t.Fatal("a new request is still settled")
+	}
+	if n := count(t, db, "SELECT final_attempts FROM sessions WHERE id = 's'"); n != 0 {
+		t.Fatalf("attempts %d after a new request, want 0", n)
+	}
+}

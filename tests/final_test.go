@@ -11,7 +11,8 @@ import (
 )
 
 // A summary SessionEnd asked for stays owed while the final run cannot write it (auth
-// failed), each started summary run is counted, and the final run that writes it settles it.
+// failed, which uses no attempt), the run that writes it counts and settles it, and a second
+// final run started meanwhile writes no second summary.
 func TestObserve_OwedSummary_CountedAndSettledByTheFinalRun(t *testing.T) {
 	track(t)
 	t.Parallel()
@@ -29,8 +30,9 @@ func TestObserve_OwedSummary_CountedAndSettledByTheFinalRun(t *testing.T) {
 		return err == nil && hl.Auth.State == "failed"
 	})
 	waitFor(t, 20*time.Second, "the detached observer to exit", func() bool { return len(procsIn(h.data)) == 0 })
-	if n := h.count("SELECT count(*) FROM sessions WHERE id = ? AND final_pending = 1 AND final_attempts = 1", sid); n != 1 {
-		t.Fatalf("after a failed final run the summary is not owed with one attempt counted")
+	// An auth failure is no answer from the model: the summary stays owed, no attempt used.
+	if n := h.count("SELECT count(*) FROM sessions WHERE id = ? AND final_pending = 1 AND final_attempts = 0", sid); n != 1 {
+		t.Fatalf("after an auth-failed final run the summary is not owed with its attempts untouched")
 	}
 
 	// The credential is fixed and the pause cleared: the next final run writes the summary.
@@ -43,7 +45,14 @@ func TestObserve_OwedSummary_CountedAndSettledByTheFinalRun(t *testing.T) {
 	if n := h.count("SELECT count(*) FROM summaries WHERE session_id = ?", sid); n != 1 {
 		t.Fatalf("%d summaries stored, want 1", n)
 	}
-	if n := h.count("SELECT count(*) FROM sessions WHERE id = ? AND final_pending = 0 AND final_attempts = 2", sid); n != 1 {
+	if n := h.count("SELECT count(*) FROM sessions WHERE id = ? AND final_pending = 0 AND final_attempts = 1", sid); n != 1 {
 		t.Fatalf("the final run that wrote the summary did not settle it (or did not count itself)")
+	}
+	runs := len(h.records())
+	if r := h.runIn(h.work, nil, nil, "observe", "--session", sid, "--final"); r.code != 0 {
+		t.Fatalf("second final observe: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if n := h.count("SELECT count(*) FROM summaries WHERE session_id = ?", sid); n != 1 || len(h.records()) != runs {
+		t.Fatalf("a second final run after the summary was written: %d summaries, %d claude runs (want 1, %d)", n, len(h.records()), runs)
 	}
 }

@@ -107,7 +107,11 @@ func doctorCmd(p *proc, args []string) int {
 
 func buildDoctor(ctx context.Context, p *proc, st *envState) *doctorReport {
 	s := st.s
-	r := &doctorReport{Version: version, Hook: p.exe, DataDir: s.DataDir, PluginRoot: pluginRoot(p), Settings: s.Values}
+	r := &doctorReport{Version: version, Hook: p.exe, DataDir: s.DataDir, PluginRoot: pluginRoot(p)}
+	for _, v := range s.Values {
+		v.Value, v.Error = auth.Scrub(v.Value), auth.Scrub(v.Error)
+		r.Settings = append(r.Settings, v)
+	}
 	r.Observer.Enabled, r.Observer.MaxConcurrentAgents = s.MaxConcurrentAgents > 0, s.MaxConcurrentAgents
 	var err error
 	if r.Health, err = health.Load(s.DataDir); err != nil {
@@ -126,7 +130,10 @@ func buildDoctor(ctx context.Context, p *proc, st *envState) *doctorReport {
 	}
 
 	o := &observeRun{p: p, s: s, log: st.log}
-	in := o.authInputs(ctx)
+	if p.goos == "darwin" {
+		o.lineage = auth.ParentChain(ctx, auth.ExecRunner{}, p.pid, p.goos)
+	}
+	in := o.authInputs()
 	src, cands, authErr := auth.Resolve(ctx, in)
 	r.Auth = doctorAuth{Usable: authErr == nil, Candidates: cands}
 	if authErr != nil {

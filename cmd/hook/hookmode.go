@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,8 +24,12 @@ import (
 func hookMode(p *proc) (code int) {
 	// Hooks' own recover answers SessionStart; this one covers what runs before it (settings,
 	// log), where the event is not known yet and silence is the safe answer.
+	var st *envState
 	defer func() {
 		if r := recover(); r != nil {
+			if st != nil {
+				st.log.Error().Str("panic", fmt.Sprint(r)).Msg("hook panicked outside its handler; answered exit 0")
+			}
 			code = 0
 		}
 	}()
@@ -34,7 +39,7 @@ func hookMode(p *proc) (code int) {
 	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
 	defer signal.Stop(sigs)
 	ctx := context.Background()
-	st := setup(p)
+	st = setup(p)
 	defer st.closeLog.Close()
 	defer func() {
 		select {

@@ -51,7 +51,16 @@ func observeCmd(p *proc, args []string) int {
 		log.Error().Err(st.dataDirErr).Msg("observer: data dir unavailable")
 		return 1
 	}
-	o := &observeRun{p: p, s: st.s, log: log, session: *session, final: *final, lineagePID: *parent}
+	o := &observeRun{p: p, s: st.s, log: log, session: *session, final: *final}
+	if p.goos == "darwin" {
+		// Walked now, before any lock or slot wait: the hook's parent (Claude Code) may be
+		// gone by the time the run starts.
+		pid := *parent
+		if pid == 0 {
+			pid = p.pid
+		}
+		o.lineage = auth.ParentChain(ctx, auth.ExecRunner{}, pid, p.goos)
+	}
 	if err := o.run(ctx); err != nil {
 		log.Error().Err(err).Msg("observer run ended with an error; events stay pending")
 		return 1
@@ -65,9 +74,8 @@ type observeRun struct {
 	log     zerolog.Logger
 	session string
 	final   bool
-	// lineagePID is where the desktop-app lineage walk starts: the hook's parent (Claude
-	// Code) when the hook started this run, else this process.
-	lineagePID int
+	// lineage is the process ancestry the desktop-app rule reads, walked once at start.
+	lineage []string
 }
 
 func (o *observeRun) run(ctx context.Context) error {
@@ -103,6 +111,12 @@ func (o *observeRun) run(ctx context.Context) error {
 		o.log.Warn().Int("events", n).Msg("events left processing by a dead run are pending again")
 	}
 	summaryDone := !o.final
+	if o.final {
+		// Another final run may have written the summary while this one waited for the lock.
+		if settled, err := db.FinalSettled(ctx, o.session); err == nil && settled {
+			summaryDone = true
+		}
+	}
 	for ctx.Err() == nil {
 		runID := observer.NewRunID(o.p.now())
 		events, err := db.Claim(ctx, o.session, runID, batchSize, o.p.now())
@@ -145,7 +159,7 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 			cont, err = false, fmt.Errorf("observer run panicked: %v", r)
 		}
 	}()
-	authIn := o.authInputs(ctx)
+	authIn := o.authInputs()
 	bin, binErr := resolveClaude(o.p, s)
 	src, _, aerr := auth.Resolve(ctx, authIn)
 	fp := o.fingerprint(authIn, src, aerr, bin, binErr)
@@ -182,14 +196,17 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	proj := projectOf(events, prompts, prior)
 	spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: o.p.env, GOOS: o.p.goos, Binary: bin, Auth: src, RunID: runID})
 	log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
-	if writeSummary {
+	prompt := observer.BuildPrompt(observer.PromptInput{Project: proj, Events: events, Prompts: prompts, Earlier: prior, Final: writeSummary})
+	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return resolveClaude(o.p, s) })
+	res.Reason = auth.Scrub(res.Reason, src.Value) // it may quote the child's output
+	log = log.With().Str("outcome", string(res.Outcome)).Logger()
+	if writeSummary && (res.Outcome == observer.OutcomeOK || res.Outcome == observer.OutcomeError) {
+		// Only a run that answered counts against the summary's attempts: a rate limit or
+		// a timeout must not use them up.
 		if err := db.BeginFinal(dbctx, o.session); err != nil {
 			log.Warn().Err(err).Msg("counting the summary attempt failed")
 		}
 	}
-	prompt := observer.BuildPrompt(observer.PromptInput{Project: proj, Events: events, Prompts: prompts, Earlier: prior, Final: writeSummary})
-	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return resolveClaude(o.p, s) })
-	log = log.With().Str("outcome", string(res.Outcome)).Logger()
 	if res.ExitCode != 0 && res.StderrTail != "" {
 		log.Error().Int("exit", res.ExitCode).Str("stderr_tail", auth.Scrub(res.StderrTail, src.Value)).Msg("observer child exited non-zero")
 	}
@@ -217,7 +234,7 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 			return false, err
 		}
 		log.Info().Int("observations", len(obs)).Bool("summary", sum != nil).Msg("observer run stored")
-		if writeSummary {
+		if writeSummary && sum != nil {
 			if err := db.FinalDone(dbctx, o.session); err != nil {
 				log.Warn().Err(err).Msg("recording the final run failed; a later SessionStart may run it again")
 			}
@@ -230,9 +247,9 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 		})
 		return true, nil
 	case observer.OutcomeAuthFailed:
-		log.Error().Str("source", string(src.Kind)).Str("from", src.From).Str("reason", auth.Scrub(res.Reason, src.Value)).Msg("observer: authentication failed; paused")
+		log.Error().Str("source", string(src.Kind)).Str("from", src.From).Str("reason", res.Reason).Msg("observer: authentication failed; paused")
 		releaseAll(false)
-		o.recordAuthRun(string(src.Kind), auth.Scrub(res.Reason, src.Value), fp, run)
+		o.recordAuthRun(string(src.Kind), res.Reason, fp, run)
 	case observer.OutcomeSetupRequired:
 		log.Error().Str("reason", res.Reason).Msg("observer: claude could not be started; paused")
 		releaseAll(false)
@@ -258,7 +275,7 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 func (o *observeRun) update(fn func(*health.Health)) {
 	errs := make([]string, 0, len(o.s.Errors))
 	for _, e := range o.s.Errors {
-		errs = append(errs, e.Error())
+		errs = append(errs, auth.Scrub(e.Error()))
 	}
 	if err := health.Update(o.s.DataDir, o.p.now(), func(h *health.Health) { fn(h); h.Settings = errs }); err != nil {
 		o.log.Error().Err(err).Msg("writing health.json failed")
@@ -329,19 +346,12 @@ func sinceOr(a health.Auth, state string, now time.Time) time.Time {
 	return now
 }
 
-func (o *observeRun) authInputs(ctx context.Context) auth.Inputs {
-	in := auth.Inputs{
+func (o *observeRun) authInputs() auth.Inputs {
+	return auth.Inputs{
 		Env: o.p.env, DotEnv: o.s.DotEnv, Pin: o.s.AuthSource, Helper: o.s.APIKeyHelper,
 		Home: homeDir(o.p.env, o.p.goos), GOOS: o.p.goos, Now: o.p.now(), Run: auth.ExecRunner{},
+		Lineage: o.lineage,
 	}
-	if o.p.goos == "darwin" {
-		pid := o.lineagePID
-		if pid == 0 {
-			pid = o.p.pid
-		}
-		in.Lineage = auth.ParentChain(ctx, in.Run, pid, o.p.goos)
-	}
-	return in
 }
 
 // fingerprint changes when anything the pause depends on changes: the credential inputs and
@@ -356,6 +366,10 @@ func (o *observeRun) fingerprint(in auth.Inputs, src auth.Source, authErr error,
 		fmt.Fprintln(h, "auth:", src.Identity())
 	}
 	fmt.Fprintln(h, auth.FileSig(filepath.Join(o.s.DataDir, settings.SettingsFile)))
+	// Where the requests go: a fixed base URL or proxy lifts a 401/403 pause at once.
+	for _, k := range []string{"ANTHROPIC_BASE_URL", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"} {
+		fmt.Fprintf(h, "%s=%q/%q\n", k, o.p.env.Get(k), o.s.DotEnv.Get(k))
+	}
 	if binErr != nil {
 		fmt.Fprintln(h, "claude:", binErr.Error())
 	} else {
