@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/claude-mem/claude-mem-go/internal/fixtures"
 	"os"
 	"path/filepath"
 	"slices"
@@ -621,11 +622,11 @@ func TestResolveHookEnvFixture(t *testing.T) {
 
 func hookEnv(t *testing.T) settings.Env {
 	t.Helper()
-	dir := os.Getenv("CLAUDE_MEM_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "fixtures", "claude-code-2.1.328")
+	path, err := fixtures.Path("hook-env-SessionStart.txt")
+	if err != nil {
+		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "hook-env-SessionStart.txt"))
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("fixtures not found (set CLAUDE_MEM_FIXTURES): %v", err)
 	}

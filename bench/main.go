@@ -60,7 +60,7 @@ func run() int {
 	hook := flag.String("hook", "bin/hook", "the hook binary to measure")
 	n := flag.Int("n", 200, "runs per case")
 	nobs := flag.Int("observations", 100000, "observations stored for the SessionStart case")
-	fixtures := flag.String("fixtures", "../shared/fixtures/claude-code-2.1.328", "Claude Code hook fixtures")
+	fixtures := flag.String("fixtures", "testdata/claude-code-2.1.328", "Claude Code hook fixtures")
 	check := flag.Bool("check", false, "exit 1 when a target is missed")
 	seedInto := flag.String("seed-into", "", "internal: seed a data dir and exit")
 	flag.Parse()

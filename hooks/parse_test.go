@@ -1,6 +1,7 @@
 package hooks_test
 
 import (
+	"github.com/claude-mem/claude-mem-go/internal/fixtures"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,13 +18,9 @@ import (
 // finds it); CLAUDE_MEM_FIXTURES overrides it.
 func fixturesDir(tb testing.TB) string {
 	tb.Helper()
-	dir := os.Getenv("CLAUDE_MEM_FIXTURES")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		dir = filepath.Join(filepath.Dir(filepath.Dir(wd)), "shared", "fixtures", "claude-code-2.1.328")
+	dir, err := fixtures.Dir()
+	if err != nil {
+		tb.Fatal(err)
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		tb.Fatalf("fixtures dir %s missing (set CLAUDE_MEM_FIXTURES): %v", dir, err)

@@ -3,11 +3,11 @@ package observer
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/claude-mem/claude-mem-go/internal/fixtures"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -114,10 +114,10 @@ func fakeClaude(mode string) int {
 	return 3
 }
 
-// fixture is the path of a Claude Code 2.1.328 fixture, beside the project as ../shared.
+// fixture is the path of a Claude Code 2.1.328 fixture.
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", "shared", "fixtures", "claude-code-2.1.328", name))
+	p, err := fixtures.Path(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ package tests
 
 import (
 	"fmt"
+	fixturedir "github.com/claude-mem/claude-mem-go/internal/fixtures"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,9 +28,10 @@ func TestMain(m *testing.M) {
 func testMain(m *testing.M) int {
 	wd, _ := os.Getwd()
 	repoRoot = filepath.Dir(wd)
-	fixtures = filepath.Join(filepath.Dir(repoRoot), "shared", "fixtures", "claude-code-2.1.328")
-	if v := os.Getenv("CLAUDE_MEM_FIXTURES"); v != "" {
-		fixtures = v
+	var err error
+	if fixtures, err = fixturedir.Dir(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	dir, err := os.MkdirTemp("", "claude-mem-tests-")
 	if err != nil {

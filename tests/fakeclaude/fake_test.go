@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/claude-mem/claude-mem-go/internal/fixtures"
 	"io"
 	"io/fs"
 	"os"
@@ -23,9 +24,6 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
 )
-
-// fixtureDir holds the real Claude Code 2.1.328 captures, at ../shared from the project root.
-const fixtureDir = "../../../shared/fixtures/claude-code-2.1.328"
 
 // fakeBin is the fake built once for the whole test binary.
 var fakeBin string
@@ -162,9 +160,13 @@ func parseLines(t *testing.T, s string) []map[string]any {
 
 func readFixture(t *testing.T, name string) []map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtureDir, name))
+	path, err := fixtures.Path(name)
 	if err != nil {
-		t.Fatalf("fixture (../shared beside the project root): %v", err)
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("fixture: %v", err)
 	}
 	lines := parseLines(t, string(b))
 	if len(lines) == 0 {
