@@ -122,6 +122,12 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 		res.Binary = bin.Path
 	}
 	if err != nil {
+		var local *localStartError
+		if errors.As(err, &local) {
+			// Out of file descriptors, say: nothing is wrong with claude (no setup pause) nor
+			// with the events (no attempt counted); a later run tries again.
+			return fail(OutcomeTransient, "starting the observer: %v", local.err)
+		}
 		res.StartErr = err
 		return fail(OutcomeSetupRequired, "%v", err)
 	}
@@ -197,20 +203,29 @@ type child struct {
 }
 
 // startChild starts path with the spec's argv, cwd and environment, in its own process group.
+// localStartError is a start failure of this process (its pipes), not of the executable.
+type localStartError struct{ err error }
+
+func (e *localStartError) Error() string { return e.err.Error() }
+func (e *localStartError) Unwrap() error { return e.err }
+
+// newPipe is os.Pipe; a test makes it fail as a process out of file descriptors would.
+var newPipe = os.Pipe
+
 func startChild(spec Spec, path string, stderr *os.File) (*child, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".cmd", ".bat", ".ps1":
 		return nil, fmt.Errorf("%w: %s", ErrShellTarget, path)
 	}
-	inR, inW, err := os.Pipe()
+	inR, inW, err := newPipe()
 	if err != nil {
-		return nil, err
+		return nil, &localStartError{err}
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := newPipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
-		return nil, err
+		return nil, &localStartError{err}
 	}
 	cmd := &exec.Cmd{
 		Path: path,

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -317,5 +318,21 @@ func TestRunStartFailures(t *testing.T) {
 				t.Errorf("argv %q", r.Args)
 			}
 		})
+	}
+}
+
+// A start that fails in this process (no file descriptors left for the pipes) is transient,
+// not setup_required: nothing is wrong with claude, so nothing may pause the observer.
+func TestRunLocalStartFailureIsTransientNotSetup(t *testing.T) {
+	spec, _ := fakeSpec(t, testBinary(t), "ok", "haiku", time.Minute)
+	old := newPipe
+	newPipe = func() (*os.File, *os.File, error) { return nil, nil, &os.SyscallError{Syscall: "pipe2", Err: syscall.EMFILE} }
+	defer func() { newPipe = old }()
+	res := Run(context.Background(), spec, "hello", func() (claudebin.Result, error) {
+		t.Fatal("a local failure must not re-resolve the binary")
+		return claudebin.Result{}, nil
+	})
+	if res.Outcome != OutcomeTransient || res.StartErr != nil || !strings.Contains(res.Reason, "too many open files") {
+		t.Fatalf("Run = %+v, want a transient outcome naming EMFILE, no StartErr", res)
 	}
 }
