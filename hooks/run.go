@@ -132,8 +132,10 @@ func admit(d *Deps, in Input) (project.Project, bool) {
 		d.Log.Debug().Str("event", in.Event).Str("reason", dec.Reason).Msg("event is our own observer's; dropped")
 		return project.Project{}, false
 	}
+	// Check has just ruled out a cwd inside our dirs, so Derive is not given them again:
+	// canonicalising them twice would double the stats every hook makes.
 	p, err := project.Derive(in.Cwd, project.Options{
-		Home: d.Home, GOOS: d.GOOS, Excluded: d.Settings.ExcludedProjects, Ours: guard,
+		Home: d.Home, GOOS: d.GOOS, Excluded: d.Settings.ExcludedProjects,
 	})
 	if err != nil {
 		var ex *project.ExcludedError
