@@ -326,7 +326,9 @@ func TestRunStartFailures(t *testing.T) {
 func TestRunLocalStartFailureIsTransientNotSetup(t *testing.T) {
 	spec, _ := fakeSpec(t, testBinary(t), "ok", "haiku", time.Minute)
 	old := newPipe
-	newPipe = func() (*os.File, *os.File, error) { return nil, nil, &os.SyscallError{Syscall: "pipe2", Err: syscall.EMFILE} }
+	newPipe = func() (*os.File, *os.File, error) {
+		return nil, nil, &os.SyscallError{Syscall: "pipe2", Err: syscall.EMFILE}
+	}
 	defer func() { newPipe = old }()
 	res := Run(context.Background(), spec, "hello", func() (claudebin.Result, error) {
 		t.Fatal("a local failure must not re-resolve the binary")
