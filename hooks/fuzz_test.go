@@ -88,7 +88,7 @@ func FuzzHookMode(f *testing.F) {
 		Hook: filepath.Join(root, "bin", "hook"), ExecutableDir: filepath.Join(root, "bin"),
 		Now:           func() time.Time { return clock },
 		OpenStore:     func() (*store.DB, error) { return store.Open(dbPath) },
-		ClaudeCheck:   func() error { return nil },
+		ClaudeCheck:   func(health.Health) error { return nil },
 		LoadHealth:    func() (health.Health, error) { return health.Health{}, nil },
 		StartObserver: func(string, bool) error { return nil },
 	}

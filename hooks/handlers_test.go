@@ -550,7 +550,7 @@ func TestAPanicInsideAHandlerIsRecovered(t *testing.T) {
 	}{
 		{"SessionStart OpenStore", hooks.SessionStart, func(h *harness) { h.openStore = boom }},
 		{"SessionStart ClaudeCheck", hooks.SessionStart, func(h *harness) {
-			h.deps.ClaudeCheck = func() error { panic("BOOM-claude-check") }
+			h.deps.ClaudeCheck = func(health.Health) error { panic("BOOM-claude-check") }
 		}},
 		{"SessionStart LoadHealth", hooks.SessionStart, func(h *harness) { h.loadHlth = panicWith("BOOM-health") }},
 		{"SessionStart StartObserver", hooks.SessionStart, func(h *harness) {

@@ -86,7 +86,7 @@ func newHarness(t *testing.T, kv ...string) *harness {
 			}
 			return store.Open(h.dbPath())
 		},
-		ClaudeCheck: func() error { h.claudeChecks++; return h.claudeErr },
+		ClaudeCheck: func(health.Health) error { h.claudeChecks++; return h.claudeErr },
 		LoadHealth: func() (health.Health, error) {
 			if h.loadHlth != nil {
 				h.loadHlth()

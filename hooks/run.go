@@ -34,8 +34,9 @@ type Deps struct {
 
 	// OpenStore opens (creating when needed) the database.
 	OpenStore func() (*store.DB, error)
-	// ClaudeCheck is the live, process-free check for the claude executable (nil = found).
-	ClaudeCheck func() error
+	// ClaudeCheck is the live, process-free check for the claude executable (nil = found),
+	// given the health SessionStart already read (it remembers an unstartable binary).
+	ClaudeCheck func(health.Health) error
 	// LoadHealth reads health.json.
 	LoadHealth func() (health.Health, error)
 	// StartObserver starts `hook observe` for a session, detached, without waiting.

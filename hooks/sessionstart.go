@@ -70,11 +70,12 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		}
 		return err
 	})
+	h := d.health()
 	lines := notice.Collect(notice.Inputs{
 		Hook:            d.Hook,
 		ObserverEnabled: d.observerEnabled(),
-		Binary:          d.claudeCheck(),
-		Health:          d.health(),
+		Binary:          d.claudeCheck(h),
+		Health:          h,
 		SettingsErrors:  d.Settings.Errors,
 		StoreErr:        storeErr,
 	})
@@ -84,11 +85,11 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 	return res
 }
 
-func (d *Deps) claudeCheck() error {
+func (d *Deps) claudeCheck(h health.Health) error {
 	if !d.observerEnabled() {
 		return nil
 	}
-	return d.ClaudeCheck()
+	return d.ClaudeCheck(h)
 }
 
 func (d *Deps) health() health.Health {

@@ -119,7 +119,7 @@ func buildDoctor(ctx context.Context, p *proc, st *envState) *doctorReport {
 	}
 	r.LastRun = r.Health.LastRun
 
-	bin, binErr := claudeStatus(p, s)
+	bin, binErr := claudeStatus(p, s, r.Health)
 	r.Claude = doctorClaude{Found: binErr == nil, Path: bin.Path, Via: bin.Via}
 	if binErr != nil {
 		r.Claude.Error = binErr.Error()

@@ -53,7 +53,7 @@ func hookMode(p *proc) (code int) {
 		Settings: s, DataDirErr: st.dataDirErr, Env: p.env, Home: homeDir(p.env, p.goos), GOOS: p.goos,
 		Hook: p.exe, ExecutableDir: exeDir(p.exe), Now: p.now, Log: st.log,
 		OpenStore:   func() (*store.DB, error) { return store.Open(dbPath(s)) },
-		ClaudeCheck: func() error { _, err := claudeStatus(p, s); return err },
+		ClaudeCheck: func(h health.Health) error { _, err := claudeStatus(p, s, h); return err },
 		LoadHealth:  func() (health.Health, error) { return health.Load(s.DataDir) },
 		StartObserver: func(id string, final bool) error {
 			// The parent pid is Claude Code's, alive now: the detached observer, whose own
@@ -87,13 +87,13 @@ func resolveClaude(p *proc, s *settings.Settings) (claudebin.Result, error) {
 
 // claudeStatus is the live check SessionStart and doctor share (stat and glob only, no
 // process): the resolved executable, unless the last spawn found that very file (same path,
-// size and mtime) unstartable, which health.json remembers.
-func claudeStatus(p *proc, s *settings.Settings) (claudebin.Result, error) {
+// size and mtime) unstartable, which health h remembers.
+func claudeStatus(p *proc, s *settings.Settings, h health.Health) (claudebin.Result, error) {
 	bin, err := resolveClaude(p, s)
 	if err != nil {
 		return bin, err
 	}
-	if h, herr := health.Load(s.DataDir); herr == nil && h.Setup.State == health.StateRequired &&
+	if h.Setup.State == health.StateRequired &&
 		h.Setup.Path == bin.Path && h.Setup.Sig == auth.FileSig(bin.Path) {
 		return bin, &claudebin.UnspawnableError{Path: bin.Path, Err: errors.New(h.Setup.Reason)}
 	}
