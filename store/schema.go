@@ -151,4 +151,55 @@ ALTER TABLE sessions ADD COLUMN final_pending INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN final_attempts INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX sessions_final ON sessions(ended_at) WHERE final_pending = 1;
 `,
+	// 3: this phase's columns and tables, in one step so every part builds on one schema.
+	// record_id: the capture journal's id of a prompt or event, so ingestion is idempotent
+	// (§15). origin: who wrote an observation (observer, model via the remember tool,
+	// import). content_hash: import's idempotence key (§20), filled when a row is exported or
+	// imported. runs: one observer run with its usage and cost (§17). redactions: secrets
+	// replaced at capture, per local day, project and kind (§16).
+	`
+ALTER TABLE prompts ADD COLUMN record_id TEXT NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX prompts_record ON prompts(record_id) WHERE record_id <> '';
+ALTER TABLE events ADD COLUMN record_id TEXT NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX events_record ON events(record_id) WHERE record_id <> '';
+
+ALTER TABLE observations ADD COLUMN origin TEXT NOT NULL DEFAULT 'observer'
+	CHECK (origin IN ('observer', 'model', 'import'));
+ALTER TABLE observations ADD COLUMN content_hash TEXT NOT NULL DEFAULT '';
+CREATE INDEX observations_hash ON observations(content_hash) WHERE content_hash <> '';
+ALTER TABLE summaries ADD COLUMN content_hash TEXT NOT NULL DEFAULT '';
+CREATE INDEX summaries_hash ON summaries(content_hash) WHERE content_hash <> '';
+ALTER TABLE prompts ADD COLUMN content_hash TEXT NOT NULL DEFAULT '';
+CREATE INDEX prompts_hash ON prompts(content_hash) WHERE content_hash <> '';
+
+CREATE TABLE runs (
+	id                    TEXT PRIMARY KEY,
+	session_id            TEXT NOT NULL,
+	project               TEXT NOT NULL,
+	model                 TEXT NOT NULL DEFAULT '',
+	outcome               TEXT NOT NULL,
+	started_at            INTEGER NOT NULL,
+	ended_at              INTEGER NOT NULL,
+	events                INTEGER NOT NULL DEFAULT 0,
+	observations          INTEGER NOT NULL DEFAULT 0,
+	duplicates            INTEGER NOT NULL DEFAULT 0,
+	input_tokens          INTEGER NOT NULL DEFAULT 0,
+	output_tokens         INTEGER NOT NULL DEFAULT 0,
+	cache_creation_tokens INTEGER NOT NULL DEFAULT 0,
+	cache_read_tokens     INTEGER NOT NULL DEFAULT 0,
+	cost_usd              REAL NOT NULL DEFAULT 0,
+	duration_ms           INTEGER NOT NULL DEFAULT 0,
+	duration_api_ms       INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX runs_started ON runs(started_at);
+CREATE INDEX runs_project_started ON runs(project, started_at);
+
+CREATE TABLE redactions (
+	day     TEXT NOT NULL, -- the local date of capture, YYYY-MM-DD
+	project TEXT NOT NULL,
+	kind    TEXT NOT NULL,
+	count   INTEGER NOT NULL,
+	PRIMARY KEY (day, project, kind)
+) STRICT;
+`,
 }
