@@ -1,72 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/claude-mem/claude-mem-go/auth"
-	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/doctor"
 	"github.com/claude-mem/claude-mem-go/health"
-	"github.com/claude-mem/claude-mem-go/notice"
-	"github.com/claude-mem/claude-mem-go/observer"
-	"github.com/claude-mem/claude-mem-go/settings"
-	"github.com/claude-mem/claude-mem-go/store"
 )
-
-// doctorReport is the documented, stable shape of `hook doctor --json` (README: "hook doctor").
-type doctorReport struct {
-	Version    string           `json:"version"`
-	Hook       string           `json:"hook"`
-	DataDir    string           `json:"data_dir"`
-	PluginRoot string           `json:"plugin_root"`
-	OK         bool             `json:"ok"`
-	Findings   []string         `json:"findings"`
-	Settings   []settings.Value `json:"settings"`
-	Observer   struct {
-		Enabled             bool `json:"enabled"`
-		MaxConcurrentAgents int  `json:"max_concurrent_agents"`
-	} `json:"observer"`
-	Claude  doctorClaude       `json:"claude"`
-	Auth    doctorAuth         `json:"auth"`
-	Health  health.Health      `json:"health"`
-	Queue   *doctorQueue       `json:"queue"`
-	LastRun *health.Run        `json:"last_run"`
-	Spawn   *observer.Redacted `json:"spawn_spec"`
-}
-
-type doctorClaude struct {
-	Found  bool              `json:"found"`
-	Path   string            `json:"path,omitempty"`
-	Via    string            `json:"via,omitempty"`
-	Error  string            `json:"error,omitempty"`
-	Probed []claudebin.Probe `json:"probed,omitempty"`
-}
-
-type doctorAuth struct {
-	Usable     bool             `json:"usable"`
-	Source     string           `json:"source,omitempty"`
-	From       string           `json:"from,omitempty"`
-	Value      auth.Secret      `json:"value,omitempty"`
-	ExpiresAt  *time.Time       `json:"expires_at,omitempty"`
-	Error      string           `json:"error,omitempty"`
-	Candidates []auth.Candidate `json:"candidates,omitempty"`
-}
-
-type doctorQueue struct {
-	Pending    int    `json:"pending"`
-	Processing int    `json:"processing"`
-	Done       int    `json:"done"`
-	Failed     int    `json:"failed"`
-	Error      string `json:"error,omitempty"`
-}
 
 // doctorCmd is `hook doctor [--json] [--retry]`: exit 0 when all is well, 1 when setup is
 // required, auth failed, or a setting is invalid.
@@ -91,186 +33,23 @@ func doctorCmd(p *proc, args []string) int {
 		}
 		fmt.Fprintln(p.stderr, "observer pause cleared: the next Stop may run the observer")
 	}
-	r := buildDoctor(ctx, p, st)
+	in := doctor.Inputs{
+		Version: version, Hook: p.exe, PluginRoot: doctor.PluginRoot(p.env, exeDir(p.exe)),
+		Settings: s, DataDirErr: st.dataDirErr, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Log: st.log,
+	}
+	if p.goos == "darwin" {
+		in.Lineage = auth.ParentChain(ctx, auth.ExecRunner{}, p.pid, p.goos)
+	}
+	r := doctor.Build(ctx, in)
 	if *asJSON {
 		enc := json.NewEncoder(p.stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(r)
 	} else {
-		printDoctor(p.stdout, r)
+		doctor.Render(p.stdout, r)
 	}
 	if r.OK {
 		return 0
 	}
 	return 1
-}
-
-func buildDoctor(ctx context.Context, p *proc, st *envState) *doctorReport {
-	s := st.s
-	r := &doctorReport{Version: version, Hook: p.exe, DataDir: s.DataDir, PluginRoot: pluginRoot(p)}
-	for _, v := range s.Values {
-		v.Value, v.Error = auth.Scrub(v.Value), auth.Scrub(v.Error)
-		r.Settings = append(r.Settings, v)
-	}
-	r.Observer.Enabled, r.Observer.MaxConcurrentAgents = s.MaxConcurrentAgents > 0, s.MaxConcurrentAgents
-	var err error
-	if r.Health, err = health.Load(s.DataDir); err != nil {
-		r.Findings = append(r.Findings, "health.json unreadable: "+err.Error())
-	}
-	r.LastRun = r.Health.LastRun
-
-	bin, binErr := claudeStatus(p, s, r.Health)
-	r.Claude = doctorClaude{Found: binErr == nil, Path: bin.Path, Via: bin.Via}
-	if binErr != nil {
-		r.Claude.Error = binErr.Error()
-		var nf *claudebin.NotFoundError
-		if errors.As(binErr, &nf) {
-			r.Claude.Probed = nf.Probed
-		}
-	}
-
-	o := &observeRun{p: p, s: s, log: st.log}
-	if p.goos == "darwin" {
-		o.lineage = auth.ParentChain(ctx, auth.ExecRunner{}, p.pid, p.goos)
-	}
-	in := o.authInputs()
-	src, cands, authErr := auth.Resolve(ctx, in)
-	r.Auth = doctorAuth{Usable: authErr == nil, Candidates: cands}
-	if authErr != nil {
-		r.Auth.Error = authErr.Error()
-	} else {
-		r.Auth.Source, r.Auth.From, r.Auth.Value = string(src.Kind), src.From, src.Value
-		if !src.ExpiresAt.IsZero() {
-			t := src.ExpiresAt.UTC()
-			r.Auth.ExpiresAt = &t
-		}
-	}
-
-	var storeErr error
-	if st.dataDirErr != nil {
-		storeErr = st.dataDirErr
-	} else if db, err := store.OpenReadOnly(dbPath(s)); err == nil {
-		if c, err := db.Counts(ctx); err == nil {
-			r.Queue = &doctorQueue{Pending: c.Pending, Processing: c.Processing, Done: c.Done, Failed: c.Failed}
-		} else {
-			storeErr = err
-		}
-		db.Close()
-	} else if !errors.Is(err, store.ErrNoDatabase) {
-		storeErr = err
-	} else {
-		r.Queue = &doctorQueue{}
-	}
-	if storeErr != nil {
-		r.Queue = &doctorQueue{Error: storeErr.Error()}
-	}
-
-	if r.Observer.Enabled && binErr == nil && authErr == nil {
-		spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: p.env, GOOS: p.goos, Binary: bin, Auth: src, RunID: "<next-run-id>"})
-		red := spec.Redacted()
-		r.Spawn = &red
-	}
-
-	// The findings are the lines SessionStart shows, with doctor's live auth check standing in
-	// for a failure no run has recorded yet, then what only doctor can see.
-	seen := r.Health
-	if r.Observer.Enabled && authErr != nil && seen.Auth.State != health.StateFailed {
-		seen.Auth = health.Auth{State: health.StateFailed, Source: authSourceName(authErr, s.AuthSource), Reason: authErr.Error()}
-	}
-	lines := notice.Collect(notice.Inputs{
-		Hook: p.exe, ObserverEnabled: r.Observer.Enabled, Binary: binErr,
-		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr,
-	})
-	r.Findings = append(lines, r.Findings...)
-	authFailed := r.Observer.Enabled && seen.Auth.State == health.StateFailed
-	if !r.Observer.Enabled {
-		r.Findings = append(r.Findings, "observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0): capture, context and search keep working")
-	}
-	if p.now().Before(r.Health.PausedUntil) {
-		r.Findings = append(r.Findings, fmt.Sprintf("observer paused until %s (%s); `%s doctor --retry` clears it", r.Health.PausedUntil.UTC().Format(time.RFC3339), r.Health.PauseReason, p.exe))
-	}
-	if r.Queue != nil && r.Queue.Failed > 0 {
-		r.Findings = append(r.Findings, fmt.Sprintf("%d events failed 3 observer runs; they are kept", r.Queue.Failed))
-	}
-	setupRequired := r.Observer.Enabled && binErr != nil
-	r.OK = !setupRequired && !authFailed && len(s.Errors) == 0 && storeErr == nil
-	return r
-}
-
-// pluginRoot is CLAUDE_PLUGIN_ROOT inside a hook; run from a terminal, it is the directory
-// above bin/hook when that holds the plugin manifest.
-func pluginRoot(p *proc) string {
-	if r := p.env.Get("CLAUDE_PLUGIN_ROOT"); r != "" {
-		return r
-	}
-	root := filepath.Dir(exeDir(p.exe))
-	if _, err := os.Stat(filepath.Join(root, ".claude-plugin", "plugin.json")); err == nil {
-		return root
-	}
-	return ""
-}
-
-func printDoctor(w io.Writer, r *doctorReport) {
-	status := "ok"
-	if !r.OK {
-		status = "PROBLEMS FOUND"
-	}
-	fmt.Fprintf(w, "claude-mem %s — %s\n\n", r.Version, status)
-	for _, f := range r.Findings {
-		fmt.Fprintf(w, "  ! %s\n", f)
-	}
-	if len(r.Findings) > 0 {
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "hook         %s\ndata dir     %s\nplugin root  %s\n", r.Hook, r.DataDir, orNone(r.PluginRoot))
-	fmt.Fprintf(w, "observer     %s\n", map[bool]string{true: fmt.Sprintf("on, at most %d at once", r.Observer.MaxConcurrentAgents), false: "off (search-only mode)"}[r.Observer.Enabled])
-	if r.Claude.Found {
-		fmt.Fprintf(w, "claude       %s (via %s)\n", r.Claude.Path, r.Claude.Via)
-	} else if len(r.Claude.Probed) > 0 {
-		fmt.Fprintln(w, "claude       not found; probed, in order:")
-		for _, pr := range r.Claude.Probed {
-			fmt.Fprintf(w, "               %s: %s\n", pr.Path, pr.Reason)
-		}
-	} else {
-		fmt.Fprintf(w, "claude       not usable: %s\n", r.Claude.Error)
-	}
-	if r.Auth.Usable {
-		exp := "no expiry"
-		if r.Auth.ExpiresAt != nil {
-			exp = "expires " + r.Auth.ExpiresAt.Format(time.RFC3339)
-		}
-		fmt.Fprintf(w, "auth         %s from %s, %s (%s)\n", r.Auth.Source, r.Auth.From, r.Auth.Value, exp)
-	} else {
-		fmt.Fprintf(w, "auth         no usable source: %s\n", r.Auth.Error)
-	}
-	fmt.Fprintf(w, "health       auth %s, setup %s\n", orNone(r.Health.Auth.State), orNone(r.Health.Setup.State))
-	if r.Queue != nil {
-		if r.Queue.Error != "" {
-			fmt.Fprintf(w, "events       unavailable: %s\n", r.Queue.Error)
-		} else {
-			fmt.Fprintf(w, "events       %d pending, %d processing, %d done, %d failed\n", r.Queue.Pending, r.Queue.Processing, r.Queue.Done, r.Queue.Failed)
-		}
-	}
-	if r.LastRun != nil {
-		fmt.Fprintf(w, "last run     %s at %s: %s %s\n", r.LastRun.ID, r.LastRun.Time.UTC().Format(time.RFC3339), r.LastRun.Outcome, r.LastRun.Reason)
-	}
-	fmt.Fprintln(w, "\nsettings")
-	for _, v := range r.Settings {
-		line := fmt.Sprintf("  %-34s %-22q %s", v.Key, v.Value, v.Origin)
-		if v.Error != "" {
-			line += "  ERROR: " + v.Error
-		}
-		fmt.Fprintln(w, strings.TrimRight(line, " "))
-	}
-	if r.Spawn != nil {
-		b, _ := json.MarshalIndent(r.Spawn, "  ", "  ")
-		fmt.Fprintf(w, "\nnext observer spawn (redacted)\n  %s\n", b)
-	}
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
 }

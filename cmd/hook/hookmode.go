@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -10,10 +9,9 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/claude-mem/claude-mem-go/auth"
-	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
+	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -53,7 +51,7 @@ func hookMode(p *proc) (code int) {
 		Settings: s, DataDirErr: st.dataDirErr, Env: p.env, Home: homeDir(p.env, p.goos), GOOS: p.goos,
 		Hook: p.exe, ExecutableDir: exeDir(p.exe), Now: p.now, Log: st.log,
 		OpenStore:   func() (*store.DB, error) { return store.Open(dbPath(s)) },
-		ClaudeCheck: func(h health.Health) error { _, err := claudeStatus(p, s, h); return err },
+		ClaudeCheck: func(h health.Health) error { _, err := observe.ClaudeStatus(p.env, s, p.goos, h); return err },
 		LoadHealth:  func() (health.Health, error) { return health.Load(s.DataDir) },
 		StartObserver: func(id string, final bool) error {
 			// The parent pid is Claude Code's, alive now: the detached observer, whose own
@@ -70,32 +68,3 @@ func hookMode(p *proc) (code int) {
 }
 
 func dbPath(s *settings.Settings) string { return filepath.Join(s.DataDir, settings.DBFile) }
-
-// resolveClaude finds the claude executable now (never a cached path), with the effective
-// CLAUDE_MEM_CLAUDE_PATH setting (which may come from settings.json) in front of the env.
-func resolveClaude(p *proc, s *settings.Settings) (claudebin.Result, error) {
-	env := p.env
-	if s.ClaudePath != "" && env.Get(settings.KeyClaudePath) != s.ClaudePath {
-		env = make(settings.Env, len(p.env)+1)
-		for k, v := range p.env {
-			env[k] = v
-		}
-		env[settings.KeyClaudePath] = s.ClaudePath
-	}
-	return claudebin.Resolve(env, claudebin.OSFS{}, p.goos)
-}
-
-// claudeStatus is the live check SessionStart and doctor share (stat and glob only, no
-// process): the resolved executable, unless the last spawn found that very file (same path,
-// size and mtime) unstartable, which health h remembers.
-func claudeStatus(p *proc, s *settings.Settings, h health.Health) (claudebin.Result, error) {
-	bin, err := resolveClaude(p, s)
-	if err != nil {
-		return bin, err
-	}
-	if h.Setup.State == health.StateRequired &&
-		h.Setup.Path == bin.Path && h.Setup.Sig == auth.FileSig(bin.Path) {
-		return bin, &claudebin.UnspawnableError{Path: bin.Path, Err: errors.New(h.Setup.Reason)}
-	}
-	return bin, nil
-}

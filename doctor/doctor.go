@@ -1,0 +1,260 @@
+// Package doctor builds the doctor report as a value: the setup, auth, settings, health,
+// queue and next spawn spec that `hook doctor` prints and the viewer's health page shows.
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/claude-mem/claude-mem-go/auth"
+	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/notice"
+	"github.com/claude-mem/claude-mem-go/observe"
+	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// Inputs is what a report is built from: the process as values.
+type Inputs struct {
+	Version    string
+	Hook       string // the running executable, named in findings
+	PluginRoot string
+	Settings   *settings.Settings
+	DataDirErr error
+	Env        settings.Env
+	GOOS       string
+	Home       string
+	Now        func() time.Time
+	Log        zerolog.Logger
+	Lineage    []string // darwin: the process ancestry for the desktop-app auth rule
+}
+
+// Report is the doctor report as a value: the documented, stable shape of `hook doctor --json` (README: "hook doctor").
+type Report struct {
+	Version    string           `json:"version"`
+	Hook       string           `json:"hook"`
+	DataDir    string           `json:"data_dir"`
+	PluginRoot string           `json:"plugin_root"`
+	OK         bool             `json:"ok"`
+	Findings   []string         `json:"findings"`
+	Settings   []settings.Value `json:"settings"`
+	Observer   struct {
+		Enabled             bool `json:"enabled"`
+		MaxConcurrentAgents int  `json:"max_concurrent_agents"`
+	} `json:"observer"`
+	Claude  Claude             `json:"claude"`
+	Auth    Auth               `json:"auth"`
+	Health  health.Health      `json:"health"`
+	Queue   *Queue             `json:"queue"`
+	LastRun *health.Run        `json:"last_run"`
+	Spawn   *observer.Redacted `json:"spawn_spec"`
+}
+
+type Claude struct {
+	Found  bool              `json:"found"`
+	Path   string            `json:"path,omitempty"`
+	Via    string            `json:"via,omitempty"`
+	Error  string            `json:"error,omitempty"`
+	Probed []claudebin.Probe `json:"probed,omitempty"`
+}
+
+type Auth struct {
+	Usable     bool             `json:"usable"`
+	Source     string           `json:"source,omitempty"`
+	From       string           `json:"from,omitempty"`
+	Value      auth.Secret      `json:"value,omitempty"`
+	ExpiresAt  *time.Time       `json:"expires_at,omitempty"`
+	Error      string           `json:"error,omitempty"`
+	Candidates []auth.Candidate `json:"candidates,omitempty"`
+}
+
+type Queue struct {
+	Pending    int    `json:"pending"`
+	Processing int    `json:"processing"`
+	Done       int    `json:"done"`
+	Failed     int    `json:"failed"`
+	Error      string `json:"error,omitempty"`
+}
+
+// Build gathers the report: live checks of the claude executable and the credential, the
+// health the observer left, the queue, and the spawn spec the next run would use.
+func Build(ctx context.Context, in Inputs) *Report {
+	s := in.Settings
+	d := observe.Deps{Settings: s, Env: in.Env, GOOS: in.GOOS, Home: in.Home, Now: in.Now, Log: in.Log, Lineage: in.Lineage}
+	r := &Report{Version: in.Version, Hook: in.Hook, DataDir: s.DataDir, PluginRoot: in.PluginRoot, }
+	for _, v := range s.Values {
+		v.Value, v.Error = auth.Scrub(v.Value), auth.Scrub(v.Error)
+		r.Settings = append(r.Settings, v)
+	}
+	r.Observer.Enabled, r.Observer.MaxConcurrentAgents = s.MaxConcurrentAgents > 0, s.MaxConcurrentAgents
+	var err error
+	if r.Health, err = health.Load(s.DataDir); err != nil {
+		r.Findings = append(r.Findings, "health.json unreadable: "+err.Error())
+	}
+	r.LastRun = r.Health.LastRun
+
+	bin, binErr := observe.ClaudeStatus(in.Env, s, in.GOOS, r.Health)
+	r.Claude = Claude{Found: binErr == nil, Path: bin.Path, Via: bin.Via}
+	if binErr != nil {
+		r.Claude.Error = binErr.Error()
+		var nf *claudebin.NotFoundError
+		if errors.As(binErr, &nf) {
+			r.Claude.Probed = nf.Probed
+		}
+	}
+
+	src, cands, authErr := auth.Resolve(ctx, observe.AuthInputs(d))
+	r.Auth = Auth{Usable: authErr == nil, Candidates: cands}
+	if authErr != nil {
+		r.Auth.Error = authErr.Error()
+	} else {
+		r.Auth.Source, r.Auth.From, r.Auth.Value = string(src.Kind), src.From, src.Value
+		if !src.ExpiresAt.IsZero() {
+			t := src.ExpiresAt.UTC()
+			r.Auth.ExpiresAt = &t
+		}
+	}
+
+	var storeErr error
+	if in.DataDirErr != nil {
+		storeErr = in.DataDirErr
+	} else if db, err := store.OpenReadOnly(filepath.Join(s.DataDir, settings.DBFile)); err == nil {
+		if c, err := db.Counts(ctx); err == nil {
+			r.Queue = &Queue{Pending: c.Pending, Processing: c.Processing, Done: c.Done, Failed: c.Failed}
+		} else {
+			storeErr = err
+		}
+		db.Close()
+	} else if !errors.Is(err, store.ErrNoDatabase) {
+		storeErr = err
+	} else {
+		r.Queue = &Queue{}
+	}
+	if storeErr != nil {
+		r.Queue = &Queue{Error: storeErr.Error()}
+	}
+
+	if r.Observer.Enabled && binErr == nil && authErr == nil {
+		spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: in.Env, GOOS: in.GOOS, Binary: bin, Auth: src, RunID: "<next-run-id>"})
+		red := spec.Redacted()
+		r.Spawn = &red
+	}
+
+	// The findings are the lines SessionStart shows, with doctor's live auth check standing in
+	// for a failure no run has recorded yet, then what only doctor can see.
+	seen := r.Health
+	if r.Observer.Enabled && authErr != nil && seen.Auth.State != health.StateFailed {
+		seen.Auth = health.Auth{State: health.StateFailed, Source: observe.AuthSourceName(authErr, s.AuthSource), Reason: authErr.Error()}
+	}
+	lines := notice.Collect(notice.Inputs{
+		Hook: in.Hook, ObserverEnabled: r.Observer.Enabled, Binary: binErr,
+		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr,
+	})
+	r.Findings = append(lines, r.Findings...)
+	authFailed := r.Observer.Enabled && seen.Auth.State == health.StateFailed
+	if !r.Observer.Enabled {
+		r.Findings = append(r.Findings, "observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0): capture, context and search keep working")
+	}
+	if in.Now().Before(r.Health.PausedUntil) {
+		r.Findings = append(r.Findings, fmt.Sprintf("observer paused until %s (%s); `%s doctor --retry` clears it", r.Health.PausedUntil.UTC().Format(time.RFC3339), r.Health.PauseReason, in.Hook))
+	}
+	if r.Queue != nil && r.Queue.Failed > 0 {
+		r.Findings = append(r.Findings, fmt.Sprintf("%d events failed 3 observer runs; they are kept", r.Queue.Failed))
+	}
+	if r.Findings == nil {
+		r.Findings = []string{} // `"findings": []`, never null, in --json
+	}
+	setupRequired := r.Observer.Enabled && binErr != nil
+	r.OK = !setupRequired && !authFailed && len(s.Errors) == 0 && storeErr == nil
+	return r
+}
+
+// PluginRoot is CLAUDE_PLUGIN_ROOT inside a hook; run from a terminal, it is the directory
+// above the executable's (bin/hook) when that holds the plugin manifest.
+func PluginRoot(env settings.Env, exeDir string) string {
+	if r := env.Get("CLAUDE_PLUGIN_ROOT"); r != "" {
+		return r
+	}
+	root := filepath.Dir(exeDir)
+	if _, err := os.Stat(filepath.Join(root, ".claude-plugin", "plugin.json")); err == nil {
+		return root
+	}
+	return ""
+}
+
+// Render writes the report for a person.
+func Render(w io.Writer, r *Report) {
+	status := "ok"
+	if !r.OK {
+		status = "PROBLEMS FOUND"
+	}
+	fmt.Fprintf(w, "claude-mem %s — %s\n\n", r.Version, status)
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "  ! %s\n", f)
+	}
+	if len(r.Findings) > 0 {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "hook         %s\ndata dir     %s\nplugin root  %s\n", r.Hook, r.DataDir, orNone(r.PluginRoot))
+	fmt.Fprintf(w, "observer     %s\n", map[bool]string{true: fmt.Sprintf("on, at most %d at once", r.Observer.MaxConcurrentAgents), false: "off (search-only mode)"}[r.Observer.Enabled])
+	if r.Claude.Found {
+		fmt.Fprintf(w, "claude       %s (via %s)\n", r.Claude.Path, r.Claude.Via)
+	} else if len(r.Claude.Probed) > 0 {
+		fmt.Fprintln(w, "claude       not found; probed, in order:")
+		for _, pr := range r.Claude.Probed {
+			fmt.Fprintf(w, "               %s: %s\n", pr.Path, pr.Reason)
+		}
+	} else {
+		fmt.Fprintf(w, "claude       not usable: %s\n", r.Claude.Error)
+	}
+	if r.Auth.Usable {
+		exp := "no expiry"
+		if r.Auth.ExpiresAt != nil {
+			exp = "expires " + r.Auth.ExpiresAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "auth         %s from %s, %s (%s)\n", r.Auth.Source, r.Auth.From, r.Auth.Value, exp)
+	} else {
+		fmt.Fprintf(w, "auth         no usable source: %s\n", r.Auth.Error)
+	}
+	fmt.Fprintf(w, "health       auth %s, setup %s\n", orNone(r.Health.Auth.State), orNone(r.Health.Setup.State))
+	if r.Queue != nil {
+		if r.Queue.Error != "" {
+			fmt.Fprintf(w, "events       unavailable: %s\n", r.Queue.Error)
+		} else {
+			fmt.Fprintf(w, "events       %d pending, %d processing, %d done, %d failed\n", r.Queue.Pending, r.Queue.Processing, r.Queue.Done, r.Queue.Failed)
+		}
+	}
+	if r.LastRun != nil {
+		fmt.Fprintf(w, "last run     %s at %s: %s %s\n", r.LastRun.ID, r.LastRun.Time.UTC().Format(time.RFC3339), r.LastRun.Outcome, r.LastRun.Reason)
+	}
+	fmt.Fprintln(w, "\nsettings")
+	for _, v := range r.Settings {
+		line := fmt.Sprintf("  %-34s %-22q %s", v.Key, v.Value, v.Origin)
+		if v.Error != "" {
+			line += "  ERROR: " + v.Error
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+	if r.Spawn != nil {
+		b, _ := json.MarshalIndent(r.Spawn, "  ", "  ")
+		fmt.Fprintf(w, "\nnext observer spawn (redacted)\n  %s\n", b)
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}

@@ -1,0 +1,59 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/claude-mem/claude-mem-go/settings"
+)
+
+// A healthy setup has no findings, and --json says so with an empty list, not null.
+func TestFindingsAreAnEmptyListWhenAllIsWell(t *testing.T) {
+	dir := t.TempDir()
+	claude := filepath.Join(dir, "claude")
+	if err := os.WriteFile(claude, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		key        string
+		wantOK     bool
+		wantFindsN bool
+	}{
+		{"healthy", "sk-ant-api03-doctor-test-key-0000000000", true, false},
+		{"control: no credential", "", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := settings.Env{"HOME": dir, "CLAUDE_MEM_DATA_DIR": filepath.Join(t.TempDir(), "data"), "CLAUDE_MEM_CLAUDE_PATH": claude, "PATH": ""}
+			if tc.key != "" {
+				env["ANTHROPIC_API_KEY"] = tc.key
+			}
+			s, err := settings.Load(env, filepath.Join(dir, "xdg"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := Build(context.Background(), Inputs{
+				Version: "test", Hook: "/x/bin/hook", Settings: s, Env: env, GOOS: runtime.GOOS, Home: dir,
+				Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) }, Log: zerolog.Nop(),
+			})
+			b, _ := json.Marshal(r)
+			if r.OK != tc.wantOK {
+				t.Fatalf("ok = %v, want %v; findings %q", r.OK, tc.wantOK, r.Findings)
+			}
+			if tc.wantFindsN != (len(r.Findings) > 0) {
+				t.Fatalf("findings %q", r.Findings)
+			}
+			if strings.Contains(string(b), `"findings":null`) {
+				t.Fatalf("findings is null in %s", b)
+			}
+		})
+	}
+}
