@@ -1,6 +1,7 @@
 package project
 
-// The glob language of CLAUDE_MEM_EXCLUDED_PROJECTS: `?` is one character other than the
+// The glob language of CLAUDE_MEM_EXCLUDED_PROJECTS: `?` is one character (a rune, not a
+// byte: `caf?` matches café) other than the
 // separator, `*` any run of them, `**` any run of anything; `<sep>**` followed by a separator
 // or the end may also match nothing, so `~/work/**` covers ~/work itself and `a/**/b`
 // matches a/b. Everything else is literal. path.Match has no `**`, hence this small NFA:
@@ -9,7 +10,7 @@ package project
 type tokKind uint8
 
 const (
-	tokLit      tokKind = iota // one literal byte
+	tokLit      tokKind = iota // one literal character
 	tokOne                     // ?
 	tokStar                    // *
 	tokAny                     // **
@@ -18,10 +19,11 @@ const (
 
 type tok struct {
 	kind tokKind
-	b    byte
+	r    rune
 }
 
-func compile(pat string, sep byte) []tok {
+func compile(pattern string, sep rune) []tok {
+	pat := []rune(pattern)
 	var out []tok
 	for i := 0; i < len(pat); i++ {
 		switch c := pat[i]; {
@@ -37,21 +39,20 @@ func compile(pat string, sep byte) []tok {
 		case c == '?':
 			out = append(out, tok{kind: tokOne})
 		default:
-			out = append(out, tok{kind: tokLit, b: c})
+			out = append(out, tok{kind: tokLit, r: c})
 		}
 	}
 	return out
 }
 
 // match reports whether the whole of s matches pat.
-func match(pat, s string, sep byte) bool {
+func match(pat, s string, sep rune) bool {
 	toks := compile(pat, sep)
 	cur := make([]bool, len(toks)+1)
 	next := make([]bool, len(toks)+1)
 	cur[0] = true
 	closure(toks, cur)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	for _, c := range s {
 		clear(next)
 		alive := false
 		for j, t := range toks {
@@ -60,7 +61,7 @@ func match(pat, s string, sep byte) bool {
 			}
 			switch t.kind {
 			case tokLit:
-				next[j+1] = next[j+1] || c == t.b
+				next[j+1] = next[j+1] || c == t.r
 			case tokOne:
 				next[j+1] = next[j+1] || c != sep
 			case tokStar:

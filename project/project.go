@@ -183,7 +183,7 @@ func versionLike(name string) bool {
 // (as given and resolved) or the project root, one without against the project name.
 func excluded(o Options, cwd, canonical string, p Project) (string, bool) {
 	goos := o.GOOS
-	sep, seps := byte('/'), "/"
+	sep, seps := '/', "/"
 	if goos == "windows" {
 		sep, seps = '\\', `/\`
 	}

@@ -219,7 +219,7 @@ func TestDeriveExcluded(t *testing.T) {
 	skipOnWindows(t)
 	tmp := tree(t,
 		"home/work/secret/app/", "home/work/app/", "home/work/client-acme/", "home/work/clientacme/",
-		"home/work/repo/.git/", "home/work/repo/sub/", "home/ab/",
+		"home/work/repo/.git/", "home/work/repo/sub/", "home/ab/", "home/café/",
 		"link->home/work/secret",
 	)
 	home := filepath.Join(tmp, "home")
@@ -233,6 +233,8 @@ func TestDeriveExcluded(t *testing.T) {
 		{"name star needs its literal", j("work/clientacme"), home, "linux", []string{"client-*"}, ""},
 		{"name question mark", j("work/secret/app"), home, "linux", []string{"?pp"}, "?pp"},
 		{"question mark is one char", j("ab"), home, "linux", []string{"?"}, ""},
+		{"question mark is a character, not a byte", j("café"), home, "linux", []string{"caf?"}, "caf?"},
+		{"path question mark is a character", j("café"), home, "linux", []string{"~/caf?"}, "~/caf?"},
 		{"name star matches every name", j("ab"), home, "linux", []string{"*"}, "*"},
 		{"name is matched whole", j("work/secret/app"), home, "linux", []string{"ap"}, ""},
 		{"path star", j("work/secret/app"), home, "linux", []string{"~/work/*/app"}, "~/work/*/app"},
@@ -300,6 +302,11 @@ func TestMatch(t *testing.T) {
 		{"a**b", "a/x/b", true},
 		{"**", "", true},
 		{"?", "/", false},
+		{"caf?", "café", true}, // ? is a character, not a byte
+		{"caf?", "caf", false},
+		{"caf??", "café", false},
+		{"caf*", "café/x", false},
+		{"?é?", "aéb", true},
 		{"*a*a*a*a*a*a*a*b", strings.Repeat("a", 200), false},
 		{"*a*a*a*a*a*a*a*b", strings.Repeat("a", 200) + "b", true},
 	}
