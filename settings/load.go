@@ -64,6 +64,15 @@ var DotEnvAllowed = []string{
 	"NODE_EXTRA_CA_CERTS",
 }
 
+// Upper bounds: past them a value makes no sense, and a large enough one overflowed
+// (CLAUDE_MEM_OBSERVER_TIMEOUT=10000000000 seconds became a negative duration: no timeout).
+const (
+	maxAgents              = 16    // observer processes at once
+	maxContextObservations = 1000  // SessionStart context is bounded to ~8,000 characters anyway
+	maxTimeoutSeconds      = 3600  // one observer run
+	maxRetention           = 10000 // run dirs kept
+)
+
 type key struct {
 	name  string
 	def   string
@@ -71,25 +80,25 @@ type key struct {
 }
 
 var keys = []key{
-	{KeyMaxConcurrentAgents, "2", func(s *Settings, v string) error { return parseInt(v, 0, &s.MaxConcurrentAgents) }},
+	{KeyMaxConcurrentAgents, "2", func(s *Settings, v string) error { return parseInt(v, 0, maxAgents, &s.MaxConcurrentAgents) }},
 	{KeyModel, "haiku", func(s *Settings, v string) error { return nonEmpty(v, &s.Model) }},
 	{KeyClaudePath, "", func(s *Settings, v string) error { s.ClaudePath = v; return nil }},
 	{KeyAuthSource, "auto", func(s *Settings, v string) error { return oneOf(v, AuthSources, &s.AuthSource) }},
 	{KeyAPIKeyHelper, "", func(s *Settings, v string) error { s.APIKeyHelper = v; return nil }},
 	{KeyPreserveProxy, "true", func(s *Settings, v string) error { return parseBool(v, &s.PreserveProxy) }},
 	{KeyPassEnv, "", func(s *Settings, v string) error { s.PassEnv = splitList(v); return nil }},
-	{KeyContextObservations, "50", func(s *Settings, v string) error { return parseInt(v, 0, &s.ContextObservations) }},
+	{KeyContextObservations, "50", func(s *Settings, v string) error { return parseInt(v, 0, maxContextObservations, &s.ContextObservations) }},
 	{KeyExcludedProjects, "", func(s *Settings, v string) error { s.ExcludedProjects = splitList(v); return nil }},
 	{KeySkipTools, "TodoWrite,AskUserQuestion,ListMcpResourcesTool,Skill", func(s *Settings, v string) error { s.SkipTools = splitList(v); return nil }},
 	{KeyObserverTimeout, "300", func(s *Settings, v string) error {
 		var n int
-		if err := parseInt(v, 1, &n); err != nil {
+		if err := parseInt(v, 1, maxTimeoutSeconds, &n); err != nil {
 			return err
 		}
 		s.ObserverTimeout = time.Duration(n) * time.Second
 		return nil
 	}},
-	{KeyObserverRetention, "50", func(s *Settings, v string) error { return parseInt(v, 1, &s.ObserverRetention) }},
+	{KeyObserverRetention, "50", func(s *Settings, v string) error { return parseInt(v, 1, maxRetention, &s.ObserverRetention) }},
 	{KeyLogLevel, "info", func(s *Settings, v string) error { return oneOf(v, LogLevels, &s.LogLevel) }},
 }
 
@@ -273,14 +282,20 @@ func unquote(v string) string {
 	return v
 }
 
-// parseInt accepts only a whole number ≥ min: "0" is 0, never "use the default".
-func parseInt(v string, min int, dst *int) error {
+// parseInt accepts only a whole number in [min, max]: "0" is 0, never "use the default".
+func parseInt(v string, min, max int, dst *int) error {
 	n, err := strconv.Atoi(v)
+	if errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("must be at most %d", max)
+	}
 	if err != nil {
 		return fmt.Errorf("not a whole number")
 	}
 	if n < min {
 		return fmt.Errorf("must be at least %d", min)
+	}
+	if n > max {
+		return fmt.Errorf("must be at most %d", max)
 	}
 	*dst = n
 	return nil
