@@ -7,7 +7,7 @@ import (
 	"syscall"
 )
 
-// StartWithRetry resolves, starts, and when start fails with ENOENT, ETXTBSY or ENOEXEC
+// StartWithRetry resolves, starts, and when start fails with ENOENT, EACCES, ETXTBSY or ENOEXEC
 // (errors.Is on syscall errnos / exec.ErrNotFound / fs.ErrNotExist) resolves once more and
 // retries once: a native auto-update unlinks or rewrites the binary between resolve and start.
 // On final failure it returns *UnspawnableError (path + OS error) or the resolver's error.
@@ -32,11 +32,13 @@ func StartWithRetry(resolve func() (Result, error), start func(Result) error) (R
 	return res, nil
 }
 
-// retryable reports a start failure that a fresh resolve can cure: the file is gone
-// (ENOENT), being written (ETXTBSY), or half-written (ENOEXEC).
+// retryable reports a start failure that a fresh resolve can cure (DESIGN.md §8): the file
+// is gone (ENOENT), not yet executable (EACCES: an installer writes, then chmods), being
+// written (ETXTBSY), or half-written (ENOEXEC).
 func retryable(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, exec.ErrNotFound) ||
-		errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ETXTBSY) || errors.Is(err, syscall.ENOEXEC)
+		errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.EACCES) ||
+		errors.Is(err, syscall.ETXTBSY) || errors.Is(err, syscall.ENOEXEC)
 }
 
 func unspawnable(res Result, err error) *UnspawnableError {

@@ -73,7 +73,7 @@ func TestStartWithRetryFails(t *testing.T) {
 			{Path: root + "/garbage/claude", Via: ViaPATH},
 		}, "", syscall.ENOEXEC, 2},
 		{"gone, and the fresh resolve finds nothing", []Result{stale}, "", notFound, 2},
-		{"no execute bit: EACCES, not retried", []Result{{Path: root + "/noexec/claude", Via: ViaKnownLocation}}, "", syscall.EACCES, 1},
+		{"no execute bit twice: EACCES", []Result{{Path: root + "/noexec/claude", Via: ViaKnownLocation}, {Path: root + "/noexec/claude", Via: ViaKnownLocation}}, "", syscall.EACCES, 2},
 		{"explicit setting keeps its name", []Result{{Path: stale.Path, Via: ViaClaudeCodePath}, {Path: stale.Path, Via: ViaClaudeCodePath}}, ViaClaudeCodePath, fs.ErrNotExist, 2},
 	}
 	for _, tt := range tests {
@@ -112,13 +112,28 @@ func TestRetryable(t *testing.T) {
 		{&fs.PathError{Op: "fork/exec", Path: "/x", Err: syscall.ENOEXEC}, true},
 		{&exec.Error{Name: "claude", Err: exec.ErrNotFound}, true},
 		{fs.ErrNotExist, true},
-		{&fs.PathError{Op: "fork/exec", Path: "/x", Err: syscall.EACCES}, false},
+		{&fs.PathError{Op: "fork/exec", Path: "/x", Err: syscall.EACCES}, true},
 		{errors.New("exit status 1"), false},
 	}
 	for _, tt := range tests {
 		if got := retryable(tt.err); got != tt.want {
 			t.Errorf("retryable(%v) = %v; want %v", tt.err, got, tt.want)
 		}
+	}
+}
+
+// An executable without its execute bit yet (EACCES: an installer writes, then chmods) is
+// retried after a fresh resolve, which finds the finished one.
+func TestStartWithRetryNotExecutableYet(t *testing.T) {
+	root := t.TempDir()
+	build(t, root, []entry{{"noexec/claude", "file"}, {"ok/claude", "exe"}})
+	results := []Result{{Path: root + "/noexec/claude", Via: ViaPATH}, {Path: root + "/ok/claude", Via: ViaPATH}}
+	calls := 0
+	resolve := func() (Result, error) { calls++; return results[calls-1], nil }
+	var tried []string
+	got, err := StartWithRetry(resolve, startReal(&tried))
+	if err != nil || got != results[1] || calls != 2 {
+		t.Errorf("got %+v, %v after %d resolves (tried %q); want %+v after 2", got, err, calls, tried, results[1])
 	}
 }
 
