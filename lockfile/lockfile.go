@@ -3,7 +3,9 @@ package lockfile
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -24,15 +26,36 @@ const (
 // (in this or any process) has it. The lock file is never removed: removing it would let a
 // later opener lock a fresh inode while an older holder still locks the unlinked one.
 func TryLock(path string) (release func() error, ok bool, err error) {
+	h, ok, err := TryHold(path)
+	if !ok {
+		return nil, ok, err
+	}
+	return h.Release, true, nil
+}
+
+// Held is a lock being held. File is the locked file, open for reading and writing: a
+// holder may record who it is in it, and a child process given File (exec.Cmd.ExtraFiles)
+// shares the lock, which then lasts until the last of them exits or Release is called.
+type Held struct {
+	File *os.File
+	Slot int // TrySlot: which slot
+	path string
+	once sync.Once
+	err  error
+}
+
+// TryHold is TryLock returning the held lock itself.
+func TryHold(path string) (*Held, bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, false, fmt.Errorf("lockfile: %w", err)
 	}
-	// os.OpenFile opens close-on-exec, so a child we spawn never inherits the lock.
+	// os.OpenFile opens close-on-exec, so a child never inherits the lock unless it is
+	// handed File on purpose.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("lockfile: %w", err)
 	}
-	ok, err = tryLockFile(f)
+	ok, err := tryLockFile(f)
 	if err != nil || !ok {
 		f.Close()
 		if err != nil {
@@ -40,22 +63,43 @@ func TryLock(path string) (release func() error, ok bool, err error) {
 		}
 		return nil, false, nil
 	}
-	var once sync.Once
-	var rerr error
-	release = func() error {
-		// Idempotent so that a deferred release after an explicit one is harmless.
-		once.Do(func() {
-			uerr := unlockFile(f)
-			cerr := f.Close()
-			if uerr != nil {
-				rerr = fmt.Errorf("lockfile: unlock %s: %w", path, uerr)
-			} else if cerr != nil {
-				rerr = fmt.Errorf("lockfile: %w", cerr)
-			}
-		})
-		return rerr
+	return &Held{File: f, path: path}, true, nil
+}
+
+// Release unlocks and closes. It is idempotent, so a deferred release after an explicit
+// one is harmless. The unlock holds for every process sharing the lock.
+func (h *Held) Release() error {
+	h.once.Do(func() {
+		uerr := unlockFile(h.File)
+		cerr := h.File.Close()
+		if uerr != nil {
+			h.err = fmt.Errorf("lockfile: unlock %s: %w", h.path, uerr)
+		} else if cerr != nil {
+			h.err = fmt.Errorf("lockfile: %w", cerr)
+		}
+	})
+	return h.err
+}
+
+// Busy reports whether someone holds the lock on path, without creating anything: a
+// missing file is not busy.
+func Busy(path string) (bool, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
 	}
-	return release, true, nil
+	if err != nil {
+		return false, fmt.Errorf("lockfile: %w", err)
+	}
+	defer f.Close()
+	ok, err := tryLockFile(f)
+	if err != nil {
+		return false, fmt.Errorf("lockfile: lock %s: %w", path, err)
+	}
+	if ok {
+		_ = unlockFile(f)
+	}
+	return !ok, nil
 }
 
 // Lock waits until it holds the lock on path or ctx is done, in which case it returns
@@ -83,17 +127,25 @@ func Lock(ctx context.Context, path string) (release func() error, err error) {
 
 // TrySlot takes the first free one of n slot locks dir/slot-0 … dir/slot-(n-1) without
 // waiting. ok is false when all n are held, and always when n <= 0.
-func TrySlot(dir string, n int) (release func() error, slot int, ok bool, err error) {
+func TrySlot(dir string, n int) (held *Held, ok bool, err error) {
 	for i := range max(n, 0) {
-		release, ok, err := TryLock(slotPath(dir, i))
+		h, ok, err := TryHold(slotPath(dir, i))
 		if err != nil {
-			return nil, 0, false, err
+			return nil, false, err
 		}
 		if ok {
-			return release, i, true, nil
+			h.Slot = i
+			return h, true, nil
 		}
 	}
-	return nil, 0, false, nil
+	return nil, false, nil
+}
+
+// SlotFiles lists the slot lock files in dir, whatever the current number of slots (a
+// lowered setting leaves higher slots that a child may still hold).
+func SlotFiles(dir string) []string {
+	m, _ := filepath.Glob(filepath.Join(dir, "slot-*")) // the pattern is valid
+	return m
 }
 
 func slotPath(dir string, i int) string {

@@ -26,11 +26,31 @@ func TestMain(m *testing.M) {
 		release, ok, err := TryLock(os.Getenv("LOCKFILE_PATH"))
 		report(ok, 0, err)
 		holdThen(release)
+	case "inherit":
+		// Take the lock, hand it to a sleeping child, and exit without releasing it.
+		h, ok, err := TryHold(os.Getenv("LOCKFILE_PATH"))
+		if !ok {
+			report(ok, 0, err)
+		}
+		c := exec.Command(os.Args[0], "-test.run=^$")
+		c.Env = append(os.Environ(), "LOCKFILE_HELPER=sleep")
+		c.ExtraFiles = []*os.File{h.File}
+		if err := c.Start(); err != nil {
+			report(false, 0, err)
+		}
+		fmt.Println("ok", c.Process.Pid)
+		os.Exit(0)
+	case "sleep":
+		time.Sleep(time.Minute)
+		os.Exit(0)
 	case "slot":
 		n, _ := strconv.Atoi(os.Getenv("LOCKFILE_N"))
-		release, slot, ok, err := TrySlot(os.Getenv("LOCKFILE_DIR"), n)
-		report(ok, slot, err)
-		holdThen(release)
+		h, ok, err := TrySlot(os.Getenv("LOCKFILE_DIR"), n)
+		if !ok {
+			report(ok, 0, err)
+		}
+		report(ok, h.Slot, err)
+		holdThen(h.Release)
 	}
 }
 
@@ -240,15 +260,21 @@ func TestTrySlotInProcess(t *testing.T) {
 			for _, i := range tt.held {
 				defer mustTry(t, slotPath(dir, i), true)()
 			}
-			release, slot, ok, err := TrySlot(dir, tt.n)
+			h, ok, err := TrySlot(dir, tt.n)
 			if err != nil {
 				t.Fatal(err)
+			}
+			slot := -1
+			if ok {
+				slot = h.Slot
+			} else if !tt.wantOK {
+				slot = tt.wantSlot
 			}
 			if ok != tt.wantOK || slot != tt.wantSlot {
 				t.Fatalf("TrySlot(n=%d) = slot %d ok %v, want slot %d ok %v", tt.n, slot, ok, tt.wantSlot, tt.wantOK)
 			}
 			if ok {
-				if err := release(); err != nil {
+				if err := h.Release(); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -270,7 +296,72 @@ func TestTrySlotAcrossProcesses(t *testing.T) {
 	if fmt.Sprint(slots) != fmt.Sprint(want) {
 		t.Fatalf("slot reports = %v, want %v", slots, want)
 	}
-	if _, _, ok, err := TrySlot(dir, n); ok || err != nil {
+	if _, ok, err := TrySlot(dir, n); ok || err != nil {
 		t.Fatalf("TrySlot in parent = ok %v err %v, want busy", ok, err)
+	}
+}
+
+// TestHeldInheritedSurvivesHolder: a lock handed to a child (ExtraFiles) stays held after
+// its taker exits, until the child exits: a killed `hook observe` leaves its claude child
+// in its agent slot.
+func TestHeldInheritedSurvivesHolder(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("ExtraFiles is unix only")
+	}
+	path := filepath.Join(t.TempDir(), "slot-0")
+	c := startChild(t, "LOCKFILE_HELPER=inherit", "LOCKFILE_PATH="+path)
+	if err := c.cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimPrefix(c.line, "ok "))
+	if err != nil {
+		t.Fatalf("child report %q", c.line)
+	}
+	gc, _ := os.FindProcess(pid)
+	defer gc.Kill()
+	if busy, err := Busy(path); !busy || err != nil {
+		t.Fatalf("Busy with the taker gone and its child alive = %v, %v; want true", busy, err)
+	}
+	mustTry(t, path, false)
+	gc.Kill()
+	deadline := time.Now().Add(10 * time.Second)
+	for busy, _ := Busy(path); busy; busy, _ = Busy(path) {
+		if time.Now().After(deadline) {
+			t.Fatal("the lock outlived the child that inherited it")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestBusy(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope", "slot-0")
+	if busy, err := Busy(missing); busy || err != nil {
+		t.Errorf("Busy(missing) = %v, %v", busy, err)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Busy created %s", filepath.Dir(missing))
+	}
+	path := filepath.Join(dir, "lock")
+	release := mustTry(t, path, true)
+	if busy, err := Busy(path); !busy || err != nil {
+		t.Errorf("Busy(held) = %v, %v", busy, err)
+	}
+	release()
+	if busy, err := Busy(path); busy || err != nil {
+		t.Errorf("Busy(released) = %v, %v", busy, err)
+	}
+	mustTry(t, path, true)() // Busy left it free
+}
+
+func TestSlotFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, i := range []int{0, 3} {
+		mustTry(t, slotPath(dir, i), true)()
+	}
+	mustTry(t, filepath.Join(dir, "session-00.lock"), true)()
+	got := SlotFiles(dir)
+	if len(got) != 2 || got[0] != slotPath(dir, 0) || got[1] != slotPath(dir, 3) {
+		t.Errorf("SlotFiles = %q", got)
 	}
 }
