@@ -60,6 +60,7 @@ type observeRun struct {
 	session string
 	final   bool
 	lineage []string
+	slot    *lockfile.Held
 }
 
 func (o *observeRun) run(ctx context.Context) error {
@@ -78,12 +79,14 @@ func (o *observeRun) run(ctx context.Context) error {
 		return fmt.Errorf("session lock: %w", err)
 	}
 	defer unlock()
-	release, err := o.waitSlot(lctx, filepath.Join(locks, "agents"))
+	ReapOrphans(s.DataDir, o.d.Now(), o.log)
+	slot, err := o.waitSlot(lctx, SlotsDir(s.DataDir))
 	if err != nil {
 		o.log.Info().Err(err).Msg("no observer slot free; events stay pending for a later run")
 		return nil
 	}
-	defer release()
+	defer slot.Release()
+	o.slot = slot
 
 	db, err := store.Open(filepath.Join(s.DataDir, settings.DBFile))
 	if err != nil {
@@ -181,7 +184,7 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: o.d.Env, GOOS: o.d.GOOS, Binary: bin, Auth: src, RunID: runID})
 	log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
 	prompt := observer.BuildPrompt(observer.PromptInput{Project: proj, Events: events, Prompts: prompts, Earlier: prior, Final: writeSummary})
-	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return ResolveClaude(o.d.Env, s, o.d.GOOS) })
+	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return ResolveClaude(o.d.Env, s, o.d.GOOS) }, observer.RunOptions{Slot: o.slot})
 	res.Reason = auth.Scrub(res.Reason, src.Value) // it may quote the child's output
 	log = log.With().Str("outcome", string(res.Outcome)).Logger()
 	if writeSummary && (res.Outcome == observer.OutcomeOK || res.Outcome == observer.OutcomeError) {
@@ -365,16 +368,34 @@ func (o *observeRun) fingerprint(in auth.Inputs, src auth.Source, authErr error,
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
+// SlotsDir holds the agent slots' lock files.
+func SlotsDir(dataDir string) string { return filepath.Join(dataDir, settings.LocksDir, "agents") }
+
+// ReapOrphans stops observer children left running past their deadline by a killed
+// `hook observe` (they still hold their slots); SessionStart and every waiting run call it.
+func ReapOrphans(dataDir string, now time.Time, log zerolog.Logger) {
+	stopped, err := observer.ReapOrphans(SlotsDir(dataDir), now, observer.OSProcs{})
+	for _, l := range stopped {
+		log.Warn().Int("pid", l.Pid).Str("run", l.Run).Time("deadline", l.Deadline).Msg("stopped an observer child whose run was gone, past its timeout")
+	}
+	if err != nil {
+		log.Warn().Err(err).Msg("stopping an orphaned observer child failed")
+	}
+}
+
 // waitSlot takes one of CLAUDE_MEM_MAX_CONCURRENT_AGENTS slots, waiting while all are busy.
-func (o *observeRun) waitSlot(ctx context.Context, dir string) (func() error, error) {
+// While it waits, it stops orphaned children that hold a slot past their deadline.
+func (o *observeRun) waitSlot(ctx context.Context, dir string) (*lockfile.Held, error) {
 	for {
-		release, _, ok, err := lockfile.TrySlot(dir, o.s.MaxConcurrentAgents)
+		held, ok, err := lockfile.TrySlot(dir, o.s.MaxConcurrentAgents)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			return release, nil
+			_ = held.File.Truncate(0) // a lease of an earlier holder is not ours
+			return held, nil
 		}
+		ReapOrphans(o.s.DataDir, o.d.Now(), o.log)
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()

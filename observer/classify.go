@@ -34,55 +34,59 @@ type result struct {
 }
 
 // scan reads the lines that are valid JSON and skips the rest (a crash may print anything).
-// Paths are constants: nothing from the input becomes a gjson path.
 func scan(lines [][]byte) stream {
 	var s stream
 	for _, line := range lines {
-		if !gjson.ValidBytes(line) {
-			continue
-		}
-		v := gjson.ParseBytes(line)
-		status := v.Get("api_error_status").Int()
-		errName := v.Get("error").String()
-		errType := v.Get("api_error_type").String()
-		switch v.Get("type").String() {
-		case "assistant":
-			text := joinTexts(v.Get(`message.content.#(type=="text")#.text`))
-			if errName == "authentication_failed" || authStatus(status) {
-				s.auth = firstOf(s.auth, text, apiError(status, errName))
-			} else if transientError(status, errName, errType) {
-				s.transient = firstOf(s.transient, text, apiError(status, errName))
-			}
-		case "result":
-			r := result{
-				isError:  v.Get("is_error").Bool(),
-				subtype:  v.Get("subtype").String(),
-				terminal: v.Get("terminal_reason").String(),
-				text:     v.Get("result").String(),
-			}
-			for _, e := range v.Get("errors").Array() {
-				r.errors = append(r.errors, e.String())
-			}
-			if authStatus(status) {
-				s.auth = firstOf(s.auth, r.text, apiError(status, errType))
-			} else if r.isError && transientError(status, errName, errType) {
-				s.transient = firstOf(s.transient, r.text, apiError(status, errType))
-			}
-			s.results = append(s.results, r)
-		case "system":
-			if v.Get("subtype").String() != "api_retry" {
-				continue
-			}
-			st := v.Get("error_status").Int()
-			why := apiError(st, errName) + " (while retrying)"
-			if errName == "authentication_failed" || authStatus(st) {
-				s.retryAuth = firstOf(s.retryAuth, why)
-			} else if transientError(st, errName, "") {
-				s.retryTransient = firstOf(s.retryTransient, why)
-			}
-		}
+		s.add(line)
 	}
 	return s
+}
+
+// add takes one line. Paths are constants: nothing from the input becomes a gjson path.
+func (s *stream) add(line []byte) {
+	if !gjson.ValidBytes(line) {
+		return
+	}
+	v := gjson.ParseBytes(line)
+	status := v.Get("api_error_status").Int()
+	errName := v.Get("error").String()
+	errType := v.Get("api_error_type").String()
+	switch v.Get("type").String() {
+	case "assistant":
+		text := joinTexts(v.Get(`message.content.#(type=="text")#.text`))
+		if errName == "authentication_failed" || authStatus(status) {
+			s.auth = firstOf(s.auth, text, apiError(status, errName))
+		} else if transientError(status, errName, errType) {
+			s.transient = firstOf(s.transient, text, apiError(status, errName))
+		}
+	case "result":
+		r := result{
+			isError:  v.Get("is_error").Bool(),
+			subtype:  v.Get("subtype").String(),
+			terminal: v.Get("terminal_reason").String(),
+			text:     v.Get("result").String(),
+		}
+		for _, e := range v.Get("errors").Array() {
+			r.errors = append(r.errors, e.String())
+		}
+		if authStatus(status) {
+			s.auth = firstOf(s.auth, r.text, apiError(status, errType))
+		} else if r.isError && transientError(status, errName, errType) {
+			s.transient = firstOf(s.transient, r.text, apiError(status, errType))
+		}
+		s.results = append(s.results, r)
+	case "system":
+		if v.Get("subtype").String() != "api_retry" {
+			return
+		}
+		st := v.Get("error_status").Int()
+		why := apiError(st, errName) + " (while retrying)"
+		if errName == "authentication_failed" || authStatus(st) {
+			s.retryAuth = firstOf(s.retryAuth, why)
+		} else if transientError(st, errName, "") {
+			s.retryTransient = firstOf(s.retryTransient, why)
+		}
+	}
 }
 
 // classify applies the rules of Classify; stopped is why the run was stopped, "" if it was not.

@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -32,10 +34,12 @@ const fakeAnswer = `<observation><type>bugfix</type><title>Fixed the flaky uploa
 
 // record is what the fake claude saw.
 type record struct {
-	Args  []string `json:"args"`
-	Env   []string `json:"env"`
-	Cwd   string   `json:"cwd"`
-	Stdin string   `json:"stdin"`
+	Args         []string    `json:"args"`
+	Env          []string    `json:"env"`
+	Cwd          string      `json:"cwd"`
+	Stdin        string      `json:"stdin"`
+	Settings     string      `json:"settings"` // the --settings file's content, read during the run
+	SettingsMode os.FileMode `json:"settings_mode"`
 }
 
 // helperModes are extra helper processes registered by platform-specific test files.
@@ -62,7 +66,15 @@ func fakeClaude(mode string) int {
 	stdin, _ := io.ReadAll(os.Stdin)
 	if path := os.Getenv(fakeRecordVar); path != "" {
 		cwd, _ := os.Getwd()
-		b, _ := json.Marshal(record{Args: os.Args, Env: os.Environ(), Cwd: cwd, Stdin: string(stdin)})
+		r := record{Args: os.Args, Env: os.Environ(), Cwd: cwd, Stdin: string(stdin)}
+		if i := slices.Index(os.Args, "--settings"); i > 0 && i+1 < len(os.Args) {
+			b, _ := os.ReadFile(os.Args[i+1])
+			r.Settings = string(b)
+			if fi, err := os.Stat(os.Args[i+1]); err == nil {
+				r.SettingsMode = fi.Mode().Perm()
+			}
+		}
+		b, _ := json.Marshal(r)
 		if err := os.WriteFile(path, b, 0o600); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 3
@@ -84,6 +96,14 @@ func fakeClaude(mode string) int {
 		}
 		os.Stdout.Write(b)
 		return 1
+	case "flood": // prints until it is stopped
+		fmt.Println(`{"type":"system","subtype":"init"}`)
+		line := []byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("x", 4000) + `"}]}}` + "\n")
+		for {
+			if _, err := os.Stdout.Write(line); err != nil {
+				return 1
+			}
+		}
 	case "crash":
 		fmt.Println("not json at all")
 		for i := range 500 {

@@ -3,6 +3,7 @@
 package observer
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -31,3 +32,10 @@ func startDetached(mk func() *exec.Cmd) (*exec.Cmd, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	return cmd, cmd.Start()
 }
+
+// inherit hands files to the child as fds 3, 4, …: they stay open (and locked) as long as it
+// lives.
+func inherit(cmd *exec.Cmd, files []*os.File) { cmd.ExtraFiles = files }
+
+// KillGroup sends SIGKILL to the process group pgid.
+func (OSProcs) KillGroup(pgid int) error { return syscall.Kill(-pgid, syscall.SIGKILL) }

@@ -78,3 +78,10 @@ func startDetached(mk func() *exec.Cmd) (*exec.Cmd, error) {
 	}
 	return cmd, err
 }
+
+// inherit does nothing on windows: a handle is not passed as an extra fd, so a killed
+// `hook observe` frees its slot at once.
+func inherit(cmd *exec.Cmd, files []*os.File) {}
+
+// KillGroup is not used on windows (StartTime never succeeds there).
+func (OSProcs) KillGroup(pgid int) error { return errors.New("no process groups on windows") }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/lockfile"
 )
 
 func TestPrune(t *testing.T) {
@@ -75,4 +77,47 @@ func TestPrune(t *testing.T) {
 	if err := Prune(t.TempDir(), -1); err == nil {
 		t.Error("negative keep accepted")
 	}
+}
+
+// TestPruneSkipsLiveRuns: a run dir whose run lock is held (another observer's run, or its
+// orphaned child) is not removed, however old; once the lock is free it is.
+func TestPruneSkipsLiveRuns(t *testing.T) {
+	dir := t.TempDir()
+	base := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	live, old, newest := NewRunID(base), NewRunID(base.Add(time.Hour)), NewRunID(base.Add(2*time.Hour))
+	for _, r := range []string{live, old, newest} {
+		if err := os.MkdirAll(filepath.Join(dir, r), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, ok, err := lockfile.TryHold(filepath.Join(dir, live, RunLockFile))
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if err := Prune(dir, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(t, dir); !slices.Equal(got, []string{live, newest}) {
+		t.Errorf("left %q, want the live run and the newest", got)
+	}
+	h.Release()
+	if err := Prune(dir, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(t, dir); !slices.Equal(got, []string{newest}) {
+		t.Errorf("left %q after the run ended", got)
+	}
+}
+
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
 }

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/lockfile"
 )
 
 // Outcome is how an observer run ended (DESIGN.md §8).
@@ -41,6 +42,14 @@ var killGrace = 5 * time.Second
 
 // stderrTailBytes bounds Result.StderrTail, what is logged at ERROR on a non-zero exit.
 const stderrTailBytes = 4 << 10
+
+// RunFileCap bounds each of transcript.jsonl and stderr.log (head and tail are kept) and the
+// stdout a child may print: past it the child is stopped, outcome error (DESIGN.md §18).
+var RunFileCap int64 = 8 << 20
+
+// RunLockFile is held by a run (and its child) while the run lives: Prune skips a run dir
+// whose lock is held.
+const RunLockFile = "run.lock"
 
 // ErrShellTarget is a binary that windows would run through cmd.exe or a script host, which
 // is exactly the shell the observer must never go through.
@@ -77,13 +86,24 @@ type messageBody struct {
 	Content string `json:"content"`
 }
 
+// RunOptions is what a run holds besides its spec.
+type RunOptions struct {
+	// Slot is the agent slot the run holds. The child inherits its lock, so the slot stays
+	// taken until the child exits even if this process is killed, and the child's Lease is
+	// written in it for ReapOrphans.
+	Slot *lockfile.Held
+	// Procs reads the child's start time for its lease; nil is OSProcs.
+	Procs Procs
+}
+
 // Run starts spec exactly as declared (no shell: Path, Args, Dir and Env are all set), sends
-// prompt on stdin, keeps every stdout line in <Dir>/transcript.jsonl and stderr in
-// <Dir>/stderr.log, and classifies the outcome. spec.Binary is started first; when that
-// fails with ENOENT/ETXTBSY/ENOEXEC, resolve (required) is asked once more and its path is
-// tried once.
-// A spec.Timeout > 0 bounds the run: the child's group is stopped, then killed after killGrace.
-func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebin.Result, error)) Result {
+// prompt on stdin, keeps stdout in <Dir>/transcript.jsonl and stderr in <Dir>/stderr.log
+// (each capped by RunFileCap), and classifies the outcome. spec.Binary is started first;
+// when that fails with ENOENT/EACCES/ETXTBSY/ENOEXEC, resolve (required) is asked once more
+// and its path is tried once.
+// A spec.Timeout > 0 bounds the run: the child's group is stopped, then killed after
+// killGrace; so is a child whose stdout passes RunFileCap.
+func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebin.Result, error), opt RunOptions) Result {
 	res := Result{Binary: spec.Binary, ExitCode: -1}
 	fail := func(o Outcome, format string, a ...any) Result {
 		res.Outcome, res.Reason = o, fmt.Sprintf(format, a...)
@@ -93,6 +113,23 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return fail(OutcomeError, "creating %s: %v", d, err)
 		}
+	}
+	runLock, ok, err := lockfile.TryHold(filepath.Join(spec.Dir, RunLockFile))
+	if err != nil || !ok {
+		return fail(OutcomeError, "locking the run dir %s: %v", spec.Dir, err)
+	}
+	defer runLock.Release()
+	if spec.SettingsFile != "" {
+		// The apiKeyHelper goes in a file only this user can read, never in argv (§18); it
+		// is removed once the child is gone.
+		if err := writePrivate(spec.SettingsFile, spec.SettingsJSON()); err != nil {
+			return fail(OutcomeError, "writing %s: %v", spec.SettingsFile, err)
+		}
+		defer os.Remove(spec.SettingsFile)
+	}
+	inherited := []*os.File{runLock.File}
+	if opt.Slot != nil {
+		inherited = append(inherited, opt.Slot.File)
 	}
 	transcript, err := os.OpenFile(filepath.Join(spec.Dir, TranscriptFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -115,7 +152,13 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 		}
 		return resolve()
 	}, func(b claudebin.Result) (err error) {
-		c, err = startChild(spec, b.Path, stderr)
+		if c, err = startChild(spec, b.Path, stderr, inherited); err != nil {
+			if _, serr := os.Stat(spec.Dir); serr != nil {
+				// The run dir went away (exec reports a missing cwd as ENOENT): nothing is
+				// wrong with claude, so this must not read as setup_required.
+				return &localStartError{fmt.Errorf("the run dir is gone: %v", serr)}
+			}
+		}
 		return err
 	})
 	if bin.Path != "" {
@@ -132,6 +175,22 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 		return fail(OutcomeSetupRequired, "%v", err)
 	}
 	defer c.group.close()
+	var deadline time.Time
+	if spec.Timeout > 0 {
+		deadline = time.Now().Add(spec.Timeout + killGrace)
+	}
+	if opt.Slot != nil {
+		procs := opt.Procs
+		if procs == nil {
+			procs = OSProcs{}
+		}
+		// Without a start time the lease could not be checked against pid reuse: none is
+		// written, and an orphan then keeps the slot until it exits by itself.
+		if st, err := procs.StartTime(c.cmd.Process.Pid); err == nil && !deadline.IsZero() {
+			_ = writeLease(opt.Slot.File, Lease{Pid: c.cmd.Process.Pid, Start: st, Deadline: deadline, Run: spec.RunID})
+		}
+		defer opt.Slot.File.Truncate(0) // the child is gone: nothing to reap
+	}
 
 	go func() {
 		_, _ = c.stdin.Write(StdinMessage(prompt)) // EPIPE when the child exits unread: classified below
@@ -139,11 +198,12 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 	}()
 	defer c.stdin.Close() // unblocks the writer if the child never read
 
-	var lines [][]byte
+	var out *stream
+	tooLarge := make(chan struct{})
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		lines, res.Lines = readLines(c.stdout, transcript)
+		out, res.Lines = readLines(c.stdout, transcript, RunFileCap, func() { close(tooLarge) })
 	}()
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- c.cmd.Wait() }()
@@ -161,6 +221,8 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 		stopped = "timed out after " + spec.Timeout.String()
 	case <-ctx.Done():
 		stopped = "stopped: " + context.Cause(ctx).Error()
+	case <-tooLarge:
+		stopped = fmt.Sprintf("output too large: stdout passed %d bytes", RunFileCap)
 	}
 	if stopped != "" {
 		c.group.terminate()
@@ -187,10 +249,17 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 
 	res.ExitCode = c.cmd.ProcessState.ExitCode()
 	res.StderrTail = tail(stderrPath, stderrTailBytes)
-	s := scan(lines)
-	res.Outcome, res.Reason = s.classify(res.ExitCode, stopped)
+	select {
+	case <-tooLarge:
+		// Whatever the stream said, a child that flooded its output is an error (attempts
+		// counted), not a timeout to retry as it is.
+		res.Outcome, res.Reason = OutcomeError, stopped
+		return res
+	default:
+	}
+	res.Outcome, res.Reason = out.classify(res.ExitCode, stopped)
 	if res.Outcome == OutcomeOK {
-		res.Text = s.text()
+		res.Text = out.text()
 	}
 	return res
 }
@@ -212,7 +281,7 @@ func (e *localStartError) Unwrap() error { return e.err }
 // newPipe is os.Pipe; a test makes it fail as a process out of file descriptors would.
 var newPipe = os.Pipe
 
-func startChild(spec Spec, path string, stderr *os.File) (*child, error) {
+func startChild(spec Spec, path string, stderr *os.File, inherited []*os.File) (*child, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".cmd", ".bat", ".ps1":
 		return nil, fmt.Errorf("%w: %s", ErrShellTarget, path)
@@ -239,6 +308,7 @@ func startChild(spec Spec, path string, stderr *os.File) (*child, error) {
 		Stderr: stderr,
 	}
 	ownGroup(cmd)
+	inherit(cmd, inherited)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -250,26 +320,62 @@ func startChild(spec Spec, path string, stderr *os.File) (*child, error) {
 	return &child{cmd: cmd, stdin: inW, stdout: outR, group: newProcGroup(cmd)}, nil
 }
 
-// readLines appends every stdout line to the transcript and keeps the non-empty ones for
-// classification.
-func readLines(r io.Reader, transcript io.Writer) (kept [][]byte, n int) {
+// readLines copies stdout to the transcript and classifies it line by line, keeping only
+// what classification needs (stream), never the whole output: memory stays bounded whatever
+// the child prints. A line longer than limit is not parsed. When more than limit bytes have
+// come, over is called once; reading goes on (to the capped transcript) until the end.
+func readLines(r io.Reader, transcript io.Writer, limit int64, over func()) (s *stream, n int) {
+	s = &stream{}
 	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	long := false
+	var seen int64
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			n++
-			if line[len(line)-1] != '\n' {
-				line = append(line, '\n')
-			}
-			_, _ = transcript.Write(line) // a full disk must not stop the run; the lines are kept below
-			if t := bytes.TrimRight(line, "\r\n"); len(t) > 0 {
-				kept = append(kept, t)
+		chunk, err := br.ReadSlice('\n')
+		seen += int64(len(chunk))
+		if seen > limit && over != nil {
+			over()
+			over = nil
+		}
+		if len(chunk) > 0 {
+			_, _ = transcript.Write(chunk) // a full disk must not stop the run
+			if int64(len(line)+len(chunk)) <= limit && !long {
+				line = append(line, chunk...)
+			} else {
+				long, line = true, line[:0]
 			}
 		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if len(line) > 0 || long {
+			n++
+			if len(line) > 0 && line[len(line)-1] != '\n' {
+				_, _ = transcript.Write([]byte{'\n'})
+			}
+			if t := bytes.TrimRight(line, "\r\n"); len(t) > 0 && !long && seen <= limit {
+				s.add(t)
+			}
+		}
+		line, long = line[:0], false
 		if err != nil {
-			return kept, n
+			return s, n
 		}
 	}
+}
+
+// writePrivate writes a file only its owner can read (0600 whatever the umask).
+func writePrivate(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(b)
+	cerr := f.Chmod(0o600)
+	if err := f.Close(); werr == nil && cerr == nil {
+		return err
+	}
+	return errors.Join(werr, cerr)
 }
 
 // tail returns the last limit bytes of a file, starting at a whole UTF-8 character.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -85,6 +86,18 @@ func gone(pid int) bool {
 	}
 	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
+}
+
+// goneWithin polls gone until it holds or d has passed.
+func goneWithin(pid int, d time.Duration) bool {
+	for deadline := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
+		if gone(pid) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
 }
 
 func TestRun(t *testing.T) {
@@ -164,8 +177,10 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the fake did not start its grandchild within the timeout: %v", err)
 			}
+			// The group's SIGKILL is sent, but the grandchild is reaped by init a moment
+			// later: poll until gone, with a deadline.
 			for _, p := range strings.Fields(string(b)) {
-				if pid, _ := strconv.Atoi(p); !gone(pid) {
+				if pid, _ := strconv.Atoi(p); !goneWithin(pid, 5*time.Second) {
 					t.Errorf("process %d of the group outlived the run", pid)
 				}
 			}
@@ -185,7 +200,7 @@ func TestRun(t *testing.T) {
 			if tc.cancel {
 				cancel()
 			}
-			res := Run(ctx, spec, prompt, noResolve(t))
+			res := Run(ctx, spec, prompt, noResolve(t), RunOptions{})
 			tc.check(t, spec, rec, res)
 		})
 	}
@@ -203,7 +218,7 @@ func TestRunNoShell(t *testing.T) {
 	wd, _ := os.Getwd()
 	before := listNames(t, wd)
 
-	res := Run(context.Background(), spec, prompt, noResolve(t))
+	res := Run(context.Background(), spec, prompt, noResolve(t), RunOptions{})
 	if res.Outcome != OutcomeOK {
 		t.Fatalf("result %+v", res)
 	}
@@ -231,7 +246,7 @@ func TestRunNoShell(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if !slices.Equal(names, []string{StderrFile, TranscriptFile}) {
+	if !slices.Equal(names, []string{RunLockFile, StderrFile, TranscriptFile}) {
 		t.Errorf("the run dir holds %q", names)
 	}
 }
@@ -293,7 +308,7 @@ func TestRunStartFailures(t *testing.T) {
 			OutcomeSetupRequired, filepath.Join(dir, "claude-gone"), "claude-gone"},
 		{"unlinked, nothing found any more", unlinked, claudebin.Result{}, &claudebin.NotFoundError{Probed: []claudebin.Probe{{Path: "/usr/bin/claude", Reason: "not found"}}}, 1,
 			OutcomeSetupRequired, unlinked, "claude CLI not found"},
-		{"not executable: no retry", notExec, claudebin.Result{}, nil, 0, OutcomeSetupRequired, notExec, "permission denied"},
+		{"not executable, still after a re-resolve", notExec, claudebin.Result{Path: notExec}, nil, 1, OutcomeSetupRequired, notExec, "permission denied"},
 		{"a .cmd target is never started", script, claudebin.Result{}, nil, 0, OutcomeSetupRequired, script, "script target"},
 	}
 	for _, tc := range cases {
@@ -303,7 +318,7 @@ func TestRunStartFailures(t *testing.T) {
 			res := Run(context.Background(), spec, "hello", func() (claudebin.Result, error) {
 				calls++
 				return tc.resolved, tc.resolveErr
-			})
+			}, RunOptions{})
 			if res.Outcome != tc.want || res.Binary != tc.wantBinary || calls != tc.calls || !strings.Contains(res.Reason, tc.wantReason) {
 				t.Errorf("got %+v after %d resolves", res, calls)
 			}
@@ -333,8 +348,189 @@ func TestRunLocalStartFailureIsTransientNotSetup(t *testing.T) {
 	res := Run(context.Background(), spec, "hello", func() (claudebin.Result, error) {
 		t.Fatal("a local failure must not re-resolve the binary")
 		return claudebin.Result{}, nil
-	})
+	}, RunOptions{})
 	if res.Outcome != OutcomeTransient || res.StartErr != nil || !strings.Contains(res.Reason, "too many open files") {
 		t.Fatalf("Run = %+v, want a transient outcome naming EMFILE, no StartErr", res)
 	}
+}
+
+// TestRunRunDirGoneIsNotSetup: the run dir removed under a run (another observer's prune
+// did it) makes the start fail with ENOENT, which is not claude's fault: transient, never
+// setup_required (which would pause the observer for 15 minutes).
+func TestRunRunDirGoneIsNotSetup(t *testing.T) {
+	spec, _ := fakeSpec(t, testBinary(t), "ok", "haiku", time.Minute)
+	old := newPipe
+	newPipe = func() (*os.File, *os.File, error) {
+		os.RemoveAll(spec.Dir)
+		return os.Pipe()
+	}
+	defer func() { newPipe = old }()
+	res := Run(context.Background(), spec, "hello", func() (claudebin.Result, error) {
+		return claudebin.Result{Path: spec.Binary}, nil
+	}, RunOptions{})
+	if res.Outcome != OutcomeTransient || res.StartErr != nil || !strings.Contains(res.Reason, "run dir is gone") {
+		t.Fatalf("Run = %+v, want transient naming the run dir", res)
+	}
+}
+
+// TestRunAPIKeyHelperFile: the apiKeyHelper reaches the child in a 0600 settings file named
+// by --settings, never in argv, and the file is gone after the run.
+func TestRunAPIKeyHelperFile(t *testing.T) {
+	const helper = "printf sk-ant-api03-HELPERCANARY"
+	spec, rec := fakeSpec(t, testBinary(t), "ok", "haiku", time.Minute)
+	src := auth.Source{Kind: auth.KindAPIKeyHelper, From: "CLAUDE_MEM_API_KEY_HELPER", Helper: helper}
+	in := SpecInput{Settings: &settings.Settings{DataDir: filepath.Dir(spec.SessionDir), Model: "haiku",
+		ObserverTimeout: time.Minute, PassEnv: []string{fakeModeVar, fakeRecordVar}},
+		Env: settings.Env{"PATH": os.Getenv("PATH"), fakeModeVar: "ok", fakeRecordVar: rec},
+		GOOS: "linux", RunID: spec.RunID, Binary: claudebin.Result{Path: spec.Binary}, Auth: src}
+	spec = BuildSpec(in)
+	res := Run(context.Background(), spec, "hello", noResolve(t), RunOptions{})
+	if res.Outcome != OutcomeOK {
+		t.Fatalf("result %+v", res)
+	}
+	r := readRecord(t, rec)
+	for _, a := range r.Args {
+		if strings.Contains(a, "HELPERCANARY") {
+			t.Errorf("argv holds the helper: %q", a)
+		}
+	}
+	i := slices.Index(r.Args, "--settings")
+	if i < 0 || r.Args[i+1] != filepath.Join(spec.Dir, SettingsFileName) {
+		t.Fatalf("argv %q lacks --settings <run>/settings.json", r.Args)
+	}
+	var got map[string]string
+	if err := json.Unmarshal([]byte(r.Settings), &got); err != nil || got["apiKeyHelper"] != helper || r.SettingsMode != 0o600 {
+		t.Errorf("the child read %q (mode %o, %v)", r.Settings, r.SettingsMode, err)
+	}
+	if _, err := os.Stat(filepath.Join(spec.Dir, SettingsFileName)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the settings file outlived the run: %v", err)
+	}
+}
+
+// TestRunOutputTooLarge: a child whose stdout passes RunFileCap is stopped, outcome error
+// "output too large", and Run's memory does not grow with what it printed.
+func TestRunOutputTooLarge(t *testing.T) {
+	old := RunFileCap
+	RunFileCap = 1 << 20
+	defer func() { RunFileCap = old }()
+	spec, _ := fakeSpec(t, testBinary(t), "flood", "haiku", time.Minute)
+	start := time.Now()
+	res := Run(context.Background(), spec, "hello", noResolve(t), RunOptions{})
+	if res.Outcome != OutcomeError || !strings.Contains(res.Reason, "output too large") {
+		t.Fatalf("result %+v", res)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("stopping the flood took %v", d)
+	}
+}
+
+// TestRunLeaseInSlot: with a slot, the child inherits its lock (the slot stays busy while
+// the child lives, whoever else closes it) and its lease names the child; after the run the
+// lease is cleared.
+func TestRunLeaseInSlot(t *testing.T) {
+	spec, _ := fakeSpec(t, testBinary(t), "hang", "haiku", 3*time.Second)
+	slots := filepath.Join(t.TempDir(), "agents")
+	held, ok, err := lockfile.TrySlot(slots, 1)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	defer held.Release()
+	done := make(chan Result)
+	go func() { done <- Run(context.Background(), spec, "hello", noResolve(t), RunOptions{Slot: held}) }()
+	var l Lease
+	deadline := time.Now().Add(20 * time.Second)
+	for l.Pid == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no lease written")
+		}
+		time.Sleep(10 * time.Millisecond)
+		b, _ := os.ReadFile(filepath.Join(slots, "slot-0"))
+		_ = json.Unmarshal(b, &l)
+	}
+	var pids []byte
+	for len(pids) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		pids, _ = os.ReadFile(filepath.Join(filepath.Dir(spec.SessionDir), "..", "pids"))
+	}
+	if !strings.HasPrefix(string(pids), strconv.Itoa(l.Pid)+" ") {
+		t.Errorf("lease pid %d, the child wrote %q", l.Pid, pids)
+	}
+	if st, err := (OSProcs{}).StartTime(l.Pid); err != nil || st != l.Start || l.Run != spec.RunID {
+		t.Errorf("lease %+v; start time now %q (%v)", l, st, err)
+	}
+	if l.Deadline.Before(time.Now()) || l.Deadline.After(time.Now().Add(3*time.Second+killGrace+time.Second)) {
+		t.Errorf("deadline %v", l.Deadline)
+	}
+	res := <-done
+	if res.Outcome != OutcomeTransient {
+		t.Errorf("result %+v", res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(slots, "slot-0")); len(b) != 0 {
+		t.Errorf("lease left after the run: %s", b)
+	}
+}
+
+// fakeProcs is a process table for ReapOrphans.
+type fakeProcs struct {
+	start  map[int]string
+	killed []int
+}
+
+func (f *fakeProcs) StartTime(pid int) (string, error) {
+	if s, ok := f.start[pid]; ok {
+		return s, nil
+	}
+	return "", fs.ErrNotExist
+}
+
+func (f *fakeProcs) KillGroup(pgid int) error { f.killed = append(f.killed, pgid); return nil }
+
+func TestReapOrphans(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	late := now.Add(-reapGrace - time.Second)
+	cases := []struct {
+		name  string
+		lease string
+		held  bool
+		procs map[int]string
+		kill  bool
+	}{
+		{"late, held, same process: killed", lease(100, "777", late), true, map[int]string{100: "777"}, true},
+		{"not late yet", lease(100, "777", now.Add(-reapGrace+time.Second)), true, map[int]string{100: "777"}, false},
+		{"slot free: the child is gone", lease(100, "777", late), false, map[int]string{100: "777"}, false},
+		{"pid reused by another process", lease(100, "777", late), true, map[int]string{100: "999"}, false},
+		{"process gone", lease(100, "777", late), true, nil, false},
+		{"empty slot file", "", true, map[int]string{100: "777"}, false},
+		{"torn lease", `{"pid":10`, true, map[int]string{10: "777"}, false},
+		{"pid 1 never", lease(1, "777", late), true, map[int]string{1: "777"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "slot-0")
+			if tc.held {
+				h, _, err := lockfile.TryHold(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer h.Release()
+			}
+			if err := os.WriteFile(path, []byte(tc.lease), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			p := &fakeProcs{start: tc.procs}
+			stopped, err := ReapOrphans(dir, now, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(p.killed) == 1 && p.killed[0] == 100 && len(stopped) == 1; got != tc.kill || (!tc.kill && len(p.killed) > 0) {
+				t.Errorf("killed %v, stopped %v; want a kill: %v", p.killed, stopped, tc.kill)
+			}
+		})
+	}
+}
+
+func lease(pid int, start string, deadline time.Time) string {
+	b, _ := json.Marshal(Lease{Pid: pid, Start: start, Deadline: deadline, Run: "r"})
+	return string(b)
 }

@@ -63,7 +63,14 @@ type Spec struct {
 	Model           string
 	Timeout         time.Duration
 	RunID           string
+	// SettingsFile is <Dir>/settings.json, which Run writes (0600) with the apiKeyHelper and
+	// argv names with --settings: argv is readable by every local user (ps), a 0700 run dir
+	// is not. Empty for the other sources.
+	SettingsFile string
 }
+
+// SettingsFileName is the apiKeyHelper settings file in a run dir (DESIGN.md §18).
+const SettingsFileName = "settings.json"
 
 // SpecInput is what a spawn is built from.
 type SpecInput struct {
@@ -133,6 +140,9 @@ func BuildSpec(in SpecInput) Spec {
 		Timeout:         st.ObserverTimeout,
 		RunID:           in.RunID,
 	}
+	if in.Auth.Kind == auth.KindAPIKeyHelper {
+		s.SettingsFile = filepath.Join(s.Dir, SettingsFileName)
+	}
 	s.Args = buildArgs(s)
 	s.Env, s.RefusedEnv = buildEnv(in, s.ConfigDir)
 	return s
@@ -151,8 +161,8 @@ func buildArgs(s Spec) []string {
 	args = appendFlag(args, "--permission-mode", s.PermissionMode)
 	args = append(args, "--no-session-persistence")
 	args = appendFlag(args, "--model", s.Model)
-	if s.Auth.Kind == auth.KindAPIKeyHelper {
-		args = appendFlag(args, "--settings", helperSettings(s.Auth.Helper))
+	if s.SettingsFile != "" {
+		args = appendFlag(args, "--settings", s.SettingsFile)
 	}
 	return args
 }
@@ -166,14 +176,14 @@ func appendFlag(args []string, flag, value string) []string {
 	return append(args, flag, value)
 }
 
-// helperSettings is `{"apiKeyHelper":"<cmd>"}`, without HTML escaping so the command stays
-// readable in logs. Encoding a string cannot fail.
-func helperSettings(cmd string) string {
+// SettingsJSON is the content of SettingsFile: `{"apiKeyHelper":"<cmd>"}`, without HTML
+// escaping so the command stays as written. Encoding a string cannot fail.
+func (s Spec) SettingsJSON() []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(map[string]string{"apiKeyHelper": cmd})
-	return strings.TrimSuffix(b.String(), "\n")
+	_ = enc.Encode(map[string]string{"apiKeyHelper": s.Auth.Helper})
+	return b.Bytes()
 }
 
 // envSet is an environment under construction; on windows names are case-insensitive, so
@@ -292,7 +302,7 @@ func NewRunID(now time.Time) string {
 const runIDTime = "20060102T150405.000000000Z"
 
 // Redacted is a Spec fit for a log line or doctor's output: secret values are redacted,
-// the apiKeyHelper command in argv is kept (it is a command, not a secret).
+// the apiKeyHelper command is kept (it is a command, not a secret).
 type Redacted struct {
 	Binary          string       `json:"binary"`
 	Via             string       `json:"via"`
@@ -310,6 +320,7 @@ type Redacted struct {
 	Model           string       `json:"model"`
 	Timeout         string       `json:"timeout"`
 	RunID           string       `json:"run_id"`
+	SettingsFile    string       `json:"settings_file,omitempty"`
 }
 
 // RedactedAuth is the auth source without its secret in clear (auth.Secret redacts itself).
@@ -329,7 +340,7 @@ func (s Spec) Redacted() Redacted {
 		RefusedEnv: s.RefusedEnv, SettingSources: s.SettingSources, Tools: s.Tools,
 		DisallowedTools: s.DisallowedTools, PermissionMode: s.PermissionMode,
 		SessionDir: s.SessionDir, ConfigDir: s.ConfigDir, Model: s.Model,
-		Timeout: s.Timeout.String(), RunID: s.RunID,
+		Timeout: s.Timeout.String(), RunID: s.RunID, SettingsFile: s.SettingsFile,
 		Auth: RedactedAuth{Kind: s.Auth.Kind, From: s.Auth.From, EnvVar: s.Auth.EnvVar,
 			Value: s.Auth.Value, Helper: s.Auth.Helper},
 	}

@@ -95,9 +95,9 @@ func with(list []string, extra ...string) []string {
 	return out
 }
 
-// helperArgv is the base argv plus the one --settings pair, the command verbatim.
-var helperArgv = append(slices.Clone(baseArgv), "--settings",
-	`{"apiKeyHelper":"/usr/local/bin/vault read -field=key \"secret/anthropic\" | tr -d '\\n' > /dev/null"}`)
+// helperArgv is the base argv plus the one --settings pair naming the run's settings file:
+// the helper command itself is never in argv (DESIGN.md §18).
+var helperArgv = append(slices.Clone(baseArgv), "--settings", "/data/cm/observer-sessions/"+testRunID+"/settings.json")
 
 const helperCmd = `/usr/local/bin/vault read -field=key "secret/anthropic" | tr -d '\n' > /dev/null`
 
@@ -147,13 +147,22 @@ func TestBuildSpecGolden(t *testing.T) {
 			if len(s.RefusedEnv) != 0 {
 				t.Errorf("refused %q", s.RefusedEnv)
 			}
-			// The JSON given to --settings and --mcp-config must be valid JSON.
+			// The JSON given to --mcp-config must be valid JSON; no argv holds the helper.
 			for i, a := range s.Args {
-				if a == "--settings" || a == "--mcp-config" {
-					if !json.Valid([]byte(s.Args[i+1])) {
-						t.Errorf("%s %q is not JSON", a, s.Args[i+1])
-					}
+				if a == "--mcp-config" && !json.Valid([]byte(s.Args[i+1])) {
+					t.Errorf("%s %q is not JSON", a, s.Args[i+1])
 				}
+				if strings.Contains(a, "vault") {
+					t.Errorf("argv holds the helper command: %q", a)
+				}
+			}
+			if tc.src.Kind == auth.KindAPIKeyHelper {
+				var got map[string]string
+				if err := json.Unmarshal(s.SettingsJSON(), &got); err != nil || got["apiKeyHelper"] != helperCmd {
+					t.Errorf("settings file content %s (%v)", s.SettingsJSON(), err)
+				}
+			} else if s.SettingsFile != "" {
+				t.Errorf("settings file %q for source %s", s.SettingsFile, tc.src.Kind)
 			}
 		})
 	}
