@@ -381,7 +381,7 @@ func TestRunAPIKeyHelperFile(t *testing.T) {
 	src := auth.Source{Kind: auth.KindAPIKeyHelper, From: "CLAUDE_MEM_API_KEY_HELPER", Helper: helper}
 	in := SpecInput{Settings: &settings.Settings{DataDir: filepath.Dir(spec.SessionDir), Model: "haiku",
 		ObserverTimeout: time.Minute, PassEnv: []string{fakeModeVar, fakeRecordVar}},
-		Env: settings.Env{"PATH": os.Getenv("PATH"), fakeModeVar: "ok", fakeRecordVar: rec},
+		Env:  settings.Env{"PATH": os.Getenv("PATH"), fakeModeVar: "ok", fakeRecordVar: rec},
 		GOOS: "linux", RunID: spec.RunID, Binary: claudebin.Result{Path: spec.Binary}, Auth: src}
 	spec = BuildSpec(in)
 	res := Run(context.Background(), spec, "hello", noResolve(t), RunOptions{})

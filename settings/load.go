@@ -87,7 +87,9 @@ var keys = []key{
 	{KeyAPIKeyHelper, "", func(s *Settings, v string) error { s.APIKeyHelper = v; return nil }},
 	{KeyPreserveProxy, "true", func(s *Settings, v string) error { return parseBool(v, &s.PreserveProxy) }},
 	{KeyPassEnv, "", func(s *Settings, v string) error { s.PassEnv = splitList(v); return nil }},
-	{KeyContextObservations, "50", func(s *Settings, v string) error { return parseInt(v, 0, maxContextObservations, &s.ContextObservations) }},
+	{KeyContextObservations, "50", func(s *Settings, v string) error {
+		return parseInt(v, 0, maxContextObservations, &s.ContextObservations)
+	}},
 	{KeyExcludedProjects, "", func(s *Settings, v string) error { s.ExcludedProjects = splitList(v); return nil }},
 	{KeySkipTools, "TodoWrite,AskUserQuestion,ListMcpResourcesTool,Skill", func(s *Settings, v string) error { s.SkipTools = splitList(v); return nil }},
 	{KeyObserverTimeout, "300", func(s *Settings, v string) error {
