@@ -139,100 +139,220 @@ func Short(s string) string {
 	return fmt.Sprintf("%s…(%d)", string(r[:n]), len(r))
 }
 
-// apply runs the rules of scope sc over s, in table order.
+// apply runs the rules of scope sc over s, in table order, all on s as it is: a match that
+// overlaps a secret an earlier rule took is left alone (the earlier, more specific rule
+// has it), as if the earlier rule's marker stood there.
 func apply(s string, sc scope) (string, Counts) {
+	at := scan(s, sc)
+	var taken []span // sorted by lo
 	var counts Counts
-	lower := "" // s with ASCII lower-cased (same offsets), made when a folding rule needs it
 	for i := range rules {
-		r := &rules[i]
-		if r.scope&sc == 0 {
-			continue
-		}
-		hay := s
-		if r.fold {
-			if lower == "" {
-				lower = lowerASCII(s)
+		if len(at[i]) > 0 {
+			if found := rules[i].find(s, at[i], taken, sc); len(found) > 0 {
+				counts.Add(Counts{rules[i].kind: len(found)})
+				taken = merge(taken, found)
 			}
-			hay = lower
-		}
-		if out, n := r.apply(s, hay, sc); n > 0 {
-			s, lower = out, ""
-			counts.Add(Counts{r.kind: n})
 		}
 	}
-	return s, counts
-}
-
-// apply replaces r's matches in s; hay is s or its lower-cased copy, where anchors are found.
-func (r *rule) apply(s, hay string, sc scope) (string, int) {
-	var at []int // anchor offsets, ascending
-	for _, a := range r.anchors {
-		for off := 0; ; {
-			i := strings.Index(hay[off:], a)
-			if i < 0 {
-				break
-			}
-			at = append(at, off+i)
-			off += i + len(a)
-		}
+	if len(taken) == 0 {
+		return s, nil
 	}
-	if len(at) == 0 {
-		return s, 0
-	}
-	slices.Sort(at)
 	var b strings.Builder
-	last, n := 0, 0 // last: end of the previous secret replaced
-	for _, p := range at {
-		if p < last {
-			continue
-		}
-		ws, we := max(p-r.back, last), min(p+r.fwd, len(s))
-		for _, m := range r.re.FindAllStringSubmatchIndex(s[ws:we], -1) {
-			if ws+m[0] > p {
-				break
-			}
-			if ws+m[1] <= p {
-				continue // a match before this anchor was already judged at its own
-			}
-			lo, hi := m[0], m[1]
-			for g := 2; g < len(m); g += 2 {
-				if m[g] >= 0 {
-					lo, hi = m[g], m[g+1]
-					break
-				}
-			}
-			v := s[ws+lo : ws+hi]
-			if r.keep != nil && r.keep(v, s[ws+m[0]:ws+m[1]]) {
-				break
-			}
-			if b.Len() == 0 {
-				b.Grow(len(s))
-			}
-			b.WriteString(s[last : ws+lo])
-			if sc == diag && r.public {
-				b.WriteString(Short(v))
-			} else {
-				b.WriteString("[REDACTED:" + r.kind + "]")
-			}
-			last, n = ws+hi, n+1
-			break
-		}
-	}
-	if n == 0 {
-		return s, 0
+	b.Grow(len(s))
+	last := 0
+	for _, t := range taken {
+		b.WriteString(s[last:t.lo])
+		b.WriteString(t.repl)
+		last = t.hi
 	}
 	b.WriteString(s[last:])
-	return b.String(), n
+	return b.String(), counts
 }
 
-func lowerASCII(s string) string {
-	b := make([]byte, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+// span is a secret at s[lo:hi] and what replaces it.
+type span struct {
+	lo, hi int
+	repl   string
+}
+
+// merge returns the spans of a and b (each sorted, none overlapping another) sorted.
+func merge(a, b []span) []span {
+	out := make([]span, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].lo < b[0].lo {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
 		}
-		b[i] = c
 	}
-	return string(b)
+	return append(append(out, a...), b...)
+}
+
+// anchorRef is one anchor of rules[rule].
+type anchorRef struct {
+	rule int
+	lit  string
+	fold bool
+}
+
+// pairs indexes the anchors by their first two bytes, lower-cased (every match is longer than
+// a byte, and a one-byte anchor is listed under every pair it begins): one pass over a text
+// then finds every rule's anchors, and most offsets cost two table look-ups.
+var pairs = func() (x struct {
+	at   [1 << 16]uint16 // 1 + index in refs; 0: no anchor begins so
+	refs [][]anchorRef
+}) {
+	add := func(k int, ref anchorRef) {
+		if x.at[k] == 0 {
+			x.refs = append(x.refs, nil)
+			x.at[k] = uint16(len(x.refs))
+		}
+		x.refs[x.at[k]-1] = append(x.refs[x.at[k]-1], ref)
+	}
+	for i, r := range rules {
+		for _, a := range r.anchors {
+			k := int(lower[a[0]]) << 8
+			if len(a) > 1 {
+				add(k|int(lower[a[1]]), anchorRef{i, a, r.fold})
+				continue
+			}
+			for c := range 256 {
+				if lower[c] == byte(c) {
+					add(k|c, anchorRef{i, a, r.fold})
+				}
+			}
+		}
+	}
+	return x
+}()
+
+// lower maps a byte to its ASCII lower case.
+var lower = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	return t
+}()
+
+// scan finds, in one pass, where each rule of scope sc has an anchor in s: at[i] lists
+// rules[i]'s offsets, ascending.
+func scan(s string, sc scope) [][]int {
+	at := make([][]int, len(rules))
+	if len(s) < 2 {
+		return at
+	}
+	k := uint16(lower[s[0]])
+	for p := 0; p+1 < len(s); p++ {
+		k = k<<8 | uint16(lower[s[p+1]]) // the pair at p
+		i := pairs.at[k]
+		if i == 0 {
+			continue
+		}
+		for _, a := range pairs.refs[i-1] {
+			if rules[a.rule].scope&sc != 0 && hasPrefix(s[p:], a.lit, a.fold) {
+				if l := at[a.rule]; len(l) == 0 || l[len(l)-1] != p {
+					at[a.rule] = append(l, p)
+				}
+			}
+		}
+	}
+	return at
+}
+
+// hasPrefix is strings.HasPrefix, ASCII case-insensitive when fold (lit is lower case).
+func hasPrefix(s, lit string, fold bool) bool {
+	if len(s) < len(lit) {
+		return false
+	}
+	if !fold {
+		return s[:len(lit)] == lit
+	}
+	for i := 0; i < len(lit); i++ {
+		if lower[s[i]] != lit[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// apply replaces r's matches in s, found from its anchors at offsets at.
+// find returns r's secrets in s, from its anchors at offsets at, sorted, leaving out every
+// match that overlaps a span of taken.
+func (r *rule) find(s string, at []int, taken []span, sc scope) []span {
+	var found []span
+	last := 0 // end of the previous secret found
+	for _, p := range at {
+		if p < last || r.bound && p > 0 && isWord(s[p-1]) {
+			continue
+		}
+		if r.sep != "" && !sepFollows(s, p, r.sep) {
+			continue
+		}
+		end := min(p+r.fwd, len(s))
+		if !r.lines {
+			if i := strings.IndexByte(s[p:end], '\n'); i >= 0 {
+				end = p + i
+			}
+		}
+		m := r.re.FindStringSubmatchIndex(s[p:end])
+		if m == nil {
+			continue
+		}
+		for len(taken) > 0 && taken[0].hi <= p {
+			taken = taken[1:]
+		}
+		if len(taken) > 0 && taken[0].lo < p+m[1] {
+			continue
+		}
+		lo, hi := m[0], m[1]
+		for g := 2; g < len(m); g += 2 {
+			if m[g] >= 0 {
+				lo, hi = m[g], m[g+1]
+				break
+			}
+		}
+		lo, hi = p+lo, p+hi
+		if r.keep != nil && r.keep(s[lo:hi], s[wordStart(s, p):p+m[1]]) {
+			continue
+		}
+		repl := "[REDACTED:" + r.kind + "]"
+		if sc == diag && r.public {
+			repl = Short(s[lo:hi])
+		}
+		found = append(found, span{lo, hi, repl})
+		last = hi
+	}
+	return found
+}
+
+func isWord(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
+}
+
+// sepFollows reports whether, past the word at s[p:] (letters, digits, _ and -), a quote and
+// blanks, the next byte is one of sep.
+func sepFollows(s string, p int, sep string) bool {
+	i := p
+	for i < len(s) && (isWord(s[i]) || s[i] == '-') {
+		i++
+	}
+	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		i++
+	}
+	for i < len(s) && strings.IndexByte(" \t\r\n\f", s[i]) >= 0 {
+		i++
+	}
+	return i < len(s) && strings.IndexByte(sep, s[i]) >= 0
+}
+
+// wordStart is where the word holding s[p] begins, looking back 64 bytes at most.
+func wordStart(s string, p int) int {
+	i := p
+	for i > 0 && p-i < 64 && isWord(s[i-1]) {
+		i--
+	}
+	return i
 }

@@ -14,21 +14,27 @@ const (
 	both    = capture | diag
 )
 
-// rule is one credential shape. Matching is anchored on literals so that a field without any
-// of them costs a few substring searches and no regexp run: every match contains one of the
-// anchors and reaches at most back bytes before it and fwd bytes after it.
+// rule is one credential shape. Every match begins with one of the rule's anchors (literals),
+// so a field holding none costs a few substring searches, and each anchor found costs one
+// regexp run anchored there (^), which fails within a few bytes on ordinary text.
 type rule struct {
 	kind    string
 	scope   scope
-	anchors []string // literals every match contains
+	anchors []string // literals every match begins with
 	fold    bool     // anchors are lower case and searched case-insensitively
-	back    int      // how far a match may start before its anchor
-	fwd     int      // how far a match may end after its anchor
-	// re matches the shape. The secret is its first capturing group that took part, or
-	// the whole match when it has none; only the secret is replaced.
+	bound   bool     // an anchor counts only at the start of a word (ghp_…, not xghp_…)
+	// sep, when set, is a cheap test before the regexp, for a name and its separator: past
+	// the anchor's word (letters, digits, _ and -), a quote and blanks, one of these
+	// bytes comes next.
+	sep   string
+	fwd   int  // the longest match, in bytes
+	lines bool // a match may span lines (else it ends at the line's end)
+	// re matches the shape from an anchor (it begins with ^). The secret is its first
+	// capturing group that took part, or the whole match when it has none; only the
+	// secret is replaced.
 	re *regexp.Regexp
-	// keep spares a value v, found in match, that is no secret (a placeholder, a variable,
-	// code); nil: none.
+	// keep spares a value v that is no secret (a placeholder, a variable, code); match is
+	// the whole match, from the start of the word its anchor stands in. nil: none.
 	keep func(v, match string) bool
 	// public: the secret's first four characters are the kind's published prefix
 	// (sk-a, ghp_, AKIA, eyJh), so diagnostics may show the short form (sk-a…(108))
@@ -36,83 +42,71 @@ type rule struct {
 	public bool
 }
 
-// The secret-named assignment keys: password|passwd|secret|token|api_key|apikey|access_key,
-// ending the name (DB_PASSWORD, "api_key", accessToken, SECRET_KEY), not inside it
-// (token_type, max_tokens, secret_name).
-const assignName = `(?i:[A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key)(?:[_-]?key)?)`
-
-var assignAnchors = []string{"password", "passwd", "secret", "token", "api_key", "api-key", "apikey", "access_key", "access-key", "accesskey"}
+// The secret-named assignment keys: password|passwd|secret|token|api_key|apikey|access_key.
+// An anchor is the end of the name (DB_PASSWORD, "api_key", accessToken, SECRET_KEY), not
+// part of a longer one (token_type, max_tokens, secret_name): the separator follows it.
+var assignAnchors = []string{"passw", "secret", "token", "api", "access"}
 
 // rules is the one table of credential shapes, applied in order: specific shapes before the
 // generic ones, so a key is counted under its own kind and a later rule sees only the
 // [REDACTED:…] marker where it stood (no rule matches a marker).
 var rules = []rule{
-	{kind: "gcp_private_key", scope: both, anchors: []string{`"private_key"`}, back: 0, fwd: 64 << 10,
+	{kind: "gcp_private_key", scope: both, anchors: []string{`"private_key"`}, fwd: 64 << 10,
 		// The whole JSON string value; a truncated field may have lost its closing quote.
-		re: regexp.MustCompile(`"private_key"\s*:\s*"(-----BEGIN[^"]*)`)},
-	{kind: "private_key", scope: both, anchors: []string{"-----BEGIN"}, back: 0, fwd: 64 << 10,
+		re: regexp.MustCompile(`^"private_key"\s*:\s*"(-----BEGIN[^"]*)`)},
+	{kind: "private_key", scope: both, anchors: []string{"-----BEGIN"}, fwd: 64 << 10, lines: true,
 		// The whole block; without its END line (a field cut in the middle) the body up to
 		// the first character that cannot be base64 or a (JSON-escaped) line break.
-		re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)`)},
-	{kind: "anthropic", scope: both, anchors: []string{"sk-ant-"}, back: 0, fwd: 512,
-		re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_-]{16,}`), keep: value(placeholder), public: true},
-	{kind: "openai", scope: both, anchors: []string{"sk-"}, back: 1, fwd: 512,
-		re:   regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
+		re: regexp.MustCompile(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)`)},
+	{kind: "anthropic", scope: both, anchors: []string{"sk-ant-"}, fwd: 512,
+		re: regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{16,}`), keep: value(placeholder), public: true},
+	{kind: "openai", scope: both, anchors: []string{"sk-"}, bound: true, fwd: 512,
+		re:   regexp.MustCompile(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
 		keep: value(notMixed), public: true},
-	{kind: "github", scope: both, anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, back: 1, fwd: 512,
-		re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), keep: value(placeholder), public: true},
-	{kind: "aws_access_key_id", scope: both, anchors: []string{"AKIA", "ASIA"}, back: 1, fwd: 32,
-		re: regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), keep: value(placeholder), public: true},
-	{kind: "aws_secret", scope: both, anchors: []string{"secret_access_key", "secretaccesskey", "secret-access-key"}, fold: true, back: 16, fwd: 96,
+	{kind: "github", scope: both, anchors: []string{"gh", "github_pat_"}, bound: true, fwd: 512,
+		re: regexp.MustCompile(`^(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), keep: value(placeholder), public: true},
+	{kind: "aws_access_key_id", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 32,
+		re: regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`), keep: value(placeholder), public: true},
+	{kind: "aws_secret", scope: both, anchors: []string{"secret"}, fold: true, sep: ":=", fwd: 96,
 		// 40 characters exactly: the trailing class keeps a longer run from matching.
-		re: regexp.MustCompile(`(?i:secret[_-]?access[_-]?key)["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`)},
-	{kind: "google_api_key", scope: both, anchors: []string{"AIza"}, back: 1, fwd: 64,
-		re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), keep: value(placeholder), public: true},
-	{kind: "slack", scope: both, anchors: []string{"xox"}, back: 1, fwd: 256,
-		re: regexp.MustCompile(`\bxox[abposr]-[0-9A-Za-z-]{10,}`), keep: value(placeholder), public: true},
-	{kind: "stripe", scope: both, anchors: []string{"sk_live_", "rk_live_"}, back: 1, fwd: 256,
-		re: regexp.MustCompile(`\b[sr]k_live_[0-9A-Za-z]{16,}`), keep: value(placeholder), public: true},
-	{kind: "jwt", scope: both, anchors: []string{"eyJ"}, back: 1, fwd: 8 << 10,
-		re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`), public: true},
-	{kind: "bearer", scope: both, anchors: []string{"authorization"}, fold: true, back: 1, fwd: 2 << 10,
+		re: regexp.MustCompile(`^(?i:secret[_-]?access[_-]?key)["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`)},
+	{kind: "google_api_key", scope: both, anchors: []string{"AIza"}, bound: true, fwd: 64,
+		re: regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), keep: value(placeholder), public: true},
+	{kind: "slack", scope: both, anchors: []string{"xox"}, bound: true, fwd: 256,
+		re: regexp.MustCompile(`^xox[abposr]-[0-9A-Za-z-]{10,}`), keep: value(placeholder), public: true},
+	{kind: "stripe", scope: both, anchors: []string{"sk_live_", "rk_live_"}, bound: true, fwd: 256,
+		re: regexp.MustCompile(`^[sr]k_live_[0-9A-Za-z]{16,}`), keep: value(placeholder), public: true},
+	{kind: "jwt", scope: both, anchors: []string{"eyJ"}, bound: true, fwd: 8 << 10,
+		re: regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`), public: true},
+	{kind: "bearer", scope: both, anchors: []string{"authorization"}, fold: true, bound: true, sep: ":=", fwd: 2 << 10,
 		// Any scheme of the Authorization header (Bearer, Basic, token, Digest); just the
 		// credential when the scheme is named.
-		re:   regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?([A-Za-z0-9\-._~+/]{8,}=*)`),
+		re:   regexp.MustCompile(`^(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?([A-Za-z0-9\-._~+/]{8,}=*)`),
 		keep: value(placeholder)},
-	{kind: "bearer", scope: both, anchors: []string{"bearer"}, fold: true, back: 1, fwd: 2 << 10,
-		re:   regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
+	{kind: "bearer", scope: both, anchors: []string{"bearer"}, fold: true, bound: true, fwd: 2 << 10,
+		re:   regexp.MustCompile(`^(?i)bearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
 		keep: value(notRandom)},
 	// URL userinfo: the whole of it (a username may be the token: https://TOKEN:x-oauth-basic@,
-	// https://x-access-token:ghp_…@), so the URL keeps its host and stays usable.
-	{kind: "url_userinfo", scope: both, anchors: []string{"://"}, back: 32, fwd: 512,
-		re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://([^\s/?#@:"'<>\[\]]*:[^\s/?#@"'<>\[\]]*)@[A-Za-z0-9\[]`)},
-	// Username only: captured text keeps ssh://git@host and https://alice@host; a
-	// diagnostic keeps none (issue 12: http://TOKEN@proxy:8080 leaked).
-	{kind: "url_userinfo", scope: capture, anchors: []string{"://"}, back: 32, fwd: 512,
-		re:   regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://([^\s/?#@:"'<>\[\]]+)@[A-Za-z0-9\[]`),
-		keep: value(func(v string) bool { return len(v) < 16 || notRandom(v) })},
-	{kind: "url_userinfo", scope: diag, anchors: []string{"://"}, back: 32, fwd: 512,
-		re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://([^\s/?#@:"'<>\[\]]+)@[A-Za-z0-9\[]`)},
-	{kind: "url_query", scope: both, anchors: []string{"key=", "token=", "sig=", "signature=", "password=", "secret=", "auth="}, fold: true, back: 24, fwd: 1 << 10,
-		re:   regexp.MustCompile(`[?&](?i:api[_-]?key|apikey|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|sig|signature|password|secret|client[_-]?secret|auth)=([^&#\s"'<>\[\]]+)`),
+	// https://x-access-token:ghp_…@), so the URL keeps its host and stays usable. A username
+	// alone is kept when it does not look generated (ssh://git@host, https://alice@host)…
+	{kind: "url_userinfo", scope: both, anchors: []string{"://"}, fwd: 512,
+		re:   regexp.MustCompile(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`),
+		keep: value(func(v string) bool { return !strings.Contains(v, ":") && (len(v) < 16 || notRandom(v)) })},
+	// … except in a diagnostic (issue 12: http://TOKEN@proxy:8080 leaked).
+	{kind: "url_userinfo", scope: diag, anchors: []string{"://"}, fwd: 512,
+		re: regexp.MustCompile(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`)},
+	{kind: "url_query", scope: both, anchors: []string{"?", "&"}, fwd: 1 << 10,
+		re:   regexp.MustCompile(`^[?&](?i:api[_-]?key|apikey|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|sig|signature|password|secret|client[_-]?secret|auth)=([^&#\s"'<>\[\]]+)`),
 		keep: value(placeholder)},
-	// Assignments. A quoted value is data: a secret unless it is a placeholder.
-	{kind: "assignment", scope: both, anchors: assignAnchors, fold: true, back: 64, fwd: 320,
-		re:   regexp.MustCompile(`\b["']?` + assignName + `["']?\s*(?::=|=>|==?|:)\s*(?:"([^"\\\r\n]{1,256})"|'([^'\\\r\n]{1,256})')`),
-		keep: value(placeholder)},
-	// Unquoted after = (env, shell, ini, flags): a secret unless a placeholder or code.
-	{kind: "assignment", scope: both, anchors: assignAnchors, fold: true, back: 64, fwd: 320,
-		re:   regexp.MustCompile(`\b` + assignName + `\s*(?::=|=>|==?)\s*([^\s"'` + "`" + `,;&|<>{}\[\]]{1,256})`),
-		keep: value(codeOrPlaceholder)},
-	// Unquoted after a colon (YAML, headers, prose): only a value with a digit or a symbol,
-	// so "Password: required" in prose stays.
-	{kind: "assignment", scope: both, anchors: assignAnchors, fold: true, back: 64, fwd: 320,
-		re:   regexp.MustCompile(`\b` + assignName + `\s*:\s*([^\s"'` + "`" + `,;&|<>{}\[\]]{1,256})`),
-		keep: value(func(v string) bool { return codeOrPlaceholder(v) || onlyLetters(v) })},
+	// Assignments, in env, shell, ini, JSON, YAML and code forms (see keepAssignment).
+	{kind: "assignment", scope: both, anchors: assignAnchors, fold: true, sep: ":=", fwd: 320,
+		re: regexp.MustCompile(`^(?i:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key)(?i:[_-]?key)?["']?\s*` +
+			`(?::=|=>|==?|:)\s*(?:"([^"\\\r\n]+)"|'([^'\\\r\n]+)'|([^\s"'` + "`" + `,;&|<>{}\[\]]+))`),
+		keep: keepAssignment},
 	// Diagnostics: any NAME=value (or "NAME": "value") whose name says it holds a secret
 	// (MY_GATEWAY_KEY=…), as SensitiveName does for a name on its own.
-	{kind: "env", scope: diag, anchors: []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "AUTH", "CREDENTIAL"}, back: 64, fwd: 2 << 10,
-		re:   regexp.MustCompile(`\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Z0-9_]*(?:=|"\s*:\s*")([^\s"']+)`),
+	{kind: "env", scope: diag, anchors: sensitiveParts, fwd: 2 << 10,
+		re:   regexp.MustCompile(`^(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Z0-9_]*(?:=|"\s*:\s*")([^\s"']+)`),
 		keep: func(v, m string) bool { return redacted(v) || !SensitiveName(m[:strings.IndexAny(m, `="`)]) }},
 }
 
@@ -160,6 +154,20 @@ func placeholder(v string) bool {
 		upperConst = upperConst && (c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_')
 	}
 	return masked || digits || upperConst && strings.Contains(v, "_")
+}
+
+// keepAssignment spares an assignment's value v (match is the whole assignment) that is no
+// secret. A quoted value is data: a secret unless a placeholder. An unquoted one after = (env,
+// shell, ini, flags) is a secret unless a placeholder or code. An unquoted one after a colon
+// (YAML, headers, prose) must also hold a digit or a symbol, so "Password: required" stays.
+func keepAssignment(v, match string) bool {
+	if strings.HasSuffix(match, v+`"`) || strings.HasSuffix(match, v+"'") {
+		return placeholder(v)
+	}
+	if match[strings.IndexAny(match, ":=")] == '=' {
+		return codeOrPlaceholder(v)
+	}
+	return codeOrPlaceholder(v) || onlyLetters(v)
 }
 
 // codeOrPlaceholder also spares an unquoted value that reads as code: a call (getToken()),

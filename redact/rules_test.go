@@ -197,3 +197,18 @@ func TestCapturedIdempotent(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleTable checks the contract the matcher relies on: a regexp runs anchored where one
+// of its rule's anchors stands, and folding anchors are lower case.
+func TestRuleTable(t *testing.T) {
+	for _, r := range rules {
+		if !strings.HasPrefix(r.re.String(), "^") {
+			t.Errorf("%s: %s does not begin with ^", r.kind, r.re)
+		}
+		for _, a := range r.anchors {
+			if a == "" || r.fold && a != strings.ToLower(a) {
+				t.Errorf("%s: anchor %q", r.kind, a)
+			}
+		}
+	}
+}
