@@ -278,7 +278,6 @@ func hasPrefix(s, lit string, fold bool) bool {
 	return true
 }
 
-// apply replaces r's matches in s, found from its anchors at offsets at.
 // find returns r's secrets in s, from its anchors at offsets at, sorted, leaving out every
 // match that overlaps a span of taken.
 func (r *rule) find(s string, at []int, taken []span, sc scope) []span {
@@ -332,11 +331,14 @@ func isWord(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
 }
 
-// sepFollows reports whether, past the word at s[p:] (letters, digits, _ and -), a quote and
-// blanks, the next byte is one of sep.
+// sepFollows reports whether, past the word at s[p:] (letters, digits, _ and -), a quote
+// (escaped or not) and blanks, the next byte is one of sep.
 func sepFollows(s string, p int, sep string) bool {
 	i := p
 	for i < len(s) && (isWord(s[i]) || s[i] == '-') {
+		i++
+	}
+	if i < len(s) && s[i] == '\\' { // a JSON-encoded string's \"
 		i++
 	}
 	if i < len(s) && (s[i] == '"' || s[i] == '\'') {

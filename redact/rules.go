@@ -14,9 +14,9 @@ const (
 	both    = capture | diag
 )
 
-// rule is one credential shape. Every match begins with one of the rule's anchors (literals),
-// so a field holding none costs a few substring searches, and each anchor found costs one
-// regexp run anchored there (^), which fails within a few bytes on ordinary text.
+// rule is one credential shape. Every match begins with one of the rule's anchors (literals):
+// one pass over a text finds every rule's anchors, and each anchor found costs one regexp
+// run anchored there (^), which fails within a few bytes on ordinary text.
 type rule struct {
 	kind    string
 	scope   scope
@@ -96,12 +96,14 @@ var rules = []rule{
 	{kind: "url_userinfo", scope: diag, anchors: []string{"://"}, fwd: 512,
 		re: regexp.MustCompile(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`)},
 	{kind: "url_query", scope: both, anchors: []string{"?", "&"}, fwd: 1 << 10,
-		re:   regexp.MustCompile(`^[?&](?i:api[_-]?key|apikey|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|sig|signature|password|secret|client[_-]?secret|auth)=([^&#\s"'<>\[\]]+)`),
+		re:   regexp.MustCompile(`^[?&](?i:api[_-]?key|apikey|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|sig|signature|password|secret|client[_-]?secret|auth)=([^&#\s"'<>\[\]\\]+)`),
 		keep: value(placeholder)},
-	// Assignments, in env, shell, ini, JSON, YAML and code forms (see keepAssignment).
+	// Assignments, in env, shell, ini, JSON, YAML and code forms (see keepAssignment), also
+	// inside a JSON-encoded string (\"api_key\": \"…\", DB_PASSWORD=…\n): no value holds a
+	// backslash.
 	{kind: "assignment", scope: both, anchors: assignAnchors, fold: true, sep: ":=", fwd: 320,
-		re: regexp.MustCompile(`^(?i:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key)(?i:[_-]?key)?["']?\s*` +
-			`(?::=|=>|==?|:)\s*(?:"([^"\\\r\n]+)"|'([^'\\\r\n]+)'|([^\s"'` + "`" + `,;&|<>{}\[\]]+))`),
+		re: regexp.MustCompile(`^(?i:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key)(?i:[_-]?key)?(?:\\?["'])?\s*` +
+			`(?::=|=>|==?|:)\s*(?:\\?"([^"\\\r\n]+)\\?"|\\?'([^'\\\r\n]+)\\?'|([^\s"'` + "`" + `,;&|<>{}\[\]\\]+))`),
 		keep: keepAssignment},
 	// Diagnostics: any NAME=value (or "NAME": "value") whose name says it holds a secret
 	// (MY_GATEWAY_KEY=…), as SensitiveName does for a name on its own.
@@ -137,7 +139,7 @@ var placeholderWords = map[string]bool{
 // digits (max_tokens: 100000), or a word of the placeholder list or one that says so
 // (your-api-key-here, example-token).
 func placeholder(v string) bool {
-	if len(v) < 6 || strings.ContainsAny(v[:1], "$%<{[*@") {
+	if len(v) < 6 || strings.ContainsAny(v[:1], "$%<{[*") {
 		return true
 	}
 	l := strings.ToLower(v)
@@ -161,7 +163,7 @@ func placeholder(v string) bool {
 // shell, ini, flags) is a secret unless a placeholder or code. An unquoted one after a colon
 // (YAML, headers, prose) must also hold a digit or a symbol, so "Password: required" stays.
 func keepAssignment(v, match string) bool {
-	if strings.HasSuffix(match, v+`"`) || strings.HasSuffix(match, v+"'") {
+	if !strings.HasSuffix(match, v) { // a closing quote follows
 		return placeholder(v)
 	}
 	if match[strings.IndexAny(match, ":=")] == '=' {
@@ -204,18 +206,18 @@ func onlyLetters(v string) bool {
 // notMixed spares what lacks the upper case, lower case and digits of a generated key
 // (sk-circle-bounce-delay1 is a CSS class).
 func notMixed(v string) bool {
-	var upper, lower, digit bool
+	var up, low, digit bool
 	for i := 0; i < len(v); i++ {
 		c := v[i]
-		upper = upper || c >= 'A' && c <= 'Z'
-		lower = lower || c >= 'a' && c <= 'z'
+		up = up || c >= 'A' && c <= 'Z'
+		low = low || c >= 'a' && c <= 'z'
 		digit = digit || c >= '0' && c <= '9'
 	}
-	return !upper || !lower || !digit || placeholder(v)
+	return !up || !low || !digit || placeholder(v)
 }
 
-// notRandom spares what does not look generated: a token has letters and digits, and is not
-// a lower-case-only word chain (sk-learn-style-name) or a placeholder.
+// notRandom spares what does not look generated (a token has letters and digits: "Bearer
+// authentication" is prose) and placeholders.
 func notRandom(v string) bool {
 	var letter, digit bool
 	for i := 0; i < len(v); i++ {

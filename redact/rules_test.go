@@ -104,6 +104,8 @@ var ruleCases = []ruleCase{
 	{"assignment", "auth.password = Wint3r!sComing", "Wint3r!sComing"},
 	{"assignment", "//registry.npmjs.org/:_authToken=npm_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78", "npm_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78"},
 	{"assignment", "REDIS_PASSWORD=correcthorsebattery", "correcthorsebattery"},
+	{"assignment", `{"stdout":"DB_PASSWORD=hunter2xyz\nAPI_TOKEN=abc123def456\n"}`, "hunter2xyz"},
+	{"assignment", `{"content":"{\"api_key\": \"abcd1234efgh5678\"}"}`, "abcd1234efgh5678"},
 	{"assignment", "The password must be at least 12 characters and include a symbol.", ""},
 	{"assignment", "Reset your password: click the link we sent.", ""},
 	{"assignment", "Password: required", ""},
