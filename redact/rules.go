@@ -51,10 +51,10 @@ var assignAnchors = []string{"passw", "secret", "token", "api", "access"}
 // generic ones, so a key is counted under its own kind and a later rule sees only the
 // [REDACTED:…] marker where it stood (no rule matches a marker).
 var rules = []rule{
-	{kind: "gcp_private_key", scope: both, anchors: []string{`"private_key"`}, fwd: 64 << 10,
+	{kind: "gcp_private_key", scope: both, anchors: []string{`"private_key"`}, fwd: 16 << 10,
 		// The whole JSON string value; a truncated field may have lost its closing quote.
 		re: regexp.MustCompile(`^"private_key"\s*:\s*"(-----BEGIN[^"]*)`)},
-	{kind: "private_key", scope: both, anchors: []string{"-----BEGIN"}, fwd: 64 << 10, lines: true,
+	{kind: "private_key", scope: both, anchors: []string{"-----BEGIN"}, fwd: 16 << 10, lines: true,
 		// The whole block; without its END line (a field cut in the middle) the body up to
 		// the first character that cannot be base64 or a (JSON-escaped) line break.
 		re: regexp.MustCompile(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)`)},
