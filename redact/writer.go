@@ -34,7 +34,8 @@ type Writer struct {
 }
 
 // NewWriter returns a Writer that keeps at most limit bytes of scrubbed output in w (head and
-// tail, each about half), scrubbing with Scrub(…, known...).
+// tail, each about half; a limit under 128 bytes keeps little but the marker), scrubbing with
+// Scrub(…, known...).
 func NewWriter(w io.Writer, limit int64, known ...string) *Writer {
 	head := max(limit/2, 0)
 	return &Writer{
