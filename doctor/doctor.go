@@ -21,6 +21,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -92,9 +93,9 @@ type Queue struct {
 func Build(ctx context.Context, in Inputs) *Report {
 	s := in.Settings
 	d := observe.Deps{Settings: s, Env: in.Env, GOOS: in.GOOS, Home: in.Home, Now: in.Now, Log: in.Log, Lineage: in.Lineage}
-	r := &Report{Version: in.Version, Hook: in.Hook, DataDir: s.DataDir, PluginRoot: in.PluginRoot, }
+	r := &Report{Version: in.Version, Hook: in.Hook, DataDir: s.DataDir, PluginRoot: in.PluginRoot}
 	for _, v := range s.Values {
-		v.Value, v.Error = auth.Scrub(v.Value), auth.Scrub(v.Error)
+		v.Value, v.Error = redact.Scrub(v.Value), redact.Scrub(v.Error)
 		r.Settings = append(r.Settings, v)
 	}
 	r.Observer.Enabled, r.Observer.MaxConcurrentAgents = s.MaxConcurrentAgents > 0, s.MaxConcurrentAgents
@@ -193,8 +194,29 @@ func PluginRoot(env settings.Env, exeDir string) string {
 	return ""
 }
 
-// Render writes the report for a person.
+// Render writes the report for a person, scrubbed as a whole (see scrubbed).
 func Render(w io.Writer, r *Report) {
+	var b strings.Builder
+	render(&b, r)
+	io.WriteString(w, scrubbed(b.String(), r))
+}
+
+// JSON writes the report as indented JSON, scrubbed as a whole (see scrubbed).
+func JSON(w io.Writer, r *Report) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, scrubbed(string(b), r)+"\n")
+	return err
+}
+
+// scrubbed is the report's text with every secret shape and the resolved credential
+// scrubbed: a reason may quote a child's output or a pasted token, and scrubbing the output
+// rather than each field means no field can be forgotten.
+func scrubbed(text string, r *Report) string { return redact.Scrub(text, r.Auth.Value.Reveal()) }
+
+func render(w io.Writer, r *Report) {
 	status := "ok"
 	if !r.OK {
 		status = "PROBLEMS FOUND"

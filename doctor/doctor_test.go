@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -55,5 +57,30 @@ func TestFindingsAreAnEmptyListWhenAllIsWell(t *testing.T) {
 				t.Fatalf("findings is null in %s", b)
 			}
 		})
+	}
+}
+
+// TestOutputScrubbed: the human and the JSON report hold no secret shape, whichever field
+// carries it, and the JSON stays valid.
+func TestOutputScrubbed(t *testing.T) {
+	cs := redacttest.Diagnostic()
+	r := &Report{Version: "test", Findings: []string{}}
+	for _, c := range cs {
+		r.Findings = append(r.Findings, c.Text)
+		r.Settings = append(r.Settings, settings.Value{Key: "CLAUDE_MEM_MODEL", Value: c.Text})
+	}
+	r.Auth.Error = cs[0].Text
+	var human, js bytes.Buffer
+	Render(&human, r)
+	if err := JSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string][]byte{"human": human.Bytes(), "json": js.Bytes()} {
+		if leaks := redacttest.Leaks(out, cs); len(leaks) > 0 {
+			t.Errorf("%s report holds %d canaries, e.g. %+v", name, len(leaks), leaks[0])
+		}
+	}
+	if !json.Valid(js.Bytes()) {
+		t.Errorf("scrubbing broke the JSON:\n%s", js.Bytes())
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
+	"github.com/claude-mem/claude-mem-go/redact"
 )
 
 // States of Auth.State and Setup.State.
@@ -166,6 +167,9 @@ func write(dataDir string, h Health) error {
 	if err != nil {
 		return fmt.Errorf("health: %w", err)
 	}
+	// Reasons quote errors and a child's output: the file is scrubbed as a whole, so no
+	// field can carry a secret to disk.
+	b = []byte(redact.Scrub(string(b)))
 	f, err := os.CreateTemp(dataDir, ".health-*.tmp") // created 0600
 	if err != nil {
 		return fmt.Errorf("health: %w", err)

@@ -10,9 +10,12 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 )
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -328,5 +331,30 @@ func TestPauseSurvivesRoundTrip(t *testing.T) {
 	}
 	if h, _ = Load(dir); !h.PausedUntil.IsZero() || h.PauseFingerprint != "" || h.PauseReason != "" {
 		t.Fatalf("pause not cleared: %+v", h)
+	}
+}
+
+// TestWriteScrubs: health.json never holds a secret shape, whatever a reason quotes.
+func TestWriteScrubs(t *testing.T) {
+	dir := t.TempDir()
+	cs := redacttest.Diagnostic()
+	var texts []string
+	for _, c := range cs {
+		texts = append(texts, c.Text)
+	}
+	reason := strings.Join(texts, "\n")
+	if err := Update(dir, t0, func(h *Health) {
+		h.Auth = Auth{State: "failed", Source: "env", Reason: reason}
+		h.LastRun = &Run{ID: "r", Outcome: "error", Reason: reason, Time: t0}
+		h.Settings = texts
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(Path(dir))
+	if leaks := redacttest.Leaks(b, cs); len(leaks) > 0 {
+		t.Errorf("health.json holds %d canaries, e.g. %+v", len(leaks), leaks[0])
+	}
+	if _, err := Load(dir); err != nil {
+		t.Errorf("the scrubbed file does not load: %v", err)
 	}
 }

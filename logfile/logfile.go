@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/claude-mem/claude-mem-go/redact"
 )
 
 // MaxSize is the size past which hook.log is rotated to hook.log.1 (one old file is kept).
@@ -36,7 +38,7 @@ func Open(dataDir, level string, pid int, now func() time.Time) (zerolog.Logger,
 	closer := io.Closer(nopCloser{})
 	if dataDir != "" {
 		if f, err := openRotated(filepath.Join(dataDir, "logs", Name)); err == nil {
-			w, closer = lenientWriter{f}, f
+			w, closer = scrubWriter{f}, f
 		}
 	}
 	ctx := zerolog.New(w).Level(lvl).With().Int("pid", pid)
@@ -59,11 +61,13 @@ func openRotated(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 }
 
-// lenientWriter reports success whatever happens, so zerolog never reports an error.
-type lenientWriter struct{ w io.Writer }
+// scrubWriter scrubs every line (zerolog writes one per event) before it reaches the file,
+// so no call site can log a secret by forgetting to scrub it; and it reports success
+// whatever happens, so zerolog never reports an error.
+type scrubWriter struct{ w io.Writer }
 
-func (l lenientWriter) Write(p []byte) (int, error) {
-	_, _ = l.w.Write(p)
+func (l scrubWriter) Write(p []byte) (int, error) {
+	_, _ = io.WriteString(l.w, redact.Scrub(string(p)))
 	return len(p), nil
 }
 

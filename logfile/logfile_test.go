@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 )
 
 func TestWritesJSONLinesAtLevel(t *testing.T) {
@@ -66,5 +68,25 @@ func TestBadLevelIsInfo(t *testing.T) {
 	log, _ := Open("", "loud", 1, nil)
 	if log.GetLevel().String() != "info" {
 		t.Fatal(log.GetLevel())
+	}
+}
+
+// TestScrubsEveryLine: whatever a call site logs, no secret shape reaches the file.
+func TestScrubsEveryLine(t *testing.T) {
+	dir := t.TempDir()
+	log, c := Open(dir, "info", 1, nil)
+	cs := redacttest.Diagnostic()
+	for _, cn := range cs {
+		log.Info().Str("text", cn.Text).Msg(cn.Text)
+	}
+	c.Close()
+	data, _ := os.ReadFile(filepath.Join(dir, "logs", Name))
+	if leaks := redacttest.Leaks(data, cs); len(leaks) > 0 {
+		t.Errorf("hook.log holds %d canaries, e.g. %+v", len(leaks), leaks[0])
+	}
+	for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		if !json.Valid(l) {
+			t.Errorf("scrubbing broke a JSON line: %s", l)
+		}
 	}
 }

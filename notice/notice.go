@@ -4,12 +4,12 @@ package notice
 import (
 	"cmp"
 	"errors"
-	"github.com/claude-mem/claude-mem-go/auth"
 	"slices"
 	"strings"
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -36,8 +36,7 @@ func AuthFailed(source, reason, hook string) string {
 
 // SettingsError is the notice for a setting whose value could not be used.
 func SettingsError(key, value, problem, def string) string {
-	// A credential pasted into the wrong key must not reach the model's context.
-	return "claude-mem: settings error — " + oneLine(key) + "=" + oneLine(auth.Scrub(value)) + ": " + oneLine(problem) +
+	return "claude-mem: settings error — " + oneLine(key) + "=" + oneLine(value) + ": " + oneLine(problem) +
 		"; using " + oneLine(def)
 }
 
@@ -53,9 +52,12 @@ func setupFailed(reason, hook string) string {
 	return "claude-mem: setup required — " + oneLine(reason) + " (details: " + oneLine(hook) + " doctor)"
 }
 
-// oneLine joins the non-blank lines of s, trimmed, with single spaces, so a notice never
-// spans lines.
+// oneLine scrubs s (a reason may quote a child's output, a credential may be pasted into
+// the wrong setting: neither reaches the model's context) and joins its non-blank lines,
+// trimmed, with single spaces, so a notice never spans lines. Every value put into a notice
+// passes here.
 func oneLine(s string) string {
+	s = redact.Scrub(s)
 	if !strings.ContainsAny(s, "\r\n") {
 		return s
 	}

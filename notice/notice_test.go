@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -155,5 +156,18 @@ func TestSettingsErrorNeverShowsACredential(t *testing.T) {
 	line := SettingsError("CLAUDE_MEM_AUTH_SOURCE", "sk-ant-api03-PASTEDINTOTHEWRONGKEY", "must be one of auto, env", "auto")
 	if strings.Contains(line, "PASTEDINTOTHEWRONGKEY") {
 		t.Fatalf("settings error notice shows the credential: %s", line)
+	}
+}
+
+// TestNoticesScrubEveryValue: a reason quoting any secret shape reaches no notice.
+func TestNoticesScrubEveryValue(t *testing.T) {
+	cs := redacttest.Diagnostic()
+	var all []string
+	for _, c := range cs {
+		all = append(all, AuthFailed("env", c.Text, hook), SetupUnspawnable(c.Text, c.Text, hook),
+			SettingsError("CLAUDE_MEM_MODEL", c.Text, c.Text, "haiku"), MemoryUnavailable(c.Text, hook))
+	}
+	if leaks := redacttest.Leaks([]byte(strings.Join(all, "\n")), cs); len(leaks) > 0 {
+		t.Errorf("notices hold %d canaries, e.g. %+v", len(leaks), leaks[0])
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -185,7 +186,7 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
 	prompt := observer.BuildPrompt(observer.PromptInput{Project: proj, Events: events, Prompts: prompts, Earlier: prior, Final: writeSummary})
 	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return ResolveClaude(o.d.Env, s, o.d.GOOS) }, observer.RunOptions{Slot: o.slot})
-	res.Reason = auth.Scrub(res.Reason, src.Value) // it may quote the child's output
+	res.Reason = redact.Scrub(res.Reason, src.Value.Reveal()) // it may quote the child's output
 	log = log.With().Str("outcome", string(res.Outcome)).Logger()
 	if writeSummary && (res.Outcome == observer.OutcomeOK || res.Outcome == observer.OutcomeError) {
 		// Only a run that answered counts against the summary's attempts: a rate limit or
@@ -195,7 +196,7 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 		}
 	}
 	if res.ExitCode != 0 && res.StderrTail != "" {
-		log.Error().Int("exit", res.ExitCode).Str("stderr_tail", auth.Scrub(res.StderrTail, src.Value)).Msg("observer child exited non-zero")
+		log.Error().Int("exit", res.ExitCode).Str("stderr_tail", redact.Scrub(res.StderrTail, src.Value.Reveal())).Msg("observer child exited non-zero")
 	}
 	run := &health.Run{ID: runID, Outcome: string(res.Outcome), Reason: res.Reason, Time: o.d.Now(), Events: len(events)}
 	defer func() {
@@ -262,7 +263,7 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 func (o *observeRun) update(fn func(*health.Health)) {
 	errs := make([]string, 0, len(o.s.Errors))
 	for _, e := range o.s.Errors {
-		errs = append(errs, auth.Scrub(e.Error()))
+		errs = append(errs, redact.Scrub(e.Error()))
 	}
 	if err := health.Update(o.s.DataDir, o.d.Now(), func(h *health.Health) { fn(h); h.Settings = errs }); err != nil {
 		o.log.Error().Err(err).Msg("writing health.json failed")

@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -346,10 +346,11 @@ func (s Spec) Redacted() Redacted {
 	}
 	// An apiKeyHelper command is shown (it is how the key is made), but a key written into
 	// it (`echo sk-ant-…`) is not.
+	known := s.Auth.Value.Reveal()
 	for i, a := range s.Args {
-		r.Args[i] = auth.Scrub(a, s.Auth.Value)
+		r.Args[i] = redact.Scrub(a, known)
 	}
-	r.Auth.Helper = auth.Scrub(s.Auth.Helper, s.Auth.Value)
+	r.Auth.Helper = redact.Scrub(s.Auth.Helper, known)
 	if !s.Auth.ExpiresAt.IsZero() {
 		r.Auth.ExpiresAt = s.Auth.ExpiresAt.UTC().Format(time.RFC3339)
 	}
@@ -368,29 +369,17 @@ func (s Spec) MarshalJSON() ([]byte, error) { return json.Marshal(s.Redacted()) 
 // Format makes every fmt verb print the Redacted form.
 func (s Spec) Format(f fmt.State, verb rune) { fmt.Fprintf(f, "%+v", s.Redacted()) }
 
-// secretWords mark a variable (passed with CLAUDE_MEM_PASS_ENV, e.g. AWS_SECRET_ACCESS_KEY)
-// whose value is redacted even though it is not an Anthropic credential.
-var secretWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "ACCESS_KEY", "PRIVATE_KEY", "CREDENTIAL"}
-
+// redactValue is the printable value of one variable of the child's environment: the
+// short form for a credential variable or a secret-looking name (MY_GATEWAY_KEY, passed
+// with CLAUDE_MEM_PASS_ENV), else the value scrubbed (a proxy URL with a token as its
+// userinfo, a base URL with ?api_key=…).
 func redactValue(name, value, credVar string) string {
-	up := strings.ToUpper(name)
 	secret := strings.EqualFold(name, credVar)
 	for _, c := range auth.CredentialVars {
 		secret = secret || strings.EqualFold(name, c)
 	}
-	for _, w := range secretWords {
-		secret = secret || strings.Contains(up, w)
-	}
 	if secret {
 		return auth.Secret(value).String()
 	}
-	// A proxy URL may carry a password: http://user:pass@proxy:3128.
-	if strings.Contains(value, "@") {
-		if u, err := url.Parse(value); err == nil && u.User != nil {
-			if _, has := u.User.Password(); has {
-				return u.Redacted()
-			}
-		}
-	}
-	return value
+	return redact.ScrubEnv(name, value)
 }

@@ -283,13 +283,18 @@ func TestBuildSpecEnvRules(t *testing.T) {
 
 func TestRedactedHidesSecrets(t *testing.T) {
 	secrets := []string{"sk-ant-oat01-PARENT", "sk-ant-api03-DOTENV", "sk-ant-oat01-FROMFILE", "sk-ant-oat01-KEYCHAIN",
-		"hunter2", "aws-PARENT"}
+		"hunter2", "aws-PARENT", "CanaryProxyToken", "CanaryBaseUrlKey", "CanaryGatewayValue"}
 	for _, tc := range authCases {
 		t.Run(tc.name, func(t *testing.T) {
 			st := baseSettings()
-			st.PassEnv = []string{"AWS_SECRET_ACCESS_KEY"}
+			st.PassEnv = []string{"AWS_SECRET_ACCESS_KEY", "MY_GATEWAY_KEY"}
 			env := parentEnv(t)
 			env["HTTPS_PROXY"] = "http://bob:hunter2@proxy:3128"
+			// The shapes issue 12 found printed in clear: a token as the whole userinfo, a
+			// key in the base URL's query, a passed variable whose name says secret.
+			env["HTTP_PROXY"] = "http://CanaryProxyToken@proxy:8080"
+			env["ANTHROPIC_BASE_URL"] = "https://gw/v1?api_key=CanaryBaseUrlKey"
+			env["MY_GATEWAY_KEY"] = "CanaryGatewayValue"
 			s := BuildSpec(SpecInput{Settings: st, Env: env, GOOS: "linux", Auth: tc.src, RunID: testRunID,
 				Binary: claudebin.Result{Path: "/usr/local/bin/claude"}})
 			joined := strings.Join(s.Env, "\n")
@@ -311,7 +316,8 @@ func TestRedactedHidesSecrets(t *testing.T) {
 						t.Errorf("secret %q printed in %s", sec, out)
 					}
 				}
-				if !strings.Contains(out, "bob:xxxxx@proxy") || !strings.Contains(out, "AWS_SECRET_ACCESS_KEY=aws-…(10)") {
+				if !strings.Contains(out, "[REDACTED:url_userinfo]@proxy:3128") || !strings.Contains(out, "AWS_SECRET_ACCESS_KEY=aws-…(10)") ||
+					!strings.Contains(out, "MY_GATEWAY_KEY=Cana…(18)") || !strings.Contains(out, "https://gw/v1?api_key=") {
 					t.Errorf("redacted values missing from %s", out)
 				}
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 
@@ -42,9 +41,7 @@ func doctorCmd(p *proc, args []string) int {
 	}
 	r := doctor.Build(ctx, in)
 	if *asJSON {
-		enc := json.NewEncoder(p.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(r)
+		_ = doctor.JSON(p.stdout, r)
 	} else {
 		doctor.Render(p.stdout, r)
 	}
