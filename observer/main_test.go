@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/claude-mem/claude-mem-go/internal/fixtures"
+	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"io"
 	"os"
 	"os/exec"
@@ -96,8 +97,18 @@ func fakeClaude(mode string) int {
 		}
 		os.Stdout.Write(b)
 		return 1
-	case "flood": // prints until it is stopped
+	case "flood": // prints canaries, then output until it is stopped
 		fmt.Println(`{"type":"system","subtype":"init"}`)
+		for _, c := range redacttest.Diagnostic() {
+			b, _ := json.Marshal(map[string]string{"type": "assistant", "text": c.Text})
+			fmt.Printf("%s\n", b)
+			fmt.Fprintln(os.Stderr, c.Text)
+		}
+		go func() {
+			for {
+				fmt.Fprintln(os.Stderr, strings.Repeat("e", 1000))
+			}
+		}()
 		line := []byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("x", 4000) + `"}]}}` + "\n")
 		for {
 			if _, err := os.Stdout.Write(line); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/lockfile"
+	"github.com/claude-mem/claude-mem-go/redact"
 )
 
 // Outcome is how an observer run ended (DESIGN.md §8).
@@ -131,17 +132,22 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 	if opt.Slot != nil {
 		inherited = append(inherited, opt.Slot.File)
 	}
-	transcript, err := os.OpenFile(filepath.Join(spec.Dir, TranscriptFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	// Run files are scrubbed as written and capped, head and tail kept (§16, §18): a
+	// child may print its credential, or a gigabyte.
+	known := spec.Auth.Value.Reveal()
+	transcriptFile, err := os.OpenFile(filepath.Join(spec.Dir, TranscriptFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fail(OutcomeError, "%v", err)
 	}
-	defer transcript.Close()
+	defer transcriptFile.Close()
+	transcript := redact.NewWriter(transcriptFile, RunFileCap, known)
 	stderrPath := filepath.Join(spec.Dir, StderrFile)
-	stderr, err := os.OpenFile(stderrPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	stderrFile, err := os.OpenFile(stderrPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fail(OutcomeError, "%v", err)
 	}
-	defer stderr.Close()
+	defer stderrFile.Close()
+	stderr := redact.NewWriter(stderrFile, RunFileCap, known)
 
 	var c *child
 	first := true
@@ -152,7 +158,7 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 		}
 		return resolve()
 	}, func(b claudebin.Result) (err error) {
-		if c, err = startChild(spec, b.Path, stderr, inherited); err != nil {
+		if c, err = startChild(spec, b.Path, inherited); err != nil {
 			if _, serr := os.Stat(spec.Dir); serr != nil {
 				// The run dir went away (exec reports a missing cwd as ENOENT): nothing is
 				// wrong with claude, so this must not read as setup_required.
@@ -200,10 +206,14 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 
 	var out *stream
 	tooLarge := make(chan struct{})
-	readDone := make(chan struct{})
+	outDone, errDone := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(readDone)
+		defer close(outDone)
 		out, res.Lines = readLines(c.stdout, transcript, RunFileCap, func() { close(tooLarge) })
+	}()
+	go func() {
+		defer close(errDone)
+		_, _ = io.Copy(stderr, c.stderr) // capped: memory stays bounded however much comes
 	}()
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- c.cmd.Wait() }()
@@ -238,14 +248,23 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 	// Nothing the child started may outlive it; its output ends when the last writer is gone.
 	c.group.kill()
 	drain := time.NewTimer(killGrace)
-	select {
-	case <-readDone:
-	case <-drain.C: // a descendant escaped the group and holds stdout
-		_ = c.stdout.Close()
-		<-readDone
+	for _, p := range []struct {
+		done <-chan struct{}
+		r    *os.File
+	}{{outDone, c.stdout}, {errDone, c.stderr}} {
+		select {
+		case <-p.done:
+		case <-drain.C: // a descendant escaped the group and holds the pipe
+			_ = c.stdout.Close()
+			_ = c.stderr.Close()
+			<-p.done
+		}
 	}
 	drain.Stop()
 	_ = c.stdout.Close()
+	_ = c.stderr.Close()
+	_ = transcript.Close() // writes the kept tail
+	_ = stderr.Close()
 
 	res.ExitCode = c.cmd.ProcessState.ExitCode()
 	res.StderrTail = tail(stderrPath, stderrTailBytes)
@@ -268,6 +287,7 @@ type child struct {
 	cmd    *exec.Cmd
 	stdin  *os.File
 	stdout *os.File
+	stderr *os.File
 	group  *procGroup
 }
 
@@ -281,20 +301,26 @@ func (e *localStartError) Unwrap() error { return e.err }
 // newPipe is os.Pipe; a test makes it fail as a process out of file descriptors would.
 var newPipe = os.Pipe
 
-func startChild(spec Spec, path string, stderr *os.File, inherited []*os.File) (*child, error) {
+func startChild(spec Spec, path string, inherited []*os.File) (*child, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".cmd", ".bat", ".ps1":
 		return nil, fmt.Errorf("%w: %s", ErrShellTarget, path)
 	}
-	inR, inW, err := newPipe()
-	if err != nil {
-		return nil, &localStartError{err}
+	var ends [6]*os.File // stdin r/w, stdout r/w, stderr r/w
+	closeAll := func(fs ...*os.File) {
+		for _, f := range fs {
+			if f != nil {
+				f.Close()
+			}
+		}
 	}
-	outR, outW, err := newPipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, &localStartError{err}
+	for i := 0; i < len(ends); i += 2 {
+		r, w, err := newPipe()
+		if err != nil {
+			closeAll(ends[:i]...)
+			return nil, &localStartError{err}
+		}
+		ends[i], ends[i+1] = r, w
 	}
 	cmd := &exec.Cmd{
 		Path: path,
@@ -303,21 +329,19 @@ func startChild(spec Spec, path string, stderr *os.File, inherited []*os.File) (
 		Env:  append([]string{}, spec.Env...), // never nil: nil would be our whole environment
 		// *os.File ends: the child writes to them directly, so Wait never waits for a
 		// descendant that keeps a copy open.
-		Stdin:  inR,
-		Stdout: outW,
-		Stderr: stderr,
+		Stdin:  ends[0],
+		Stdout: ends[3],
+		Stderr: ends[5],
 	}
 	ownGroup(cmd)
 	inherit(cmd, inherited)
-	err = cmd.Start()
-	inR.Close()
-	outW.Close()
+	err := cmd.Start()
+	closeAll(ends[0], ends[3], ends[5])
 	if err != nil {
-		inW.Close()
-		outR.Close()
+		closeAll(ends[1], ends[2], ends[4])
 		return nil, err
 	}
-	return &child{cmd: cmd, stdin: inW, stdout: outR, group: newProcGroup(cmd)}, nil
+	return &child{cmd: cmd, stdin: ends[1], stdout: ends[2], stderr: ends[4], group: newProcGroup(cmd)}, nil
 }
 
 // readLines copies stdout to the transcript and classifies it line by line, keeping only

@@ -3,6 +3,7 @@
 package observer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/lockfile"
+	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -408,7 +410,8 @@ func TestRunAPIKeyHelperFile(t *testing.T) {
 }
 
 // TestRunOutputTooLarge: a child whose stdout passes RunFileCap is stopped, outcome error
-// "output too large", and Run's memory does not grow with what it printed.
+// "output too large"; transcript.jsonl and stderr.log are scrubbed and within the cap, with
+// their head (the canaries' lines, scrubbed) and tail kept.
 func TestRunOutputTooLarge(t *testing.T) {
 	old := RunFileCap
 	RunFileCap = 1 << 20
@@ -421,6 +424,21 @@ func TestRunOutputTooLarge(t *testing.T) {
 	}
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("stopping the flood took %v", d)
+	}
+	for _, name := range []string{TranscriptFile, StderrFile} {
+		b, err := os.ReadFile(filepath.Join(spec.Dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int64(len(b)) > RunFileCap {
+			t.Errorf("%s is %d bytes, cap %d", name, len(b), RunFileCap)
+		}
+		if leaks := redacttest.Leaks(b, redacttest.Diagnostic()); len(leaks) > 0 {
+			t.Errorf("%s holds %d canaries, e.g. %+v", name, len(leaks), leaks[0])
+		}
+		if !bytes.Contains(b, []byte("[REDACTED:")) || !bytes.Contains(b, []byte("bytes omitted")) {
+			t.Errorf("%s lacks the scrubbed head or the omission marker", name)
+		}
 	}
 }
 
