@@ -6,11 +6,13 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -387,4 +389,189 @@ func mkdir(t *testing.T, path string) {
 	if err := os.MkdirAll(path, 0o700); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestOpenSetsApplicationID: a database Open creates carries claude-mem's application id.
+func TestOpenSetsApplicationID(t *testing.T) {
+	db, path := openTest(t)
+	db.Close()
+	if id := headerID(t, path); id != ApplicationID {
+		t.Errorf("application_id %#x, want %#x", id, ApplicationID)
+	}
+}
+
+// TestOpenRefusesAForeignDatabase: another program's SQLite file at the path (or behind a
+// symlink there) is refused by Open and OpenReadOnly before any connection that could change
+// it: not migrated, not switched to WAL, byte for byte the same, nothing created beside it.
+func TestOpenRefusesAForeignDatabase(t *testing.T) {
+	for _, c := range []struct {
+		name, sql string
+	}{
+		{"other tables, no id", "CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO accounts (name) VALUES ('a')"},
+		{"other tables, user_version set", "CREATE TABLE accounts (id INTEGER); PRAGMA user_version = 2"},
+		{"our table names, another application's id", migrations[0] + "; PRAGMA user_version = 1; PRAGMA application_id = 1234"},
+	} {
+		for _, link := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/symlink=%v", c.name, link), func(t *testing.T) {
+				dir := t.TempDir()
+				real := filepath.Join(dir, "other.sqlite")
+				raw, err := sql.Open("sqlite", "file:"+real)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := raw.Exec(c.sql); err != nil {
+					t.Fatal(err)
+				}
+				raw.Close()
+				path := real
+				if link {
+					path = filepath.Join(dir, "claude-mem.db")
+					if err := os.Symlink(real, path); err != nil {
+						t.Fatal(err)
+					}
+				}
+				before := readFile(t, real)
+				for name, open := range map[string]func(string) (*DB, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+					db, err := open(path)
+					var u *UnavailableError
+					if !errors.As(err, &u) || !errors.Is(err, ErrForeign) {
+						if db != nil {
+							db.Close()
+						}
+						t.Errorf("%s: %v, want *UnavailableError wrapping ErrForeign", name, err)
+					}
+				}
+				if !bytes.Equal(readFile(t, real), before) {
+					t.Error("the foreign database was changed")
+				}
+				for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+					if _, err := os.Stat(real + suffix); err == nil {
+						t.Errorf("%s appeared beside it", filepath.Base(real+suffix))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestOpenAdoptsAnUnmarkedClaudeMemDatabase: a claude-mem database from before the
+// application id (our tables, user_version ≥ 1, id 0) is ours: Open sets the id and keeps
+// its rows (TestOpenMigratesAVersionOneDatabase migrates one).
+func TestOpenAdoptsAnUnmarkedClaudeMemDatabase(t *testing.T) {
+	db, path := openTest(t)
+	addEvents(t, db, session("s", "p"), 0, 2)
+	if _, err := db.sql.Exec("PRAGMA application_id = 0"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if id := headerID(t, path); id != 0 {
+		t.Fatalf("setup: id %#x", id)
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open of an unmarked claude-mem database: %v", err)
+	}
+	if n := count(t, db, "SELECT count(*) FROM events"); n != 2 {
+		t.Errorf("%d events after adoption, want 2", n)
+	}
+	db.Close()
+	if id := headerID(t, path); id != ApplicationID {
+		t.Errorf("application_id %#x after Open, want %#x", id, ApplicationID)
+	}
+}
+
+// TestOpenRemovesStaleCreationFiles: a process killed while creating the database leaves
+// <db>.new-* (and its -wal, -shm, -journal); Open removes those older than a minute and
+// leaves younger ones (a creation in progress) alone.
+func TestOpenRemovesStaleCreationFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "claude-mem.db")
+	old := time.Now().Add(-2 * staleCreation)
+	var stale, fresh []string
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		stale = append(stale, path+".new-111"+suffix)
+		fresh = append(fresh, path+".new-222"+suffix)
+	}
+	for _, p := range append(slices.Clone(stale), fresh...) {
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range stale {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, p := range stale {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s is still there", filepath.Base(p))
+		}
+	}
+	for _, p := range fresh {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("a fresh creation file was removed: %v", err)
+		}
+	}
+}
+
+// TestCreateKilledLeavesLitterThatOpenCleans: a real process SIGKILLed in the middle of
+// creating the database leaves creation files; once they are a minute old the next Open
+// removes them.
+func TestCreateKilledLeavesLitterThatOpenCleans(t *testing.T) {
+	if os.Getenv("STORE_CREATE_HELPER") != "" {
+		createSlowly(os.Getenv("STORE_CREATE_HELPER"))
+		return
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "claude-mem.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCreateKilledLeavesLitterThatOpenCleans$")
+	cmd.Env = append(os.Environ(), "STORE_CREATE_HELPER="+path)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var litter []string
+	deadline := time.Now().Add(20 * time.Second)
+	for len(litter) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+		litter, _ = filepath.Glob(path + ".new-*")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	litter, _ = filepath.Glob(path + ".new-*")
+	if len(litter) == 0 {
+		t.Fatal("the killed creation left nothing to clean (the test did not kill it mid-way)")
+	}
+	old := time.Now().Add(-2 * staleCreation)
+	for _, p := range litter {
+		os.Chtimes(p, old, old)
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if left, _ := filepath.Glob(path + ".new-*"); len(left) != 0 {
+		t.Errorf("litter left after Open: %v", left)
+	}
+}
+
+// createSlowly creates the database at path, then hangs inside create (its hook point) so
+// the parent can kill it there.
+func createSlowly(path string) {
+	afterCreateConnect = func() { time.Sleep(time.Minute) }
+	Open(path)
+}
+
+func headerID(t *testing.T, path string) uint32 {
+	t.Helper()
+	b := readFile(t, path)
+	if len(b) < 100 {
+		t.Fatalf("%s: %d bytes", path, len(b))
+	}
+	return binary.BigEndian.Uint32(b[68:72])
 }

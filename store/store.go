@@ -4,12 +4,16 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"modernc.org/sqlite"
@@ -20,6 +24,18 @@ import (
 // of one session, the observer and SessionStart of another session all write the same
 // file; waiting is always better than dropping a captured event.
 const BusyTimeout = 10 * time.Second
+
+// ApplicationID marks a claude-mem database (PRAGMA application_id, "cmem"): a file at
+// the path without it is another program's, and is never migrated or switched to WAL.
+const ApplicationID = 0x636d656d
+
+// staleCreation is how old a leftover creation file (<db>.new-*, from a process killed while
+// creating the database) must be before Open removes it: a live creation takes milliseconds.
+const staleCreation = time.Minute
+
+// ErrForeign: the file at the database path is not a claude-mem database (another
+// application's SQLite file, or not SQLite at all). It is left exactly as it is.
+var ErrForeign = errors.New("not a claude-mem database; left untouched (move it away or set CLAUDE_MEM_DATA_DIR)")
 
 // ErrNoDatabase: OpenReadOnly found no database (nothing has been captured yet).
 var ErrNoDatabase = errors.New("no database yet")
@@ -84,19 +100,120 @@ type DB struct {
 // the file usable (corrupt, unreadable, not a regular file, a newer schema, a lock held
 // past BusyTimeout) is an *UnavailableError, and the file is never deleted, truncated or
 // rewritten.
+//
+// A file that is not claude-mem's (see owner) is refused before any connection that could
+// change it (journal_mode=WAL rewrites the header): ErrForeign. A claude-mem database from
+// before ApplicationID existed is adopted (the id is set).
 func Open(path string) (*DB, error) {
+	removeStaleCreations(path)
 	if err := createFile(path); err != nil {
+		return nil, &UnavailableError{Path: path, Err: err}
+	}
+	own, err := owner(path)
+	if err != nil {
 		return nil, &UnavailableError{Path: path, Err: err}
 	}
 	db, err := connect(path, false)
 	if err != nil {
 		return nil, &UnavailableError{Path: path, Err: err}
 	}
-	if err := db.migrate(context.Background(), migrations); err != nil {
+	ctx := context.Background()
+	if err := db.migrate(ctx, migrations); err != nil {
 		db.sql.Close()
 		return nil, &UnavailableError{Path: path, Err: err}
 	}
+	if own == adopt {
+		// Checkpointed, so the next Open reads the id from the file's header.
+		_, err := db.sql.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID))
+		if err == nil {
+			_, err = db.sql.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+		}
+		if err != nil {
+			db.sql.Close()
+			return nil, &UnavailableError{Path: path, Err: fmt.Errorf("marking the database as claude-mem's: %w", err)}
+		}
+	}
 	return db, nil
+}
+
+// ownership is what owner found at a database path.
+type ownership int
+
+const (
+	ours  ownership = iota // our application id, or an empty file/database to make ours
+	adopt                  // a claude-mem database from before the id: set it
+)
+
+// ourTables are tables every claude-mem schema has had since version 1.
+var ourTables = []string{"events", "observations", "prompts", "sessions", "summaries"}
+
+// owner decides from the file's 100-byte header (and, without an application id, a
+// read-only look at its tables) whether the database is claude-mem's, without writing
+// anything. Not SQLite, another application's id, or tables that are not ours with no id:
+// ErrForeign.
+func owner(path string) (ownership, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return ours, err
+	}
+	var h [100]byte
+	n, err := io.ReadFull(f, h[:])
+	f.Close()
+	switch {
+	case n == 0:
+		return ours, nil // an empty file: SQLite makes it a new database
+	case err != nil || string(h[:16]) != "SQLite format 3\x00":
+		return ours, fmt.Errorf("%w: not a SQLite database", ErrForeign)
+	}
+	if id := binary.BigEndian.Uint32(h[68:72]); id == ApplicationID {
+		return ours, nil
+	} else if id != 0 {
+		return ours, fmt.Errorf("%w: application_id %#x", ErrForeign, id)
+	}
+	db, err := connect(path, true)
+	if err != nil {
+		return ours, err
+	}
+	defer db.sql.Close()
+	rows, err := db.sql.Query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+	if err != nil {
+		return ours, err
+	}
+	defer rows.Close()
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return ours, err
+		}
+		tables = append(tables, t)
+	}
+	if err := rows.Err(); err != nil {
+		return ours, err
+	}
+	version := binary.BigEndian.Uint32(h[60:64])
+	switch {
+	case len(tables) == 0 && version == 0:
+		return ours, nil // an empty database: nobody's data
+	case version >= 1 && !slices.ContainsFunc(ourTables, func(t string) bool { return !slices.Contains(tables, t) }):
+		return adopt, nil
+	}
+	return ours, fmt.Errorf("%w: its tables are %s", ErrForeign, strings.Join(tables, ", "))
+}
+
+// removeStaleCreations removes <path>.new-* files (and their -wal, -shm, -journal) older
+// than staleCreation: what a process killed while creating the database left behind.
+func removeStaleCreations(path string) {
+	dir, prefix := filepath.Dir(path), filepath.Base(path)+".new-"
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleCreation {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // OpenReadOnly opens an existing database for reading only (search, doctor). It never
@@ -113,6 +230,9 @@ func OpenReadOnly(path string) (*DB, error) {
 		return nil, &UnavailableError{Path: path, Err: fmt.Errorf("%s is not a regular file", fi.Mode().Type())}
 	case fi.Size() == 0:
 		return nil, fmt.Errorf("store: %s: %w", path, ErrNoDatabase)
+	}
+	if _, err := owner(path); err != nil {
+		return nil, &UnavailableError{Path: path, Err: err}
 	}
 	db, err := connect(path, true)
 	if err != nil {
@@ -180,10 +300,15 @@ func create(path string) error {
 	if err != nil {
 		return err
 	}
+	if _, err := db.sql.Exec(fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
+		db.sql.Close()
+		return err
+	}
 	if err := db.migrate(context.Background(), migrations); err != nil {
 		db.sql.Close()
 		return err
 	}
+	afterCreateConnect()
 	if err := db.sql.Close(); err != nil {
 		return err
 	}
@@ -192,6 +317,10 @@ func create(path string) error {
 	}
 	return nil
 }
+
+// afterCreateConnect runs while create holds a half-made database open; a test stops a
+// process there.
+var afterCreateConnect = func() {}
 
 // connect opens a pool of one connection. mode=rw/ro stops SQLite from ever creating the
 // file itself; _txlock=immediate makes every transaction take the write lock at BEGIN,
