@@ -41,6 +41,9 @@ type Deps struct {
 	LoadHealth func() (health.Health, error)
 	// StartObserver starts `hook observe` for a session, detached, without waiting.
 	StartObserver func(sessionID string, final bool) error
+	// ReapOrphans stops observer children whose `hook observe` was killed, past their
+	// timeout (nil: none is looked for).
+	ReapOrphans func()
 }
 
 // Result is what a handler decided: the JSON object to print (nil: print nothing) and

@@ -70,6 +70,9 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		}
 		return err
 	})
+	if d.ReapOrphans != nil {
+		d.ReapOrphans() // a few stats of slot files; a kill only for a child past its deadline
+	}
 	h := d.health()
 	lines := notice.Collect(notice.Inputs{
 		Hook:            d.Hook,

@@ -375,6 +375,9 @@ func SlotsDir(dataDir string) string { return filepath.Join(dataDir, settings.Lo
 // ReapOrphans stops observer children left running past their deadline by a killed
 // `hook observe` (they still hold their slots); SessionStart and every waiting run call it.
 func ReapOrphans(dataDir string, now time.Time, log zerolog.Logger) {
+	if dataDir == "" {
+		return // no data dir, no slots
+	}
 	stopped, err := observer.ReapOrphans(SlotsDir(dataDir), now, observer.OSProcs{})
 	for _, l := range stopped {
 		log.Warn().Int("pid", l.Pid).Str("run", l.Run).Time("deadline", l.Deadline).Msg("stopped an observer child whose run was gone, past its timeout")

@@ -62,6 +62,7 @@ func hookMode(p *proc) (code int) {
 			}
 			return observer.StartDetached(p.exe, args, p.env.List(), s.DataDir)
 		},
+		ReapOrphans: func() { observe.ReapOrphans(s.DataDir, p.now(), st.log) },
 	}
 	hooks.Run(ctx, d, p.stdin, p.stdout)
 	return 0

@@ -361,6 +361,15 @@ func (s *session) turn(prompt string) int {
 		return hangExit
 	}
 	s.emit(init)
+	if s.sc.Print != "" {
+		s.emit(s.out.assistantText(s.sc.Print))
+	}
+	if s.sc.Stderr != "" {
+		fmt.Fprintln(s.p.stderr, s.sc.Stderr)
+	}
+	if s.sc.FloodBytes > 0 {
+		s.flood(s.sc.FloodBytes)
+	}
 	if apiErr, outcome, ok := s.apiFailure(cred); ok {
 		s.rec.Outcome = outcome
 		s.emit(s.out.assistantAPIError(apiErr))
@@ -393,6 +402,18 @@ func (s *session) turn(prompt string) int {
 		"stop_hook_active": false, "last_assistant_message": answer})
 	s.emit(s.out.resultSuccess(answer, s.started))
 	return 0
+}
+
+// flood writes n bytes of assistant lines to stdout, 64 KiB a write; a write error (the
+// reader is gone) ends it.
+func (s *session) flood(n int64) {
+	b, _ := json.Marshal(s.out.assistantText(strings.Repeat("x", 64<<10-200)))
+	line := append(b, '\n')
+	for ; n > 0; n -= int64(len(line)) {
+		if _, err := s.p.stdout.Write(line); err != nil {
+			return
+		}
+	}
 }
 
 // apiFailure decides whether the turn's request fails, printing the retries the CLI makes

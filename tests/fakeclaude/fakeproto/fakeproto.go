@@ -60,6 +60,13 @@ type Scenario struct {
 	SpawnGrandchild bool `json:"spawn_grandchild,omitempty"`
 	// SendMessage makes the fake use SendMessage when that tool is in its tool set.
 	SendMessage bool `json:"send_message,omitempty"`
+	// Print is written to stdout as assistant text lines, and Stderr to stderr, before the
+	// answer: what a child may say about its credential.
+	Print  string `json:"print,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
+	// FloodBytes makes the fake print that many bytes of assistant lines before answering
+	// (it is stopped long before, if the caller caps its output).
+	FloodBytes int64 `json:"flood_bytes,omitempty"`
 }
 
 // HelperIsHonored applies the default of HelperHonored.

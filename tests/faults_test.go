@@ -1,0 +1,333 @@
+//go:build linux
+
+package tests
+
+// Issue 12's faults, tried on the built binary: the apiKeyHelper never in any argv, no
+// secret shape in any file of the data dir or any output, a child printing without end,
+// a killed `hook observe`, and another program's database at the path.
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/redact/redacttest"
+	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
+)
+
+// allArgv reads the argv of every process on the machine (/proc/*/cmdline, what `ps` shows
+// to any local user).
+func allArgv() map[int]string {
+	out := map[int]string{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil {
+			out[pid] = string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+		}
+	}
+	return out
+}
+
+// TestFaults_APIKeyHelperInNoArgv: while an apiKeyHelper observer runs, no process's argv
+// holds the helper command; the child's argv names the run's settings file instead.
+func TestFaults_APIKeyHelperInNoArgv(t *testing.T) {
+	track(t)
+	t.Parallel()
+	h := newHarness(t)
+	lineageTerminal.setup(h)
+	helper := helperScript(h, secretHelperKey, "")
+	h.env["CLAUDE_MEM_API_KEY_HELPER"] = helper
+	h.env["CLAUDE_MEM_OBSERVER_TIMEOUT"] = "3"
+	h.setScenario(fakeproto.Scenario{Hang: true})
+	sid := "helper-argv"
+	h.prompt(sid, "Rotate the deploy key")
+	h.toolUse(sid, "vault kv get secret/deploy")
+	done := make(chan result, 1)
+	go func() { r, _ := h.exec(h.work, nil, h.environ(nil), "observe", "--session", sid); done <- r }()
+	var recs []fakeproto.Record
+	waitFor(t, 20*time.Second, "the observer child to run (hang)", func() bool {
+		recs = h.records()
+		return len(recs) == 1
+	})
+	child := recs[0].Pid
+	procs := allArgv()
+	if !strings.Contains(procs[child], "--settings "+filepath.Join(h.data, "observer-sessions")) {
+		t.Fatalf("the scan does not see the child's argv with --settings <run file>: %q", procs[child])
+	}
+	for pid, argv := range procs {
+		if strings.Contains(argv, helper) || strings.Contains(argv, "apiKeyHelper") {
+			t.Errorf("process %d shows the helper in its argv: %q", pid, argv)
+		}
+	}
+	if recs[0].Credential.Source != fakeproto.CredHelper || recs[0].Credential.Value != secretHelperKey {
+		t.Errorf("the child did not get the helper's key from the settings file: %+v", recs[0].Credential)
+	}
+	<-done
+}
+
+// TestFaults_NoSecretInDiagnostics: canaries of every shape, in the environment (a proxy
+// token as the whole userinfo, a key in the base URL's query, a PASS_ENV variable named like
+// a key), in a bad setting, and printed by the child on stdout and stderr, appear in no file
+// under the data dir and in no output of the hooks, doctor or doctor --json.
+func TestFaults_NoSecretInDiagnostics(t *testing.T) {
+	track(t)
+	t.Parallel()
+	h := newHarness(t)
+	lineageTerminal.setup(h)
+	h.env["CLAUDE_CODE_OAUTH_TOKEN"] = secretEnvToken
+	h.env["HTTPS_PROXY"] = "http://CanaryProxyTokenB2x@proxy:8080"
+	h.env["ANTHROPIC_BASE_URL"] = "https://gw/v1?api_key=CanaryBaseUrlKey7Q"
+	h.env["MY_GATEWAY_KEY"] = "CanaryGatewayValue3Z"
+	h.env["CLAUDE_MEM_PASS_ENV"] = "MY_GATEWAY_KEY"
+	h.env["CLAUDE_MEM_LOG_LEVEL"] = "debug"
+	h.env["CLAUDE_MEM_MAX_CONCURRENT_AGENTS"] = "ghp_CanaryGitHub0a1B2c3D4e5F6g7H8i9J0kLm"
+	cs := redacttest.Diagnostic()
+	cs = append(cs, redacttest.Canary{Kind: "url_userinfo", Secret: "CanaryProxyTokenB2x"},
+		redacttest.Canary{Kind: "url_query", Secret: "CanaryBaseUrlKey7Q"},
+		redacttest.Canary{Kind: "env", Secret: "CanaryGatewayValue3Z"})
+	var texts []string
+	for _, c := range redacttest.Diagnostic() {
+		texts = append(texts, c.Text)
+	}
+	h.setScenario(fakeproto.Scenario{Print: strings.Join(texts, "\n"), Stderr: strings.Join(texts, "\n")})
+	sid := "canaries"
+	h.prompt(sid, "Set up the gateway")
+	h.toolUse(sid, "curl https://gw/v1/models")
+	if r := h.observe(sid, nil); r.code != 0 {
+		t.Fatalf("observe exit %d: %s", r.code, r.stderr)
+	}
+	h.sessionStart(sid)
+	_, human := h.doctorHuman()
+	doc, _ := h.doctor(nil)
+	if doc.Spawn == nil || !strings.Contains(strings.Join(doc.Spawn.Env, " "), "MY_GATEWAY_KEY=") {
+		t.Fatalf("doctor shows no spawn spec with the passed variable: %+v", doc.Spawn)
+	}
+	var outs bytes.Buffer
+	h.mu.Lock()
+	for _, o := range h.outputs {
+		outs.WriteString(o)
+	}
+	h.mu.Unlock()
+	outs.WriteString(human)
+	if leaks := redacttest.Leaks(outs.Bytes(), cs); len(leaks) > 0 {
+		t.Errorf("outputs hold %d canaries: %+v", len(leaks), leaks)
+	}
+	files := 0
+	filepath.WalkDir(h.data, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		files++
+		b, _ := os.ReadFile(p)
+		for _, l := range redacttest.Leaks(b, cs) {
+			t.Errorf("%s holds the %s canary %q", p, l.Kind, l.Secret)
+		}
+		return nil
+	})
+	runs := h.runDirs()
+	if len(runs) != 1 || files < 5 {
+		t.Fatalf("scanned %d files, %d run dirs: the run did not happen", files, len(runs))
+	}
+	// Control: the child really printed them (the transcript kept its scrubbed lines).
+	tr, _ := os.ReadFile(filepath.Join(h.data, "observer-sessions", runs[0], "transcript.jsonl"))
+	if !bytes.Contains(tr, []byte("[REDACTED:")) {
+		t.Errorf("the transcript shows no scrubbed canary:\n%.2000s", tr)
+	}
+}
+
+// doctorHuman runs `hook doctor` (the human report).
+func (h *harness) doctorHuman() (int, string) {
+	h.t.Helper()
+	r := h.runIn(h.work, nil, nil, "doctor")
+	return r.code, r.stdout
+}
+
+// TestFaults_FloodingChildIsStopped: a child printing 1 GiB is stopped once its stdout
+// passes the cap (outcome error, "output too large"); the run dir stays under 20 MB and
+// `hook observe`'s peak RSS (wait4 rusage) under 64 MB.
+func TestFaults_FloodingChildIsStopped(t *testing.T) {
+	track(t)
+	t.Parallel()
+	h := newHarness(t)
+	lineageTerminal.setup(h)
+	h.env["CLAUDE_CODE_OAUTH_TOKEN"] = secretEnvToken
+	h.setScenario(fakeproto.Scenario{FloodBytes: 1 << 30})
+	sid := "flood"
+	h.prompt(sid, "Dump the whole log")
+	h.toolUse(sid, "cat /var/log/huge.log")
+	cmd := exec.Command(hookBin, "observe", "--session", sid)
+	cmd.Env, cmd.Dir = h.environ(nil), h.work
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+	var size int64
+	filepath.WalkDir(filepath.Join(h.data, "observer-sessions"), func(p string, d fs.DirEntry, err error) error {
+		if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
+			size += fi.Size()
+		}
+		return nil
+	})
+	t.Logf("1 GiB child: stopped after %v; run dir %.1f MB; hook observe peak RSS %.1f MB", took, float64(size)/1e6, float64(rss)/1e6)
+	if size >= 20e6 {
+		t.Errorf("run dir %d bytes, want under 20 MB", size)
+	}
+	if rss >= 64e6 {
+		t.Errorf("hook observe peak RSS %d bytes, want under 64 MB", rss)
+	}
+	hl := h.health()
+	if hl.LastRun == nil || hl.LastRun.Outcome != "error" || !strings.Contains(hl.LastRun.Reason, "output too large") {
+		t.Errorf("last run %+v, want error: output too large", hl.LastRun)
+	}
+}
+
+// TestFaults_KilledObserveKeepsSlotAndOrphanIsReaped: SIGKILL of `hook observe` leaves its
+// child holding the only agent slot (MAX_CONCURRENT_AGENTS=1): a second `hook observe`
+// waits, never running a second child beside it, and stops the orphan once its timeout and
+// grace have passed; then it runs its own.
+func TestFaults_KilledObserveKeepsSlotAndOrphanIsReaped(t *testing.T) {
+	track(t)
+	t.Parallel()
+	h := newHarness(t)
+	lineageTerminal.setup(h)
+	h.env["CLAUDE_CODE_OAUTH_TOKEN"] = secretEnvToken
+	h.env["CLAUDE_MEM_MAX_CONCURRENT_AGENTS"] = "1"
+	const timeout = 2 * time.Second
+	h.env["CLAUDE_MEM_OBSERVER_TIMEOUT"] = "2"
+	h.setScenario(fakeproto.Scenario{Hang: true})
+	for _, sid := range []string{"orphan-a", "orphan-b"} {
+		h.prompt(sid, "Work in "+sid)
+		h.toolUse(sid, "make "+sid)
+	}
+	first := exec.Command(hookBin, "observe", "--session", "orphan-a")
+	first.Env, first.Dir = h.environ(nil), h.work
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var orphan int
+	waitFor(t, 20*time.Second, "the first observer's child", func() bool {
+		if recs := h.records(); len(recs) == 1 {
+			orphan = recs[0].Pid
+		}
+		return orphan != 0
+	})
+	started := time.Now()
+	first.Process.Kill()
+	first.Wait()
+	if procGone(orphan) {
+		t.Fatal("the child died with its hook observe: nothing to test")
+	}
+
+	var mu sync.Mutex
+	maxAlive, orphanGoneAt := 0, time.Time{}
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			alive := 0
+			for _, r := range h.records() {
+				if !procGone(r.Pid) {
+					alive++
+				}
+			}
+			mu.Lock()
+			maxAlive = max(maxAlive, alive)
+			if orphanGoneAt.IsZero() && procGone(orphan) {
+				orphanGoneAt = time.Now()
+			}
+			mu.Unlock()
+		}
+	}()
+	if r := h.observe("orphan-b", nil); r.code != 0 {
+		t.Fatalf("second observe exit %d", r.code)
+	}
+	close(stop)
+	<-sampled
+	recs := h.records()
+	if len(recs) != 2 {
+		t.Fatalf("%d children ran, want the orphan and the second run's", len(recs))
+	}
+	// The live run kills at timeout + 5 s kill grace; the reaper 2 s after that.
+	const bound = timeout + 5*time.Second + 2*time.Second + 3*time.Second
+	if orphanGoneAt.IsZero() || orphanGoneAt.Sub(started) > bound {
+		t.Errorf("the orphan was stopped %v after its start, want within %v", orphanGoneAt.Sub(started), bound)
+	}
+	if maxAlive > 1 {
+		t.Errorf("%d observer children ran at once with one slot", maxAlive)
+	}
+	if n := len(h.logsAt("warn", "stopped an observer child whose run was gone, past its timeout")); n != 1 {
+		t.Errorf("%d reaper log lines, want 1", n)
+	}
+}
+
+// TestFaults_ForeignDatabaseUntouched: another program's SQLite file at the database path
+// (itself, or a symlink to it) is refused with the memory-unavailable notice and stays byte
+// for byte the same through hooks and doctor; nothing is created beside it.
+func TestFaults_ForeignDatabaseUntouched(t *testing.T) {
+	track(t)
+	t.Parallel()
+	for _, link := range []bool{false, true} {
+		h := newHarness(t)
+		real := filepath.Join(h.work, "other-app.sqlite")
+		raw, err := sql.Open("sqlite", "file:"+real)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := raw.Exec("CREATE TABLE contacts (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO contacts (name) VALUES ('ada'); PRAGMA user_version = 7"); err != nil {
+			t.Fatal(err)
+		}
+		raw.Close()
+		if err := os.MkdirAll(h.data, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		db := filepath.Join(h.data, "claude-mem.db")
+		if link {
+			if err := os.Symlink(real, db); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.Rename(real, db); err != nil {
+			t.Fatal(err)
+		} else {
+			real = db
+		}
+		before, _ := os.ReadFile(real)
+		out := h.sessionStart("foreign")
+		h.prompt("foreign", "hello")
+		h.toolUse("foreign", "ls")
+		h.stop("foreign")
+		doc, _ := h.doctor(nil)
+		if !strings.Contains(out.SystemMessage, "memory unavailable") || !strings.Contains(strings.Join(doc.Findings, "\n"), "not a claude-mem database") {
+			t.Errorf("link=%v: notice %q, doctor findings %q", link, out.SystemMessage, doc.Findings)
+		}
+		if after, _ := os.ReadFile(real); !bytes.Equal(after, before) {
+			t.Errorf("link=%v: the foreign database was changed", link)
+		}
+		for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+			if _, err := os.Stat(real + suffix); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("link=%v: %s appeared", link, filepath.Base(real+suffix))
+			}
+		}
+	}
+}
