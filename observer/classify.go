@@ -53,11 +53,12 @@ func (s *stream) add(line []byte) {
 	errType := v.Get("api_error_type").String()
 	switch v.Get("type").String() {
 	case "assistant":
-		text := joinTexts(v.Get(`message.content.#(type=="text")#.text`))
+		// The text is read only for an error: an ordinary answer costs no copy.
+		text := func() string { return joinTexts(v.Get(`message.content.#(type=="text")#.text`)) }
 		if errName == "authentication_failed" || authStatus(status) {
-			s.auth = firstOf(s.auth, text, apiError(status, errName))
+			s.auth = firstOf(s.auth, text(), apiError(status, errName))
 		} else if transientError(status, errName, errType) {
-			s.transient = firstOf(s.transient, text, apiError(status, errName))
+			s.transient = firstOf(s.transient, text(), apiError(status, errName))
 		}
 	case "result":
 		r := result{

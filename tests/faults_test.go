@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -169,14 +168,23 @@ func TestFaults_FloodingChildIsStopped(t *testing.T) {
 	sid := "flood"
 	h.prompt(sid, "Dump the whole log")
 	h.toolUse(sid, "cat /var/log/huge.log")
-	cmd := exec.Command(hookBin, "observe", "--session", sid)
-	cmd.Env, cmd.Dir = h.environ(nil), h.work
+	// Run under the (small) reaper, which reads the wait4 rusage of `hook observe` (children
+	// included); run straight from this test process, the child's peak would start at ours.
+	rssFile := filepath.Join(h.root, "maxrss")
+	cmd := exec.Command(reaper(t), hookBin, "observe", "--session", sid)
+	cmd.Env = append(h.environ(nil), "REAPER_OUT="+filepath.Join(h.root, "reaped.jsonl"), "REAPER_MAXRSS="+rssFile)
+	cmd.Dir = h.work
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
 	took := time.Since(start)
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+	b, err := os.ReadFile(rssFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kib, _ := strconv.ParseInt(string(b), 10, 64)
+	rss := kib << 10 // ru_maxrss is in KiB on Linux
 	var size int64
 	filepath.WalkDir(filepath.Join(h.data, "observer-sessions"), func(p string, d fs.DirEntry, err error) error {
 		if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {

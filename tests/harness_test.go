@@ -146,6 +146,11 @@ func main() {
 		}
 		code = ee.ExitCode()
 	}
+	// The command's peak RSS (wait4 rusage, KiB), measured here: a child of the big test
+	// process would inherit that process's peak at fork.
+	if p := os.Getenv("REAPER_MAXRSS"); p != "" {
+		os.WriteFile(p, []byte(strconv.FormatInt(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, 10)), 0o644)
+	}
 	wait := 60 * time.Second
 	if s, err := time.ParseDuration(os.Getenv("REAPER_WAIT")); err == nil {
 		wait = s

@@ -129,8 +129,14 @@ var authSources = []authSource{
 	{name: "api-key-helper", kind: auth.KindAPIKeyHelper, cred: fakeproto.CredHelper, secret: secretHelperKey,
 		setup: func(h *harness) { h.env["CLAUDE_MEM_API_KEY_HELPER"] = helperScript(h, secretHelperKey, "") },
 		check: func(t *testing.T, h *harness, rec fakeproto.Record) {
-			if rec.Flags.Settings == nil || !strings.Contains(*rec.Flags.Settings, "api-key-helper.sh") {
-				t.Errorf("the helper must reach the child with --settings; flags.settings = %v", rec.Flags.Settings)
+			// The helper reaches the child in the run's settings file, named by --settings
+			// (never in argv, DESIGN.md §18).
+			if rec.Flags.Settings == nil || *rec.Flags.Settings != filepath.Join(rec.Cwd, "settings.json") ||
+				strings.Contains(strings.Join(rec.Argv, " "), "api-key-helper.sh") {
+				t.Errorf("want --settings <run>/settings.json and no helper in argv; argv %q", rec.Argv)
+			}
+			if !strings.Contains(rec.Credential.Helper, "api-key-helper.sh") {
+				t.Errorf("the child did not read the helper from the file: %+v", rec.Credential)
 			}
 		}},
 	{name: "credentials-json", kind: auth.KindCredentials, cred: fakeproto.CredOAuthToken, secret: secretCredsToken,

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/observe"
@@ -21,6 +22,9 @@ func observeCmd(p *proc, args []string) int {
 		fmt.Fprintln(p.stderr, "usage: hook observe --session ID [--final] [--parent-pid PID]")
 		return 2
 	}
+	// A soft heap limit: the run's buffers are bounded (capped run files, one line), and
+	// the collector keeps garbage near them however fast a child prints (DESIGN.md §18).
+	debug.SetMemoryLimit(observeMemoryLimit)
 	ctx, stop := signalContext()
 	defer stop()
 	st := setup(p)
@@ -47,6 +51,10 @@ func observeCmd(p *proc, args []string) int {
 	}
 	return 0
 }
+
+// observeMemoryLimit is `hook observe`'s soft heap limit, above its live buffers (about
+// 17 MiB at most: the two run files' 4 MiB tails and one stdout line of up to 8 MiB).
+const observeMemoryLimit = 40 << 20
 
 func observeDeps(p *proc, st *envState) observe.Deps {
 	return observe.Deps{Settings: st.s, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Log: st.log}
