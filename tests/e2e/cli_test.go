@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
 
@@ -39,7 +40,9 @@ func TestObserverArgv(t *testing.T) {
 		{name: "declared argv", argv: observerArgv(), configDir: true},
 		{name: "declared argv, HOME only", argv: observerArgv()},
 		// Controls: each shows the assertion it mirrors can fail.
-		{name: "without --tools=", argv: without(observerArgv(), "--tools="), configDir: true, wantTools: true},
+		// The product's disallowed list alone leaves the model no tool (defence in depth);
+		// the control below shows tools appear once both are gone.
+		{name: "without --tools=", argv: without(observerArgv(), "--tools="), configDir: true},
 		{name: "without --tools= and --disallowedTools", argv: without(without(observerArgv(), "--tools="), "--disallowedTools"), configDir: true, wantTools: true, wantSendMsg: true},
 		{name: "without --no-session-persistence", argv: without(observerArgv(), "--no-session-persistence"), configDir: true, wantTranscript: true},
 	}
@@ -210,10 +213,11 @@ func TestSettingSourcesSeparateEmptyValue(t *testing.T) {
 	}
 }
 
-// TestAPIKeyHelper: `--settings {"apiKeyHelper":…}` still applies under
-// `--setting-sources=`; the helper's key goes out as x-api-key AND as a Bearer
-// Authorization. An apiKeyHelper in the user's settings file is not read under
-// `--setting-sources=` (the no-credentials shape), and is read without it (control).
+// TestAPIKeyHelper: the product's apiKeyHelper argv, `--settings <run>/settings.json` (a
+// 0600 FILE, never inline JSON in argv), applies under `--setting-sources=`; the helper's
+// key goes out as x-api-key AND as a Bearer Authorization. An apiKeyHelper in the user's
+// settings file is not read under `--setting-sources=` (the no-credentials shape), and is
+// read without it (control).
 func TestAPIKeyHelper(t *testing.T) {
 	t.Parallel()
 	const helperKey = "sk-ant-api03-from-the-helper-script-0001"
@@ -223,7 +227,7 @@ func TestAPIKeyHelper(t *testing.T) {
 		emptySources bool
 		wantUsed     bool
 	}{
-		{"--settings with --setting-sources=", true, true, true},
+		{"--settings FILE with --setting-sources=", true, true, true},
 		{"user settings with --setting-sources=", false, true, false},
 		{"user settings, default sources", false, false, true},
 	}
@@ -239,7 +243,13 @@ func TestAPIKeyHelper(t *testing.T) {
 				argv = without(argv, "--setting-sources=")
 			}
 			if tt.viaFlag {
-				argv = append(argv, "--settings", settingsJSON)
+				// What observer.Run does: the spec names the file, Run writes it 0600.
+				spec := observerSpec(auth.Source{Kind: auth.KindAPIKeyHelper, From: "test", Helper: "'" + helper + "'"}, filepath.Join(s.Root, "data"))
+				writeFile(t, spec.SettingsFile, string(spec.SettingsJSON()), 0o600)
+				argv = spec.Args[1:]
+				if i := slices.Index(argv, "--settings"); i < 0 || argv[i+1] != spec.SettingsFile || strings.Contains(strings.Join(argv, " "), helper) {
+					t.Fatalf("the product's argv does not name the settings file, or holds the helper: %q", argv)
+				}
 			} else {
 				writeFile(t, filepath.Join(s.Config, "settings.json"), settingsJSON, 0o644)
 			}

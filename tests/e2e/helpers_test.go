@@ -23,6 +23,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/auth"
+	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
@@ -84,15 +87,20 @@ func repoRoot() (string, error) {
 	}
 }
 
-// observerArgv is the observer's argv exactly as DESIGN.md §8 declares it.
+// observerArgv is the product's own observer argv (observer.BuildSpec, after argv[0]) for a
+// credential passed in the environment, so every fact pinned here is pinned for the argv
+// the product really runs.
 func observerArgv() []string {
-	return []string{
-		"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
-		"--setting-sources=", "--tools=",
-		"--disallowedTools", "SendMessage,ListAgents,Task,Agent,Bash,Edit,Write,Read",
-		"--strict-mcp-config", "--mcp-config", `{"mcpServers":{}}`,
-		"--permission-mode", "dontAsk", "--no-session-persistence", "--model", "haiku",
-	}
+	return observerSpec(auth.Source{Kind: auth.KindAPIKey, From: "environment", EnvVar: "ANTHROPIC_API_KEY", Value: dummyKey}, "/nonexistent-data").Args[1:]
+}
+
+// observerSpec is the product's spawn spec for src with its data dir at dataDir.
+func observerSpec(src auth.Source, dataDir string) observer.Spec {
+	return observer.BuildSpec(observer.SpecInput{
+		Settings: &settings.Settings{DataDir: dataDir, Model: "haiku", ObserverTimeout: time.Minute},
+		Env:      settings.Env{}, GOOS: "linux", RunID: "e2e-run",
+		Binary: claudebin.Result{Path: "claude"}, Auth: src,
+	})
 }
 
 // without drops flag from argv, and its value when that is the next token (a flag written
