@@ -97,19 +97,19 @@ func TestPruneSkipsLiveRuns(t *testing.T) {
 	if err := Prune(dir, 1); err != nil {
 		t.Fatal(err)
 	}
-	if got := names(t, dir); !slices.Equal(got, []string{live, newest}) {
+	if got := listNames(t, dir); !slices.Equal(got, []string{live, newest}) {
 		t.Errorf("left %q, want the live run and the newest", got)
 	}
 	h.Release()
 	if err := Prune(dir, 1); err != nil {
 		t.Fatal(err)
 	}
-	if got := names(t, dir); !slices.Equal(got, []string{newest}) {
+	if got := listNames(t, dir); !slices.Equal(got, []string{newest}) {
 		t.Errorf("left %q after the run ended", got)
 	}
 }
 
-func names(t *testing.T, dir string) []string {
+func listNames(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -253,19 +253,6 @@ func TestRunNoShell(t *testing.T) {
 	}
 }
 
-func listNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
 // TestRunStartFailures: a binary unlinked between resolve and start is re-resolved once and
 // the new path runs; a start that fails again, or a failure a resolve cannot cure, is
 // setup_required.
