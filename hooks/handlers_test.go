@@ -390,6 +390,20 @@ func TestSessionEndStartsAFinalRunWhenTheSessionNeedsASummary(t *testing.T) {
 	}
 }
 
+// TestSessionStartReapsOrphans: SessionStart looks for observer children a killed
+// `hook observe` left running (DESIGN.md §18); the other events do not.
+func TestSessionStartReapsOrphans(t *testing.T) {
+	h := newHarness(t)
+	h.run(h.toolEvent("s1", "t1"))
+	if h.reaps != 0 {
+		t.Fatalf("PostToolUse looked for orphans")
+	}
+	decodeSessionStart(t, h.run(h.event(hooks.SessionStart, map[string]any{"source": "startup"})))
+	if h.reaps != 1 {
+		t.Errorf("SessionStart looked for orphans %d times, want 1", h.reaps)
+	}
+}
+
 func TestSessionStartStartsAtMostFourObserversForStalePendingSessions(t *testing.T) {
 	h := newHarness(t)
 	sessions := []string{"s6", "s2", "s5", "s1", "s4", "s3"}

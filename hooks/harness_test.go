@@ -45,6 +45,7 @@ type harness struct {
 	openStoreCalls          int
 	openStore               func() (*store.DB, error) // nil: the real store in dataDir
 	startObserver, loadHlth func()                    // optional hooks run inside the fakes (e.g. to panic)
+	reaps                   int                       // ReapOrphans calls
 }
 
 func newHarness(t *testing.T, kv ...string) *harness {
@@ -100,6 +101,7 @@ func newHarness(t *testing.T, kv ...string) *harness {
 			h.observed = append(h.observed, hooks.ObserveRequest{SessionID: id, Final: final})
 			return h.observeErr
 		},
+		ReapOrphans: func() { h.reaps++ },
 	}
 	return h
 }
