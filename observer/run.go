@@ -64,7 +64,7 @@ type Result struct {
 	ExitCode   int    // -1 when the child did not exit on its own (not started, killed)
 	StderrTail string
 	Binary     string // what actually ran (after a re-resolve, the new path)
-	Lines      int    // stdout lines, all kept in <Dir>/transcript.jsonl
+	Lines      int    // stdout lines (transcript.jsonl keeps them scrubbed, within RunFileCap)
 	StartErr   error  // setup_required: why the spawn failed (*claudebin.UnspawnableError, *claudebin.NotFoundError)
 }
 
