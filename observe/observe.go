@@ -104,7 +104,15 @@ func (o *observeRun) run(ctx context.Context) error {
 		}
 	}
 	for ctx.Err() == nil {
-		// Checked before every batch: a backlog is worked off within the day's budget.
+		// Checked before every batch that would run: a backlog is worked off within the
+		// day's budget.
+		pending, err := db.HasPending(ctx, o.session)
+		if err != nil {
+			return err
+		}
+		if !pending && summaryDone {
+			return nil
+		}
 		if b, err := TodayBudget(ctx, db, s, o.d.Now(), o.d.Loc); err != nil {
 			return err
 		} else if b.Reached() {
