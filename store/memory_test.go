@@ -32,7 +32,7 @@ func memoryFixture(t *testing.T) *DB {
 		{Type: "decision", Title: "Keep WAL", Narrative: "readers never block", At: at(3)},
 	}, nil)
 	remember(t, db, beta, 4, []Observation{{Type: "feature", Title: "Beta parser", At: at(4)}}, nil) // observation 3
-	if err := db.RecordPrompt(ctx, alpha, Prompt{Text: "now the summary", At: at(5)}); err != nil { // prompt 2
+	if err := db.RecordPrompt(ctx, alpha, Prompt{Text: "now the summary", At: at(5)}); err != nil {  // prompt 2
 		t.Fatal(err)
 	}
 	remember(t, db, alpha, 5, []Observation{{Type: "change", Title: "Same instant as prompt 2", At: at(5)}}, // observation 4
