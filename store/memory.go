@@ -38,11 +38,10 @@ type Entry struct {
 	Size    int // characters in the full record, so the reader knows what opening it costs
 }
 
-// MemoryHit is one search hit in compact form, with its snippet and rank.
+// MemoryHit is one search hit in compact form, with its rank (bm25: lower is better).
 type MemoryHit struct {
 	Entry
-	Snippet string
-	Rank    float64
+	Rank float64
 }
 
 // MemoryFilter narrows SearchMemory. Zero fields do not narrow.
@@ -137,7 +136,7 @@ func (db *DB) SearchMemory(ctx context.Context, query string, f MemoryFilter, li
 			return nil, nil
 		}
 	}
-	hits, err := db.searchFiltered(ctx, words, searchFilter{project: f.Project, kinds: kinds, obsType: f.Type, since: f.Since, until: f.Until}, limit)
+	hits, err := db.searchFiltered(ctx, words, searchFilter{project: f.Project, kinds: kinds, obsType: f.Type, since: f.Since, until: f.Until, noSnippet: true}, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +146,7 @@ func (db *DB) SearchMemory(ctx context.Context, query string, f MemoryFilter, li
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, MemoryHit{Entry: e, Snippet: h.Snippet, Rank: h.Rank})
+		out = append(out, MemoryHit{Entry: e, Rank: h.Rank})
 	}
 	return out, nil
 }

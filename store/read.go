@@ -169,6 +169,7 @@ type searchFilter struct {
 	kinds        []string
 	obsType      string
 	since, until time.Time
+	noSnippet    bool // hits carry kind, id and rank only (snippet() is costly on long rows)
 }
 
 // from is the FROM … WHERE clause of t's rows matching match and f, with its arguments.
@@ -233,6 +234,9 @@ func (db *DB) search(ctx context.Context, match string, f searchFilter, limit, w
 	})
 	if err != nil {
 		return nil, err
+	}
+	if f.noSnippet {
+		return hits, nil
 	}
 	for i := range hits {
 		if err := db.fillHit(ctx, &hits[i], match); err != nil {

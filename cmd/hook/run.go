@@ -27,6 +27,7 @@ type proc struct {
 	stdout, stderr io.Writer
 	now            func() time.Time
 	exe            string
+	cwd            string
 	xdgDataHome    string
 	goos           string
 	pid, ppid      int
@@ -42,6 +43,8 @@ Commands:
                               search stored memory
   observe --session ID [--final]
                               run the observer for a session (started by hook mode)
+  mcp                         the memory tools for the model, an MCP server on stdio
+                              (started by Claude Code from the plugin's .mcp.json)
   version                     print the version
   help                        print this help
 `
@@ -63,6 +66,8 @@ func run(p *proc) int {
 		return searchCmd(p, p.args[1:])
 	case "observe":
 		return observeCmd(p, p.args[1:])
+	case "mcp":
+		return mcpCmd(p, p.args[1:])
 	}
 	fmt.Fprintf(p.stderr, "hook: unknown command %q\n\n%s", p.args[0], usage)
 	return 2
