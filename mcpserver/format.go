@@ -30,8 +30,11 @@ type EntryOut struct {
 	Size    int    `json:"size"`
 }
 
-// IndexOut is search's and timeline's structured content.
+// IndexOut is search's and timeline's structured content. Message says in words what
+// the text says around the lines (hits found, what was left out, what to call next):
+// Claude Code 2.1.328 hands the model the structured content instead of the text.
 type IndexOut struct {
+	Message string     `json:"message"`
 	Project string     `json:"project,omitempty"` // "*": every project
 	Anchor  string     `json:"anchor,omitempty"`  // timeline: the ref it is centred on
 	Entries []EntryOut `json:"entries"`
@@ -66,6 +69,7 @@ type RecordOut struct {
 
 // RecordsOut is get_observations' structured content.
 type RecordsOut struct {
+	Message string      `json:"message"`
 	Records []RecordOut `json:"records"`
 	Missing []string    `json:"missing"`  // refs that name no record
 	LeftOut []string    `json:"left_out"` // refs not shown to keep the answer bounded
@@ -73,6 +77,7 @@ type RecordsOut struct {
 
 // RememberOut is remember's structured content.
 type RememberOut struct {
+	Message string `json:"message"`
 	Ref     string `json:"ref"`
 	ID      int64  `json:"id"`
 	Project string `json:"project"`
@@ -130,7 +135,7 @@ func size(n int) string {
 // index renders entries as lines under head: search's hits in rank order, or a timeline
 // (anchor set) whose lines nearest the anchor are kept first when the bound bites.
 func index(head string, entries []store.Entry, anchor *store.Ref, foot string) (*mcp.CallToolResult, *IndexOut) {
-	b := budget{text: len(head) + len(foot) + 120, js: 200}
+	b := budget{text: len(head) + len(foot) + 120, js: 2*(len(head)+len(foot)) + 320}
 	order := make([]int, 0, len(entries))
 	centre := 0
 	if anchor != nil {
@@ -166,6 +171,7 @@ func index(head string, entries []store.Entry, anchor *store.Ref, foot string) (
 	}
 	lines := []string{head}
 	out := &IndexOut{Entries: []EntryOut{}, LeftOut: left}
+	var words []string
 	for i, e := range entries {
 		if shown[i] {
 			lines = append(lines, entryLine(e, anchor != nil, anchor != nil && e.Ref == *anchor))
@@ -173,12 +179,13 @@ func index(head string, entries []store.Entry, anchor *store.Ref, foot string) (
 		}
 	}
 	if left > 0 {
-		lines = append(lines, fmt.Sprintf("(%d more left out to keep this answer under 6 KB; narrow the query, or ask for fewer)", left))
+		words = append(words, fmt.Sprintf("(%d more left out to keep this answer under 6 KB; narrow the query, or ask for fewer)", left))
 	}
 	if len(out.Entries) > 0 {
-		lines = append(lines, foot)
+		words = append(words, foot)
 	}
-	return textResult(strings.Join(lines, "\n")), out
+	out.Message = strings.Join(append([]string{head}, words...), " ")
+	return textResult(strings.Join(append(lines, words...), "\n")), out
 }
 
 // Field bounds of a full record, tried in order until the record fits; only the first
@@ -190,7 +197,7 @@ const maxListItems = 20
 // records renders full records, as many as fit, then the refs left out and the missing.
 func records(found []store.Record, missing []store.Ref) (*mcp.CallToolResult, *RecordsOut) {
 	out := &RecordsOut{Records: []RecordOut{}, Missing: []string{}, LeftOut: []string{}}
-	b := budget{text: 300, js: 200}
+	b := budget{text: 300, js: 600}
 	var blocks []string
 	for i, rec := range found {
 		admitted := false
@@ -214,13 +221,15 @@ func records(found []store.Record, missing []store.Ref) (*mcp.CallToolResult, *R
 	for _, m := range missing {
 		out.Missing = append(out.Missing, refID(m))
 	}
+	words := []string{fmt.Sprintf("%d record(s).", len(out.Records))}
 	if len(out.LeftOut) > 0 {
-		blocks = append(blocks, "Left out to keep this answer under 6 KB: "+hashed(out.LeftOut)+"; ask for them in another call.")
+		words = append(words, "Left out to keep this answer under 6 KB: "+hashed(out.LeftOut)+"; ask for them in another call.")
 	}
 	if len(out.Missing) > 0 {
-		blocks = append(blocks, "Not found: "+hashed(out.Missing)+" (search and timeline print the refs that exist).")
+		words = append(words, "Not found: "+hashed(out.Missing)+" (search and timeline print the refs that exist).")
 	}
-	return textResult(strings.Join(blocks, "\n\n")), out
+	out.Message = strings.Join(words, " ")
+	return textResult(strings.Join(append(blocks, words[1:]...), "\n\n")), out
 }
 
 func hashed(refs []string) string {

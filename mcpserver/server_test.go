@@ -190,7 +190,8 @@ func TestSearch(t *testing.T) {
 	}
 	var out IndexOut
 	structured(t, res, &out)
-	if out.Project != "web" || len(out.Entries) != 3 || out.Entries[0].Ref != "1" || out.Entries[0].Kind != "observation" || out.Entries[0].Size == 0 {
+	if out.Project != "web" || !strings.HasPrefix(out.Message, `3 hit(s) for "login cookie" in project web, best first: Open records with get_observations`) ||
+		len(out.Entries) != 3 || out.Entries[0].Ref != "1" || out.Entries[0].Kind != "observation" || out.Entries[0].Size == 0 {
 		t.Errorf("structured %+v", out)
 	}
 
@@ -385,7 +386,8 @@ func TestBounds(t *testing.T) {
 	within("search", res)
 	var idx IndexOut
 	structured(t, res, &idx)
-	if idx.LeftOut == 0 || len(idx.Entries)+idx.LeftOut != 50 || !strings.Contains(text(res), fmt.Sprintf("(%d more left out to keep this answer under 6 KB", idx.LeftOut)) {
+	leftOut := fmt.Sprintf("(%d more left out to keep this answer under 6 KB", idx.LeftOut)
+	if idx.LeftOut == 0 || len(idx.Entries)+idx.LeftOut != 50 || !strings.Contains(text(res), leftOut) || !strings.Contains(idx.Message, leftOut) {
 		t.Errorf("search: %d shown, %d left out:\n%s", len(idx.Entries), idx.LeftOut, text(res))
 	}
 	res = call(t, cs, "timeline", map[string]any{"id": 30, "before": 25, "after": 25})
@@ -403,7 +405,7 @@ func TestBounds(t *testing.T) {
 	var recs RecordsOut
 	structured(t, res, &recs)
 	if len(recs.Records) == 0 || !recs.Records[0].Clipped || len(recs.LeftOut) == 0 || len(recs.Records)+len(recs.LeftOut) != 20 ||
-		!strings.Contains(text(res), "Left out to keep this answer under 6 KB: #") {
+		!strings.Contains(text(res), "Left out to keep this answer under 6 KB: #") || !strings.Contains(recs.Message, "Left out to keep this answer under 6 KB: #") {
 		t.Errorf("get_observations: %d records, left out %v", len(recs.Records), recs.LeftOut)
 	}
 	// One huge record alone is shortened to fit, never left out.
@@ -451,10 +453,17 @@ func TestProjectScoping(t *testing.T) {
 			} {
 				res := call(t, cs, call1.tool, call1.args)
 				off := strings.HasPrefix(text(res), "claude-mem: memory is off in this directory (")
-				var got struct{ Entries, Records []any }
+				var got struct {
+					Message          string
+					Entries, Records []any
+				}
 				structured(t, res, &got)
 				if off == control || (!control && (strings.Contains(text(res), "Login") || len(got.Entries)+len(got.Records) > 0)) {
 					t.Errorf("%s: %q", call1.tool, text(res))
+				}
+				// Claude Code shows the model the structured content alone: it must say so too.
+				if !control && call1.tool != "remember" && got.Message != text(res) {
+					t.Errorf("%s: structured message %q, text %q", call1.tool, got.Message, text(res))
 				}
 				if call1.tool == "remember" && res.IsError == control {
 					t.Errorf("remember: error %v", res.IsError)

@@ -171,16 +171,19 @@ func scopeLabel(project string) string {
 	return "project " + project
 }
 
-// off is the answer of every tool in a directory where memory is off.
-func (s *Server) off() *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{
-		Text: "claude-mem: memory is off in this directory (" + offReason(s.projErr) + "); nothing is returned and nothing is stored.",
-	}}}
+// offText is what every tool says in a directory where memory is off.
+func (s *Server) offText() string {
+	return "claude-mem: memory is off in this directory (" + offReason(s.projErr) + "); nothing is returned and nothing is stored."
+}
+
+func (s *Server) offIndex() (*mcp.CallToolResult, *IndexOut, error) {
+	msg := s.offText()
+	return textResult(msg), &IndexOut{Message: msg, Entries: []EntryOut{}}, nil
 }
 
 func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, a SearchArgs) (*mcp.CallToolResult, *IndexOut, error) {
 	if s.projErr != nil {
-		return s.off(), emptyIndex(""), nil
+		return s.offIndex()
 	}
 	if err := checkQuery(a.Query, true); err != nil {
 		return nil, nil, err
@@ -206,7 +209,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, a SearchArg
 		return err
 	})
 	if errors.Is(err, errNoMemory) {
-		return textResult("No memory stored yet."), emptyIndex(f.Project), nil
+		return noEntries(f.Project, "No memory stored yet.")
 	}
 	if err != nil {
 		return nil, nil, err
@@ -226,7 +229,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, a SearchArg
 
 func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, a TimelineArgs) (*mcp.CallToolResult, *IndexOut, error) {
 	if s.projErr != nil {
-		return s.off(), emptyIndex(""), nil
+		return s.offIndex()
 	}
 	before, err := intArg("before", a.Before, defaultAround, 0, maxAround)
 	if err != nil {
@@ -268,13 +271,13 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, a Timelin
 	})
 	switch {
 	case errors.Is(err, errNoMemory):
-		return textResult("No memory stored yet."), emptyIndex(project), nil
+		return noEntries(project, "No memory stored yet.")
 	case errors.Is(err, store.ErrNotFound):
 		return nil, nil, fmt.Errorf("no record %s (search prints the refs that exist)", refString(anchor))
 	case err != nil:
 		return nil, nil, err
 	case anchor.Kind == "":
-		return textResult(fmt.Sprintf("No memory matches %q in %s, so there is no timeline.", a.Query, scopeLabel(project))), emptyIndex(project), nil
+		return noEntries(project, fmt.Sprintf("No memory matches %q in %s, so there is no timeline.", a.Query, scopeLabel(project)))
 	}
 	head := fmt.Sprintf("Timeline of project %s around %s, oldest first (%s marks it):", entries[0].Project, refString(anchor), "→")
 	res, out := index(head, entries, &anchor, "Open records with get_observations.")
@@ -285,7 +288,8 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, a Timelin
 
 func (s *Server) get(ctx context.Context, _ *mcp.CallToolRequest, a GetArgs) (*mcp.CallToolResult, *RecordsOut, error) {
 	if s.projErr != nil {
-		return s.off(), &RecordsOut{Records: []RecordOut{}, Missing: []string{}, LeftOut: []string{}}, nil
+		msg := s.offText()
+		return textResult(msg), &RecordsOut{Message: msg, Records: []RecordOut{}, Missing: []string{}, LeftOut: []string{}}, nil
 	}
 	if len(a.IDs) == 0 {
 		return nil, nil, errors.New("ids is empty: give the refs to fetch, e.g. [12, \"S3\"]")
@@ -323,9 +327,7 @@ func (s *Server) get(ctx context.Context, _ *mcp.CallToolRequest, a GetArgs) (*m
 
 func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, a RememberArgs) (*mcp.CallToolResult, *RememberOut, error) {
 	if s.projErr != nil {
-		res := s.off()
-		res.IsError = true // the note was not kept
-		return res, nil, nil
+		return nil, nil, errors.New(s.offText()) // a tool error: the note was not kept
 	}
 	if s.d.DataDirErr != nil {
 		return nil, nil, fmt.Errorf("memory unavailable: %v (details: hook doctor)", s.d.DataDirErr)
@@ -370,16 +372,18 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, a Remembe
 		return nil, nil, fmt.Errorf("the note was not stored: %v", err)
 	}
 	s.d.Log.Info().Int64("observation", id).Str("project", s.proj.Name).Msg("mcp: note remembered")
-	return textResult(fmt.Sprintf("Remembered as #%d [%s] %s (project %s). It is searchable now and shows in the next session's context.", id, typ, title, s.proj.Name)),
-		&RememberOut{Ref: refID(store.Ref{Kind: store.KindObservation, ID: id}), ID: id, Project: s.proj.Name, Type: typ, Title: title}, nil
+	msg := fmt.Sprintf("Remembered as #%d [%s] %s (project %s). It is searchable now and shows in the next session's context.", id, typ, title, s.proj.Name)
+	return textResult(msg), &RememberOut{Message: msg, Ref: refID(store.Ref{Kind: store.KindObservation, ID: id}), ID: id, Project: s.proj.Name, Type: typ, Title: title}, nil
 }
 
 func textResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 
-func emptyIndex(project string) *IndexOut {
-	return &IndexOut{Project: projectOut(project), Entries: []EntryOut{}}
+// noEntries is an index answer with no entries: msg as the text and as the structured
+// content's message (Claude Code 2.1.328 shows the model the structured content alone).
+func noEntries(project, msg string) (*mcp.CallToolResult, *IndexOut, error) {
+	return textResult(msg), &IndexOut{Message: msg, Project: projectOut(project), Entries: []EntryOut{}}, nil
 }
 
 func projectOut(p string) string {
