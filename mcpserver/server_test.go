@@ -25,14 +25,14 @@ var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
 // world is a data dir and a project dir ("web", a repository) for one test.
 type world struct {
-	t       *testing.T
+	t       testing.TB
 	root    string
 	dbPath  string
 	webDir  string
 	ingests atomic.Int32
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	root := t.TempDir()
 	w := &world{t: t, root: root, dbPath: filepath.Join(root, "data", "claude-mem.db"), webDir: filepath.Join(root, "src", "web")}
@@ -54,7 +54,7 @@ func (w *world) deps(cwd string) Deps {
 }
 
 // connect starts a server with d and returns a connected client session.
-func connect(t *testing.T, d Deps) *mcp.ClientSession {
+func connect(t testing.TB, d Deps) *mcp.ClientSession {
 	t.Helper()
 	srv := New(d)
 	st, ct := mcp.NewInMemoryTransports()
