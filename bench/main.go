@@ -248,6 +248,7 @@ type mcpProc struct {
 	out *bufio.Scanner
 }
 
+// startMCP starts `hook mcp` and returns once it has answered the handshake's tools/list.
 func startMCP(bin string, env []string, dir string) (*mcpProc, error) {
 	cmd := exec.Command(bin, "mcp")
 	cmd.Env, cmd.Dir = env, dir
@@ -264,7 +265,14 @@ func startMCP(bin string, env []string, dir string) (*mcpProc, error) {
 	}
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	return &mcpProc{cmd: cmd, in: in, out: sc}, nil
+	m := &mcpProc{cmd: cmd, in: in, out: sc}
+	if _, err := io.WriteString(m.in, mcpHandshake); err != nil {
+		return nil, err
+	}
+	if err := m.await(2); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // await reads answers until the one with id; an answer that is a JSON-RPC error fails.
@@ -308,12 +316,6 @@ func mcpStart(bin string, env []string, dir string) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
-	if _, err := io.WriteString(m.in, mcpHandshake); err != nil {
-		return sample{}, err
-	}
-	if err := m.await(2); err != nil {
-		return sample{}, err
-	}
 	wall := time.Since(t0)
 	rss, err := m.stop()
 	return sample{wall: wall, rssKB: rss}, err
@@ -330,12 +332,6 @@ type callStats struct {
 func mcpCalls(bin string, env []string, dir string, n int) (callStats, error) {
 	m, err := startMCP(bin, env, dir)
 	if err != nil {
-		return callStats{}, err
-	}
-	if _, err := io.WriteString(m.in, mcpHandshake); err != nil {
-		return callStats{}, err
-	}
-	if err := m.await(2); err != nil {
 		return callStats{}, err
 	}
 	syl := []string{"ka", "lo", "mi", "ren", "sto", "vex", "dar", "qui", "zen", "port", "cache", "sync", "lock", "parse", "route", "hook", "store", "auth", "db", "log"}
