@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/claude-mem/claude-mem-go/mcpserver"
 	"github.com/claude-mem/claude-mem-go/project"
@@ -15,6 +16,11 @@ func mcpCmd(p *proc, args []string) int {
 	if len(args) > 0 {
 		fmt.Fprintln(p.stderr, "usage: hook mcp   (an MCP server on stdin/stdout, started by Claude Code)")
 		return 2
+	}
+	if p.env.Get("GOGC") == "" {
+		// Long-lived and mostly idle: a smaller heap matters more than a millisecond a call
+		// (peak RSS over 1,000 calls on 100,000 observations: 24.1 MB at 100, 21.8 MB at 50).
+		debug.SetGCPercent(50)
 	}
 	st := setup(p)
 	defer st.closeLog.Close()
