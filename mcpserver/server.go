@@ -68,7 +68,7 @@ func New(d Deps) *Server {
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
 	s.addTools()
-	s.mcp.AddReceivingMiddleware(s.unknownTool)
+	s.mcp.AddReceivingMiddleware(s.guardCalls)
 	return s
 }
 
@@ -174,9 +174,9 @@ func (s *Server) read(ctx context.Context, fn func(*store.DB) error) error {
 
 var errNoMemory = errors.New("no memory stored yet")
 
-// unknownTool answers a call of a tool that does not exist with a tool error the model
+// guardCalls answers a call of a tool that does not exist with a tool error the model
 // can read (the SDK's answer is a JSON-RPC error), and turns a handler's panic into one.
-func (s *Server) unknownTool(next mcp.MethodHandler) mcp.MethodHandler {
+func (s *Server) guardCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		if method != "tools/call" {
 			return next(ctx, method, req)
