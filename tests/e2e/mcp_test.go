@@ -104,6 +104,12 @@ func TestMemoryTools(t *testing.T) {
 	ok := t.Run("search through ToolSearch select", func(t *testing.T) {
 		defer p.use(t)()
 		r := p.mcpSession(searchPrompt, mcpSearch)
+		// The init line: the plugin's skill is loaded, its MCP server connected.
+		if inits := of(r.lines(t), "system", "init"); len(inits) != 1 ||
+			!strings.Contains(mustJSON(inits[0]["skills"]), `"claude-mem:memory"`) ||
+			!strings.Contains(mustJSON(inits[0]["mcp_servers"]), `{"name":"plugin:claude-mem:memory","source":"plugin","status":"connected"}`) {
+			t.Errorf("init: skills %v, mcp_servers %v; want the claude-mem:memory skill and the plugin:claude-mem:memory server connected", inits[0]["skills"], inits[0]["mcp_servers"])
+		}
 		reqs := p.requestsWith("E2E-MCP-SEARCH-SESSION")
 		if len(reqs) != 3 {
 			t.Fatalf("%d requests, want 3 (ToolSearch, search, answer); stdout:\n%s", len(reqs), lastLines(r.stdout, 30))
