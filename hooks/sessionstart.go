@@ -88,7 +88,7 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		StoreErr:        storeErr,
 		Budget:          budget,
 	})
-	text := notice.Render(notice.Context{Project: p.Name, Observations: obs, Summary: sum, Notices: lines, Hook: d.Hook})
+	text := notice.Render(notice.Context{Project: p.Name, Observations: obs, Summary: sum, Notices: lines})
 	res := Result{Output: sessionStartOutput(text, notice.SystemMessage(lines))}
 	res.Observe = leftBehind(stale, finals)
 	return res

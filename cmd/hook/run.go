@@ -28,6 +28,7 @@ type proc struct {
 	now            func() time.Time
 	loc            *time.Location // the user's local time zone: the budget's day
 	exe            string
+	cwd            string
 	xdgDataHome    string
 	goos           string
 	pid, ppid      int
@@ -45,6 +46,8 @@ Commands:
                               what the observer did and cost, per day and project
   observe --session ID [--final]
                               run the observer for a session (started by hook mode)
+  mcp                         the memory tools for the model, an MCP server on stdio
+                              (started by Claude Code from the plugin's .mcp.json)
   version                     print the version
   help                        print this help
 `
@@ -68,6 +71,8 @@ func run(p *proc) int {
 		return observeCmd(p, p.args[1:])
 	case "stats":
 		return statsCmd(p, p.args[1:])
+	case "mcp":
+		return mcpCmd(p, p.args[1:])
 	}
 	fmt.Fprintf(p.stderr, "hook: unknown command %q\n\n%s", p.args[0], usage)
 	return 2

@@ -88,7 +88,7 @@ func newProduct(t *testing.T) *product {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", "hooks.json"} {
+	for _, f := range []string{".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", "hooks.json", ".mcp.json", "skills/memory/SKILL.md"} {
 		b, err := os.ReadFile(filepath.Join(root, f))
 		if err != nil {
 			t.Fatal(err)
