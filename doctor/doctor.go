@@ -59,6 +59,7 @@ type Report struct {
 	Queue   *Queue             `json:"queue"`
 	LastRun *health.Run        `json:"last_run"`
 	Spawn   *observer.Redacted `json:"spawn_spec"`
+	Plugin  Plugin             `json:"plugin"`
 }
 
 type Claude struct {
@@ -92,7 +93,7 @@ type Queue struct {
 func Build(ctx context.Context, in Inputs) *Report {
 	s := in.Settings
 	d := observe.Deps{Settings: s, Env: in.Env, GOOS: in.GOOS, Home: in.Home, Now: in.Now, Log: in.Log, Lineage: in.Lineage}
-	r := &Report{Version: in.Version, Hook: in.Hook, DataDir: s.DataDir, PluginRoot: in.PluginRoot, }
+	r := &Report{Version: in.Version, Hook: in.Hook, DataDir: s.DataDir, PluginRoot: in.PluginRoot}
 	for _, v := range s.Values {
 		v.Value, v.Error = auth.Scrub(v.Value), auth.Scrub(v.Error)
 		r.Settings = append(r.Settings, v)
@@ -172,11 +173,14 @@ func Build(ctx context.Context, in Inputs) *Report {
 	if r.Queue != nil && r.Queue.Failed > 0 {
 		r.Findings = append(r.Findings, fmt.Sprintf("%d events failed 3 observer runs; they are kept", r.Queue.Failed))
 	}
+	plugin, pluginFindings, pluginFailed := checkPlugin(in)
+	r.Plugin = plugin
+	r.Findings = append(r.Findings, pluginFindings...)
 	if r.Findings == nil {
 		r.Findings = []string{} // `"findings": []`, never null, in --json
 	}
 	setupRequired := r.Observer.Enabled && binErr != nil
-	r.OK = !setupRequired && !authFailed && len(s.Errors) == 0 && storeErr == nil
+	r.OK = !setupRequired && !authFailed && len(s.Errors) == 0 && storeErr == nil && !pluginFailed
 	return r
 }
 
@@ -207,6 +211,7 @@ func Render(w io.Writer, r *Report) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "hook         %s\ndata dir     %s\nplugin root  %s\n", r.Hook, r.DataDir, orNone(r.PluginRoot))
+	fmt.Fprintf(w, "installed    %s\n", r.Plugin.summary())
 	fmt.Fprintf(w, "observer     %s\n", map[bool]string{true: fmt.Sprintf("on, at most %d at once", r.Observer.MaxConcurrentAgents), false: "off (search-only mode)"}[r.Observer.Enabled])
 	if r.Claude.Found {
 		fmt.Fprintf(w, "claude       %s (via %s)\n", r.Claude.Path, r.Claude.Via)

@@ -45,7 +45,7 @@ func Render(c Context) string {
 	if c.Summary != nil {
 		tail = append(tail, summaryLines(c.Summary)...)
 	}
-	tail = append(tail, "", "Search older memory: "+shellQuote(c.Hook)+" search --project "+shellQuote(c.Project)+" QUERY")
+	tail = append(tail, "", "Search older memory: "+ShellQuote(c.Hook)+" search --project "+ShellQuote(c.Project)+" QUERY")
 
 	obs := slices.Clone(c.Observations)
 	slices.SortStableFunc(obs, func(a, b store.Observation) int { // newest first
@@ -125,9 +125,9 @@ func clip(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// shellQuote makes a path or project name safe to paste into a shell command, which is
+// ShellQuote makes a path or project name safe to paste into a shell command, which is
 // how the model will use the search hint.
-func shellQuote(s string) string {
+func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:,@%=", r))
 	}) < 0 {
