@@ -33,7 +33,7 @@ build:
 install:
 	@CLAUDE=$(CLAUDE) ./scripts/install.sh check
 	@$(MAKE) --no-print-directory build
-	go run ./cmd/dist stage -version $(VERSION) -hook bin/hook -goos $(shell go env GOOS) -dir $(PLUGIN_DIR)
+	go run ./cmd/dist stage -version $(VERSION) -hook bin/hook -goos $$(go env GOOS) -dir $(PLUGIN_DIR)
 	CLAUDE=$(CLAUDE) ./scripts/install.sh install $(abspath $(PLUGIN_DIR))
 
 # The plugin and its marketplace go; the data dir (your memory) stays.
