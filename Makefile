@@ -4,9 +4,14 @@
 # cannot see, so a cached pass could hide a change.
 
 CLAUDE_CODE_VERSION := 2.1.328
-VERSION ?= $(patsubst v%,%,$(shell git describe --tags --always --dirty 2>/dev/null || echo dev))
+# Both are computed once (:=), so every binary and archive of one make run agree.
+ifeq ($(origin VERSION),undefined)
+VERSION := $(patsubst v%,%,$(shell git describe --tags --always --dirty 2>/dev/null || echo dev))
+endif
 # Every archive entry's mtime: the commit's time, so two builds of a commit are identical.
-SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+ifeq ($(origin SOURCE_DATE_EPOCH),undefined)
+SOURCE_DATE_EPOCH := $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+endif
 # Reproducible: no paths, no build id, no VCS stamp (VERSION says which commit).
 GOBUILD := go build -trimpath -buildvcs=false -ldflags "-s -w -buildid= -X main.version=$(VERSION)"
 # The pinned test CLI lives in the user cache dir, never in the repository: Claude Code
@@ -32,7 +37,7 @@ build:
 # Checks for claude first: without it there is nothing to install into.
 install:
 	@CLAUDE=$(CLAUDE) ./scripts/install.sh check
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build VERSION=$(VERSION)
 	go run ./cmd/dist stage -version $(VERSION) -hook bin/hook -goos $$(go env GOOS) -dir $(PLUGIN_DIR)
 	CLAUDE=$(CLAUDE) ./scripts/install.sh install $(abspath $(PLUGIN_DIR))
 
