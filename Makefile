@@ -36,7 +36,7 @@ build:
 
 # Checks for claude first: without it there is nothing to install into.
 install:
-	@CLAUDE=$(CLAUDE) ./scripts/install.sh check
+	@CLAUDE=$(CLAUDE) ./scripts/install.sh check $(abspath $(PLUGIN_DIR))
 	@$(MAKE) --no-print-directory build VERSION=$(VERSION)
 	go run ./cmd/dist stage -version $(VERSION) -hook bin/hook -goos $$(go env GOOS) -dir $(PLUGIN_DIR)
 	CLAUDE=$(CLAUDE) ./scripts/install.sh install $(abspath $(PLUGIN_DIR))

@@ -2,7 +2,7 @@
 # The Claude Code side of `make install` and `make uninstall`. The plugin is a directory
 # marketplace ("claude-mem-go") holding one plugin ("claude-mem"); Claude Code runs it in
 # place from that directory.
-#   install.sh check         claude is on PATH, or say how to get it (exit 1)
+#   install.sh check DIR     claude is on PATH, or say how to get it and what to run (exit 1)
 #   install.sh install DIR   add DIR as the marketplace, install the plugin, run doctor
 #   install.sh uninstall     uninstall the plugin, remove the marketplace; keep the data dir
 set -eu
@@ -13,13 +13,14 @@ id=claude-mem@$market
 case "${1:-}" in
 check)
 	command -v "$claude" >/dev/null 2>&1 && exit 0
-	cat >&2 <<'MSG'
+	cat >&2 <<MSG
 install: the claude CLI (Claude Code) is not on PATH. Install it with one of:
   npm install -g @anthropic-ai/claude-code            (Node.js 22 or newer)
   curl -fsSL https://claude.ai/install.sh | bash      (the native installer; no Node.js)
-then run `make install` again. From a release archive instead, unpack it and run:
-  claude plugin marketplace add <the unpacked directory>
-  claude plugin install claude-mem@claude-mem-go
+then run \`make install\` again: it builds the plugin into $2 and runs
+  claude plugin marketplace add $2
+  claude plugin install $id
+(From a release archive, run those two commands with the unpacked directory instead.)
 MSG
 	exit 1
 	;;

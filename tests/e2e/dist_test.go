@@ -567,3 +567,29 @@ func TestInstallFromCheckout(t *testing.T) {
 		t.Errorf("doctor after uninstall: exit %d %+v", code, d)
 	}
 }
+
+// TestInstallWithoutClaude: `make install` with no claude on PATH stops before building,
+// saying how to get Claude Code and what to run afterwards. (TestInstallFromCheckout is
+// the control, with claude present.)
+func TestInstallWithoutClaude(t *testing.T) {
+	t.Parallel()
+	makeBin, err := exec.LookPath("make")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "PATH=" + filepath.Dir(makeBin) + ":/usr/bin:/bin"}
+	out, err := makeIn(env, "install", "CLAUDE=claude-not-installed", "PLUGIN_DIR="+filepath.Join(home, "plugin"))
+	if err == nil {
+		t.Fatalf("make install succeeded without claude:\n%s", out)
+	}
+	for _, want := range []string{"npm install -g @anthropic-ai/claude-code", "https://claude.ai/install.sh",
+		"claude plugin marketplace add " + filepath.Join(home, "plugin"), "claude plugin install claude-mem@claude-mem-go"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the message lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "go build") {
+		t.Errorf("make install built before checking for claude:\n%s", out)
+	}
+}
