@@ -49,7 +49,7 @@ func checkPlugin(in Inputs) (Plugin, []string, bool) {
 			where = fmt.Sprintf("directory %s is gone (moved or deleted)", st.MarketDir)
 		}
 		return p, []string{fmt.Sprintf("claude-mem: plugin cannot load — marketplace %s %s; run: %s", pluginreg.Marketplace, where, fix)}, true
-	case !st.Enabled:
+	case !st.Enabled && st.Scope == "user": // a project-scope install is enabled in that project's settings
 		return p, []string{"claude-mem: plugin installed but disabled — run: claude plugin enable " + pluginreg.ID}, true
 	}
 	if !p.Checked || st.Root == "" {
