@@ -62,6 +62,7 @@ type Report struct {
 	Cost    *Cost              `json:"cost"`
 	LastRun *health.Run        `json:"last_run"`
 	Spawn   *observer.Redacted `json:"spawn_spec"`
+	Plugin  Plugin             `json:"plugin"`
 }
 
 type Claude struct {
@@ -186,11 +187,14 @@ func Build(ctx context.Context, in Inputs) *Report {
 	if r.Queue != nil && r.Queue.Failed > 0 {
 		r.Findings = append(r.Findings, fmt.Sprintf("%d events failed 3 observer runs; they are kept", r.Queue.Failed))
 	}
+	plugin, pluginFindings, pluginFailed := checkPlugin(in)
+	r.Plugin = plugin
+	r.Findings = append(r.Findings, pluginFindings...)
 	if r.Findings == nil {
 		r.Findings = []string{} // `"findings": []`, never null, in --json
 	}
 	setupRequired := r.Observer.Enabled && binErr != nil
-	r.OK = !setupRequired && !authFailed && len(s.Errors) == 0 && storeErr == nil
+	r.OK = !setupRequired && !authFailed && len(s.Errors) == 0 && storeErr == nil && !pluginFailed
 	return r
 }
 
@@ -237,6 +241,7 @@ func Render(w io.Writer, r *Report) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "hook         %s\ndata dir     %s\nplugin root  %s\n", r.Hook, r.DataDir, orNone(r.PluginRoot))
+	fmt.Fprintf(w, "installed    %s\n", r.Plugin.summary())
 	fmt.Fprintf(w, "observer     %s\n", map[bool]string{true: fmt.Sprintf("on, at most %d at once", r.Observer.MaxConcurrentAgents), false: "off (search-only mode)"}[r.Observer.Enabled])
 	if r.Claude.Found {
 		fmt.Fprintf(w, "claude       %s (via %s)\n", r.Claude.Path, r.Claude.Via)

@@ -70,20 +70,7 @@ type product struct {
 // (and, past the deadline, kills) the detached observers it started.
 func newProduct(t *testing.T) *product {
 	t.Helper()
-	s := newSandbox(t)
-	s.Config = "" // as a user: everything under ~/.claude
-	p := &product{
-		sandbox: s,
-		Plugin:  filepath.Join(s.Root, "claude-mem-plugin"),
-		Hostile: filepath.Join(s.Root, "third-party"),
-		BinDir:  filepath.Join(s.Root, "bin"),
-		DataDir: filepath.Join(s.Home, ".local", "share", "claude-mem"),
-	}
-	p.Hook = filepath.Join(p.Plugin, "bin", "hook")
-	if err := os.MkdirAll(filepath.Join(s.Cwd, ".git"), 0o755); err != nil { // the project is a repository
-		t.Fatal(err)
-	}
-
+	p := newProductWith(t, "claude-mem-plugin")
 	root, err := repoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +88,27 @@ func newProduct(t *testing.T) *product {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/hook: %v\n%s", err, out)
 	}
+	return p
+}
 
+// newProductWith is newProduct with the plugin dir (Root/plugin) left for the caller to
+// fill: from a release archive, or by `make install`.
+func newProductWith(t *testing.T, plugin string) *product {
+	t.Helper()
+	s := newSandbox(t)
+	s.Config = "" // as a user: everything under ~/.claude
+	p := &product{
+		sandbox: s,
+		Plugin:  filepath.Join(s.Root, plugin),
+		Hostile: filepath.Join(s.Root, "third-party"),
+		BinDir:  filepath.Join(s.Root, "bin"),
+		DataDir: filepath.Join(s.Home, ".local", "share", "claude-mem"),
+	}
+	p.Hook = filepath.Join(p.Plugin, "bin", "hook")
+	if err := os.MkdirAll(filepath.Join(s.Cwd, ".git"), 0o755); err != nil { // the project is a repository
+		t.Fatal(err)
+	}
 	writeHostilePlugin(t, p.Hostile)
-
 	if err := os.MkdirAll(p.BinDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
