@@ -17,6 +17,6 @@ func main() {
 	os.Exit(run(&proc{
 		args: os.Args[1:], env: settings.EnvFrom(os.Environ()),
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		now: time.Now, exe: exe, xdgDataHome: xdg.DataHome, goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
+		now: time.Now, loc: time.Local, exe: exe, xdgDataHome: xdg.DataHome, goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
 	}))
 }

@@ -26,6 +26,7 @@ type proc struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	now            func() time.Time
+	loc            *time.Location // the user's local time zone: the budget's day
 	exe            string
 	xdgDataHome    string
 	goos           string
@@ -40,6 +41,8 @@ Commands:
   doctor [--json] [--retry]   report setup, auth, settings, health and the observer spawn spec
   search [--project P] [--limit N] [--json] QUERY
                               search stored memory
+  stats [--days N] [--project P] [--json]
+                              what the observer did and cost, per day and project
   observe --session ID [--final]
                               run the observer for a session (started by hook mode)
   version                     print the version
@@ -63,6 +66,8 @@ func run(p *proc) int {
 		return searchCmd(p, p.args[1:])
 	case "observe":
 		return observeCmd(p, p.args[1:])
+	case "stats":
+		return statsCmd(p, p.args[1:])
 	}
 	fmt.Fprintf(p.stderr, "hook: unknown command %q\n\n%s", p.args[0], usage)
 	return 2
