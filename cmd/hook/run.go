@@ -45,6 +45,8 @@ Commands:
                               what the observer did and cost, per day and project
   observe --session ID [--final]
                               run the observer for a session (started by hook mode)
+  viewer [--port N] [--no-open]
+                              open the local web viewer (127.0.0.1 only) until Ctrl-C
   version                     print the version
   help                        print this help
 `
@@ -68,6 +70,8 @@ func run(p *proc) int {
 		return observeCmd(p, p.args[1:])
 	case "stats":
 		return statsCmd(p, p.args[1:])
+	case "viewer":
+		return viewerCmd(p, p.args[1:])
 	}
 	fmt.Fprintf(p.stderr, "hook: unknown command %q\n\n%s", p.args[0], usage)
 	return 2
