@@ -100,6 +100,13 @@ func seedViewerMemory(t *testing.T, dataDir string) *memory {
 			FilesRead: []string{"hooks/stop.go"}, FilesModified: []string{"journal/journal.go", "hooks/posttooluse.go"}, At: ago(1.2)},
 	}, &store.Summary{Request: "Make capture never block the user", Investigated: "lock waits in hook mode",
 		Learned: "SQLite's write lock is held for the observer's whole transaction", Completed: "journal + ingestion at Stop", NextSteps: "fallback journal dir on ENOSPC", At: ago(1)})
+	for i := range 9 { // a week and a bit of observer runs for the cost page
+		r := store.RunRecord{ID: fmt.Sprint("cost-", i), Project: "claude-mem-go", Outcome: "ok", StartedAt: ago(float64(24*i) + 0.5),
+			Events: 10 + i, Observations: 3, Usage: store.Usage{InputTokens: int64(4000 + 900*i), OutputTokens: int64(700 + 50*i), CostUSD: 0.012 * float64(1+(i*5)%7)}}
+		if err := db.RecordRun(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := db.RecordPrompt(context.Background(), store.Session{ID: "9b1f-session-a", Project: "claude-mem-go"},
 		store.Prompt{Text: "why does Stop hang when the observer is running?", At: ago(1.5)}); err != nil {
 		t.Fatal(err)
@@ -119,9 +126,16 @@ func TestViewerInABrowser(t *testing.T) {
 	home := t.TempDir()
 	mem := seedViewerMemory(t, dataDir)
 
+	// A claude executable and a credential, so the health page shows a working setup; the
+	// observer is never started here.
+	claude := filepath.Join(t.TempDir(), "claude")
+	if err := os.WriteFile(claude, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(hookBin, "viewer", "--no-open", "--port", "0")
 	cmd.Dir = dataDir
-	cmd.Env = []string{"HOME=" + home, "CLAUDE_MEM_DATA_DIR=" + dataDir, "PATH=" + binDir, "TZ=UTC"}
+	cmd.Env = []string{"HOME=" + home, "CLAUDE_MEM_DATA_DIR=" + dataDir, "PATH=" + binDir, "TZ=UTC",
+		"CLAUDE_MEM_CLAUDE_PATH=" + claude, "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-viewer-test-not-a-real-token"}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +264,7 @@ func TestViewerInABrowser(t *testing.T) {
 
 	for _, p := range []struct{ path, wait, name string }{
 		{"/health", "main h1 .badge", "health"},
-		{"/cost", "main h1", "cost"},
+		{"/cost", "svg.chart rect", "cost"},
 		{"/settings", "table.list td", "settings"},
 	} {
 		step(p.name, chromedp.Navigate("http://127.0.0.1:"+port+p.path), chromedp.WaitVisible(p.wait))

@@ -3,121 +3,103 @@ package viewer
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
-	"strings"
-	"time"
 
+	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // costDays is how many local days the cost page shows unless ?days= says otherwise.
-const costDays = 30
+const costDays = 14
 
 // Chart geometry, in SVG user units.
 const (
-	chartW, chartH = 720.0, 200.0
-	chartPad       = 36.0
+	chartW, chartH = 720.0, 220.0
+	chartLeft      = 54.0 // room for the axis labels
+	chartPad       = 18.0
+	chartBottom    = 24.0 // room for the day labels
 )
 
-// costDay is one local day, summed over the projects shown.
-type costDay struct {
-	Day                                    string
-	Runs, Events, Observations, Duplicates int
-	InputTokens, OutputTokens, CacheTokens int64
-	CostUSD                                float64
-	X, Y, W, H                             float64 // the day's bar
-	Label                                  string  // the bar's tooltip
+// bar is one local day of the chart: all projects' cost together.
+type bar struct {
+	Day        string
+	CostUSD    float64
+	Runs       int
+	X, Y, W, H float64
+	LX         float64 // the middle of the bar, where its label goes
+	Label      string  // the day under its bar, on every few bars
 }
 
-type costData struct {
-	Project string
-	Days    int
-	Rows    []costDay
-	Total   costDay
-	Max     float64 // the chart's top, in dollars
-	Width   float64
-	Height  float64
-	Base    float64 // the y of the chart's baseline
-	Ticks   []costTick
-}
-
-type costTick struct {
+type tick struct {
 	Y     float64
 	Label string
 }
 
+type costData struct {
+	*stats.Report
+	Bars          []bar
+	Ticks         []tick
+	Width, Height float64
+	Base          float64 // the y of the chart's baseline
+}
+
 func (s *server) cost(w http.ResponseWriter, r *http.Request) {
-	d := costData{Project: r.URL.Query().Get("project"), Days: costDays, Width: chartW, Height: chartH, Base: chartH - chartPad/2}
+	days := costDays
 	if n, err := strconv.Atoi(r.URL.Query().Get("days")); err == nil && n >= 1 && n <= 366 {
-		d.Days = n
+		days = n
 	}
+	project := r.URL.Query().Get("project")
 	s.withDB(w, r, func(db *store.DB, notice string) error {
+		rep := stats.Empty(s.cfg.Now(), s.cfg.Loc, days, project, s.cfg.BudgetUSD)
 		if db != nil {
-			now := s.cfg.Now().In(s.cfg.Loc)
-			to := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, s.cfg.Loc)
-			stats, err := db.DailyStats(r.Context(), to.AddDate(0, 0, -d.Days), to, s.cfg.Loc, d.Project)
-			if err != nil {
+			var err error
+			if rep, err = stats.Build(r.Context(), db, s.cfg.Now(), s.cfg.Loc, days, project, s.cfg.BudgetUSD); err != nil {
 				return err
 			}
-			d.Rows, d.Total = sumDays(stats)
 		}
+		d := costData{Report: rep, Width: chartW, Height: chartH, Base: chartH - chartBottom}
 		d.layout()
 		s.render(w, http.StatusOK, "cost", page{Title: "Cost", Nav: "cost", Notice: notice, Data: d})
 		return nil
 	})
 }
 
-// sumDays folds the per-project rows into one row per day, in day order, and a total.
-func sumDays(stats []store.DayStats) ([]costDay, costDay) {
-	var rows []costDay
-	var total costDay
-	at := map[string]int{}
-	for _, st := range stats {
-		i, ok := at[st.Day]
-		if !ok {
-			i = len(rows)
-			at[st.Day] = i
-			rows = append(rows, costDay{Day: st.Day})
-		}
-		for _, c := range []*costDay{&rows[i], &total} {
-			c.Runs += st.Runs
-			c.Events += st.Events
-			c.Observations += st.Observations
-			c.Duplicates += st.Duplicates
-			c.InputTokens += st.InputTokens
-			c.OutputTokens += st.OutputTokens
-			c.CacheTokens += st.CacheCreationTokens + st.CacheReadTokens
-			c.CostUSD += st.CostUSD
-		}
-	}
-	slices.SortFunc(rows, func(a, b costDay) int { return strings.Compare(a.Day, b.Day) })
-	return rows, total
-}
-
-// layout places each day's bar: height proportional to its cost.
+// layout makes one bar per local day of the report, oldest on the left, its height
+// proportional to the day's cost, and three labelled grid lines.
 func (d *costData) layout() {
-	for _, r := range d.Rows {
-		d.Max = max(d.Max, r.CostUSD)
+	at := map[string]int{}
+	for day := d.From; day.Before(d.To); day = day.AddDate(0, 0, 1) {
+		at[day.Format("2006-01-02")] = len(d.Bars)
+		d.Bars = append(d.Bars, bar{Day: day.Format("2006-01-02"), Label: day.Format("2 Jan")})
 	}
-	if d.Max == 0 {
-		d.Max = 1
+	every := (len(d.Bars) + 6) / 7 // at most about seven labels
+	for i := range d.Bars {
+		if (len(d.Bars)-1-i)%every != 0 { // today is always labelled
+			d.Bars[i].Label = ""
+		}
 	}
-	plotH := d.Base - chartPad/2
+	top := 0.0
+	for _, row := range d.Rows {
+		if i, ok := at[row.Day]; ok {
+			d.Bars[i].CostUSD += row.CostUSD
+			d.Bars[i].Runs += row.Runs
+			top = max(top, d.Bars[i].CostUSD)
+		}
+	}
+	if top == 0 {
+		top = 1
+	}
+	plotH := d.Base - chartPad
 	for i := range 3 {
-		v := d.Max * float64(i) / 2
-		d.Ticks = append(d.Ticks, costTick{Y: d.Base - plotH*float64(i)/2, Label: fmt.Sprintf("$%.2f", v)})
+		d.Ticks = append(d.Ticks, tick{Y: d.Base - plotH*float64(i)/2, Label: fmt.Sprintf("$%.2f", top*float64(i)/2)})
 	}
-	if len(d.Rows) == 0 {
-		return
-	}
-	slot := (chartW - chartPad*1.5) / float64(len(d.Rows))
-	for i := range d.Rows {
-		r := &d.Rows[i]
-		r.W = max(slot*0.7, 1)
-		r.X = chartPad*1.5 + slot*float64(i) + (slot-r.W)/2
-		r.H = plotH * r.CostUSD / d.Max
-		r.Y = d.Base - r.H
-		r.Label = fmt.Sprintf("%s: $%.4f, %d runs, %d tokens in, %d out", r.Day, r.CostUSD, r.Runs, r.InputTokens, r.OutputTokens)
+	slot := (chartW - chartLeft) / float64(max(len(d.Bars), 1))
+	for i := range d.Bars {
+		b := &d.Bars[i]
+		b.W = max(slot*0.7, 1)
+		b.X = chartLeft + slot*float64(i) + (slot-b.W)/2
+		b.H = plotH * b.CostUSD / top
+		b.Y = d.Base - b.H
+		b.LX = b.X + b.W/2
 	}
 }

@@ -33,6 +33,7 @@ type Config struct {
 	Ingest      func(context.Context) error          // stores pending capture journals; called before reads
 	Report      func(context.Context) *doctor.Report // the doctor report (§13) for health and settings
 	Loc         *time.Location                       // dates are shown in this zone
+	BudgetUSD   float64                              // CLAUDE_MEM_DAILY_BUDGET_USD, shown on the cost page
 	Now         func() time.Time
 	Port        int           // the port the listener holds: the only one Host and Origin may name
 	Token       string        // the per-launch secret of the printed URL

@@ -323,24 +323,37 @@ func TestHealthAndSettingsPages(t *testing.T) {
 	}
 }
 
-func TestCostChart(t *testing.T) {
-	stats := []store.DayStats{
-		{Day: "2026-11-29", Project: "alpha", Runs: 2, Usage: store.Usage{InputTokens: 100, CostUSD: 0.5}},
-		{Day: "2026-11-28", Project: "alpha", Runs: 1, Usage: store.Usage{CostUSD: 1}},
-		{Day: "2026-11-29", Project: "beta", Runs: 1, Usage: store.Usage{CostUSD: 0.5}},
+// TestCostPage: runs recorded by the observer become the table of hook stats and one bar
+// per local day, the tallest for the costliest day.
+func TestCostPage(t *testing.T) {
+	f, db := seeded(t)
+	ctx := context.Background()
+	for i, r := range []store.RunRecord{
+		{Project: "alpha", StartedAt: t0.Add(-time.Hour), Usage: store.Usage{InputTokens: 1200, OutputTokens: 300, CostUSD: 0.25}},
+		{Project: "beta", StartedAt: t0.Add(-2 * time.Hour), Usage: store.Usage{CostUSD: 0.5}},
+		{Project: "alpha", StartedAt: t0.Add(-48 * time.Hour), Usage: store.Usage{CostUSD: 0.25}},
+	} {
+		r.ID, r.Outcome, r.Events = fmt.Sprint("cost-run-", i), "ok", 4
+		if err := db.RecordRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
 	}
-	rows, total := sumDays(stats)
-	if len(rows) != 2 || rows[0].Day != "2026-11-28" || rows[1].Runs != 3 || rows[1].CostUSD != 1 || total.Runs != 4 || total.CostUSD != 2 {
-		t.Fatalf("rows %+v total %+v", rows, total)
+	body := f.get("/cost?days=7", 200)
+	for _, want := range []string{"last 7 days", "Today <strong>$0.7500</strong>", "<td>2026-11-30</td><td>alpha</td>", "<td>2026-11-28</td><td>alpha</td>", "$1.0000"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("cost page lacks %q", want)
+		}
 	}
-	d := costData{Rows: rows, Base: chartH - chartPad/2}
-	d.layout()
-	if d.Rows[0].H != d.Rows[1].H || d.Rows[0].H <= 0 || d.Rows[0].X >= d.Rows[1].X {
-		t.Fatalf("bars %+v", d.Rows)
+	bars := regexp.MustCompile(`<rect class="bar" x="[\d.]+" y="[\d.]+" width="[\d.]+" height="([\d.]+)"><title>(\S+):`).FindAllStringSubmatch(body, -1)
+	if len(bars) != 7 {
+		t.Fatalf("%d bars, want one per day of 7", len(bars))
 	}
-	f, _ := seeded(t)
-	if body := f.get("/cost?days=7", 200); !strings.Contains(body, "last 7 days") {
-		t.Error("cost page days")
+	h := map[string]float64{}
+	for _, b := range bars {
+		h[b[2]], _ = strconv.ParseFloat(b[1], 64)
+	}
+	if !(h["2026-11-30"] > h["2026-11-28"] && h["2026-11-28"] > 0 && h["2026-11-29"] == 0) {
+		t.Errorf("bar heights %v", h)
 	}
 }
 

@@ -44,7 +44,7 @@ func viewerCmd(p *proc, args []string) int {
 		// there is nothing to ingest.
 		Ingest: func(context.Context) error { return nil },
 		Report: func(ctx context.Context) *doctor.Report { return doctor.Build(ctx, doctorInputs(ctx, p, st)) },
-		Now:    p.now, Loc: p.loc, Port: bound, Token: token,
+		Now:    p.now, Loc: p.loc, BudgetUSD: st.s.DailyBudgetUSD, Port: bound, Token: token,
 	})
 	if err != nil {
 		ln.Close()
