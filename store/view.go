@@ -129,13 +129,9 @@ func (db *DB) Timeline(ctx context.Context, project, typ string, after *Cursor, 
 		} else if after != nil {
 			q, args = q+` AND (at, id) < (?, ?)`, append(args, after.At.UnixNano(), after.ID)
 		}
-		rows, err := db.sql.QueryContext(ctx, q+` ORDER BY at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
+		obs, err := rowsOf(ctx, db, "timeline", scanObservations, q+` ORDER BY at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
 		if err != nil {
-			return nil, nil, db.fail("timeline", err)
-		}
-		obs, err := scanObservations(rows)
-		if err != nil {
-			return nil, nil, db.fail("timeline", err)
+			return nil, nil, err
 		}
 		for i := range obs {
 			items = append(items, TimelineItem{Observation: &obs[i]})
@@ -148,13 +144,9 @@ func (db *DB) Timeline(ctx context.Context, project, typ string, after *Cursor, 
 		} else if after != nil {
 			q, args = q+` AND at < ?`, append(args, after.At.UnixNano())
 		}
-		rows, err := db.sql.QueryContext(ctx, q+` ORDER BY at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
+		sums, err := rowsOf(ctx, db, "timeline", scanSummaries, q+` ORDER BY at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
 		if err != nil {
-			return nil, nil, db.fail("timeline", err)
-		}
-		sums, err := scanSummaries(rows)
-		if err != nil {
-			return nil, nil, db.fail("timeline", err)
+			return nil, nil, err
 		}
 		for i := range sums {
 			items = append(items, TimelineItem{Summary: &sums[i]})
@@ -184,43 +176,44 @@ func compareCursor(a, b Cursor) int {
 	return int(a.ID - b.ID)
 }
 
+// rowsOf runs a query and reads its rows with scan; op names the read in an error.
+func rowsOf[T any](ctx context.Context, db *DB, op string, scan func(*sql.Rows) ([]T, error), query string, args ...any) ([]T, error) {
+	rows, err := db.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, db.fail(op, err)
+	}
+	out, err := scan(rows)
+	return out, db.fail(op, err)
+}
+
+// oneOf is rowsOf for a query of one row by id: the row, or ErrNotFound.
+func oneOf[T any](ctx context.Context, db *DB, op string, scan func(*sql.Rows) ([]T, error), query string, id int64) (*T, error) {
+	out, err := rowsOf(ctx, db, op, scan, query, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("store: %s %d: %w", op, id, ErrNotFound)
+	}
+	return &out[0], nil
+}
+
 // ObservationsAfter returns up to limit observations with an id above afterID, oldest
 // first: what was stored since the viewer's live feed last looked.
 func (db *DB) ObservationsAfter(ctx context.Context, afterID int64, limit int) ([]Observation, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+observationColumns+` FROM observations
-WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
-	if err != nil {
-		return nil, db.fail("observations after", err)
-	}
-	out, err := scanObservations(rows)
-	return out, db.fail("observations after", err)
+	return rowsOf(ctx, db, "observations after", scanObservations,
+		`SELECT `+observationColumns+` FROM observations WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
 }
 
 // LatestObservations returns the newest limit observations of every project, newest first.
 func (db *DB) LatestObservations(ctx context.Context, limit int) ([]Observation, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+observationColumns+` FROM observations
-ORDER BY id DESC LIMIT ?`, limit)
-	if err != nil {
-		return nil, db.fail("latest observations", err)
-	}
-	out, err := scanObservations(rows)
-	return out, db.fail("latest observations", err)
+	return rowsOf(ctx, db, "latest observations", scanObservations,
+		`SELECT `+observationColumns+` FROM observations ORDER BY id DESC LIMIT ?`, limit)
 }
 
 // Observation returns one observation, or ErrNotFound.
 func (db *DB) Observation(ctx context.Context, id int64) (*Observation, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+observationColumns+` FROM observations WHERE id = ?`, id)
-	if err != nil {
-		return nil, db.fail("observation", err)
-	}
-	out, err := scanObservations(rows)
-	if err != nil {
-		return nil, db.fail("observation", err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("store: observation %d: %w", id, ErrNotFound)
-	}
-	return &out[0], nil
+	return oneOf(ctx, db, "observation", scanObservations, `SELECT `+observationColumns+` FROM observations WHERE id = ?`, id)
 }
 
 const summaryColumns = `id, session_id, project, run_id, request, investigated, learned, completed,
@@ -243,18 +236,7 @@ func scanSummaries(rows *sql.Rows) ([]Summary, error) {
 
 // Summary returns one session summary, or ErrNotFound.
 func (db *DB) Summary(ctx context.Context, id int64) (*Summary, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+summaryColumns+` FROM summaries WHERE id = ?`, id)
-	if err != nil {
-		return nil, db.fail("summary", err)
-	}
-	out, err := scanSummaries(rows)
-	if err != nil {
-		return nil, db.fail("summary", err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("store: summary %d: %w", id, ErrNotFound)
-	}
-	return &out[0], nil
+	return oneOf(ctx, db, "summary", scanSummaries, `SELECT `+summaryColumns+` FROM summaries WHERE id = ?`, id)
 }
 
 // Prompt returns one stored prompt, or ErrNotFound.
@@ -291,11 +273,6 @@ func (db *DB) SessionByID(ctx context.Context, id string) (*Session, error) {
 
 // SessionSummaries returns every summary of a session, oldest first.
 func (db *DB) SessionSummaries(ctx context.Context, sessionID string) ([]Summary, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+summaryColumns+` FROM summaries
-WHERE session_id = ? ORDER BY at, id`, sessionID)
-	if err != nil {
-		return nil, db.fail("session summaries", err)
-	}
-	out, err := scanSummaries(rows)
-	return out, db.fail("session summaries", err)
+	return rowsOf(ctx, db, "session summaries", scanSummaries,
+		`SELECT `+summaryColumns+` FROM summaries WHERE session_id = ? ORDER BY at, id`, sessionID)
 }

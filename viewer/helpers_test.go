@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -89,6 +90,21 @@ func (f *fixture) observe(db *store.DB, sessionID, project string, obs []store.O
 	if err := db.Complete(ctx, run, obs, sum); err != nil {
 		f.t.Fatal(err)
 	}
+}
+
+// replaceDB puts another database file in place of the fixture's (as a restore would): a
+// new file, one observation titled title in project.
+func (f *fixture) replaceDB(project, title string) {
+	f.t.Helper()
+	other := newFixture(f.t)
+	odb := other.db()
+	other.observe(odb, "s-"+project, project, []store.Observation{{Type: "change", Title: title, At: t0}}, nil)
+	odb.Close()
+	if err := os.Rename(other.dbPath, f.dbPath); err != nil {
+		f.t.Fatal(err)
+	}
+	os.Remove(f.dbPath + "-wal")
+	os.Remove(f.dbPath + "-shm")
 }
 
 // req describes one request; the zero value is a GET from the viewer's own page.

@@ -275,34 +275,40 @@ func (s *server) id(w http.ResponseWriter, r *http.Request) (int64, bool) {
 }
 
 type recordData struct {
-	Observation *store.Observation
+	Observation *store.Observation // one of the two is set
 	Summary     *store.Summary
 	Session     *store.Session
 }
 
-func (s *server) observation(w http.ResponseWriter, r *http.Request) {
-	id, ok := s.id(w, r)
-	if !ok {
-		return
+func (d recordData) sessionID() string {
+	if d.Summary != nil {
+		return d.Summary.SessionID
 	}
-	s.withDB(w, r, func(db *store.DB, notice string) error {
-		if db == nil {
-			return store.ErrNotFound
-		}
-		o, err := db.Observation(r.Context(), id)
+	return d.Observation.SessionID
+}
+
+func (s *server) observation(w http.ResponseWriter, r *http.Request) {
+	s.record(w, r, func(ctx context.Context, db *store.DB, id int64) (recordData, string, error) {
+		o, err := db.Observation(ctx, id)
 		if err != nil {
-			return err
+			return recordData{}, "", err
 		}
-		d := recordData{Observation: o}
-		if d.Session, err = db.SessionByID(r.Context(), o.SessionID); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		s.render(w, http.StatusOK, "record", page{Title: o.Title, Nav: "projects", Notice: notice, Data: d})
-		return nil
+		return recordData{Observation: o}, o.Title, nil
 	})
 }
 
 func (s *server) summary(w http.ResponseWriter, r *http.Request) {
+	s.record(w, r, func(ctx context.Context, db *store.DB, id int64) (recordData, string, error) {
+		sum, err := db.Summary(ctx, id)
+		if err != nil {
+			return recordData{}, "", err
+		}
+		return recordData{Summary: sum}, "Session summary", nil
+	})
+}
+
+// record shows the row load finds by the path's {id}, with the session it came from.
+func (s *server) record(w http.ResponseWriter, r *http.Request, load func(context.Context, *store.DB, int64) (recordData, string, error)) {
 	id, ok := s.id(w, r)
 	if !ok {
 		return
@@ -311,15 +317,14 @@ func (s *server) summary(w http.ResponseWriter, r *http.Request) {
 		if db == nil {
 			return store.ErrNotFound
 		}
-		sum, err := db.Summary(r.Context(), id)
+		d, title, err := load(r.Context(), db, id)
 		if err != nil {
 			return err
 		}
-		d := recordData{Summary: sum}
-		if d.Session, err = db.SessionByID(r.Context(), sum.SessionID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if d.Session, err = db.SessionByID(r.Context(), d.sessionID()); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		s.render(w, http.StatusOK, "record", page{Title: "Session summary", Nav: "projects", Notice: notice, Data: d})
+		s.render(w, http.StatusOK, "record", page{Title: title, Nav: "projects", Notice: notice, Data: d})
 		return nil
 	})
 }

@@ -393,15 +393,7 @@ func TestPagesSurviveTheDatabaseBeingReplaced(t *testing.T) {
 	f, db := seeded(t)
 	f.get("/", 200)
 	db.Close()
-	other := newFixture(t)
-	odb := other.db()
-	other.observe(odb, "sess-9", "gamma", []store.Observation{{Type: "change", Title: "from the new file", At: t0}}, nil)
-	odb.Close()
-	if err := os.Rename(other.dbPath, f.dbPath); err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(f.dbPath + "-wal")
-	os.Remove(f.dbPath + "-shm")
+	f.replaceDB("gamma", "from the new file")
 	body := f.get("/", 200)
 	if !strings.Contains(body, "project=gamma") || strings.Contains(body, "project=alpha") {
 		t.Fatalf("after replacing the file:\n%s", body)
@@ -463,15 +455,7 @@ func TestLiveStreamSendsNewObservations(t *testing.T) {
 
 	// Replace the file: the stream tells the page to start again.
 	db.Close()
-	other := newFixture(t)
-	odb := other.db()
-	other.observe(odb, "s", "gamma", []store.Observation{{Type: "change", Title: "already there", At: t0}}, nil)
-	odb.Close()
-	if err := os.Rename(other.dbPath, f.dbPath); err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(f.dbPath + "-wal")
-	os.Remove(f.dbPath + "-shm")
+	f.replaceDB("gamma", "already there")
 	next("event: reset")
 	for lines.Scan() { // the server ends the stream: Scan stops at EOF, not at the deadline
 		if strings.HasPrefix(lines.Text(), "event: observation") {
