@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/claude-mem/claude-mem-go/settings"
@@ -270,6 +272,18 @@ func TestViewerInABrowser(t *testing.T) {
 		step(p.name, chromedp.Navigate("http://127.0.0.1:"+port+p.path), chromedp.WaitVisible(p.wait))
 		shot(p.name)
 	}
+
+	// Dark mode follows the system setting: the same timeline with prefers-color-scheme: dark.
+	step("dark timeline", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+		return err
+	}), chromedp.Navigate("http://127.0.0.1:"+port+"/timeline?project=claude-mem-go"), chromedp.WaitVisible(`.day h2`))
+	bg, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.body).backgroundColor`))
+	if err != nil || bg != "rgb(22, 23, 26)" {
+		t.Fatalf("dark background %q, %v", bg, err)
+	}
+	shot("timeline-dark")
 
 	// SIGTERM stops it cleanly and nothing listens afterwards.
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
