@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
 )
 
@@ -52,32 +53,10 @@ func (h *harness) shiftRunsBack(d time.Duration, where string) {
 	}
 }
 
-type statsJSON struct {
-	Rows      []statsRow `json:"rows"`
-	Total     statsRow   `json:"total"`
-	BudgetUSD float64    `json:"budget_usd"`
-	TodayUSD  float64    `json:"today_usd"`
-}
-
-type statsRow struct {
-	Day                 string  `json:"day"`
-	Project             string  `json:"project"`
-	Runs                int     `json:"runs"`
-	Events              int     `json:"events"`
-	Observations        int     `json:"observations"`
-	Duplicates          int     `json:"duplicates"`
-	Redactions          int     `json:"redactions"`
-	InputTokens         int64   `json:"input_tokens"`
-	OutputTokens        int64   `json:"output_tokens"`
-	CacheCreationTokens int64   `json:"cache_creation_tokens"`
-	CacheReadTokens     int64   `json:"cache_read_tokens"`
-	CostUSD             float64 `json:"cost_usd"`
-}
-
-func (h *harness) stats(args ...string) statsJSON {
+func (h *harness) stats(args ...string) stats.Report {
 	h.t.Helper()
 	r := h.runIn(h.work, nil, nil, append([]string{"stats", "--json"}, args...)...)
-	var out statsJSON
+	var out stats.Report
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil {
 		h.t.Fatalf("hook stats: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
@@ -85,8 +64,8 @@ func (h *harness) stats(args ...string) statsJSON {
 }
 
 // runs is times × costUsage for one day and project.
-func runs(day, project string, n, events, observations, duplicates int) statsRow {
-	return statsRow{Day: day, Project: project, Runs: n, Events: events, Observations: observations, Duplicates: duplicates,
+func runs(day, project string, n, events, observations, duplicates int) stats.Row {
+	return stats.Row{Day: day, Project: project, Runs: n, Events: events, Observations: observations, Duplicates: duplicates,
 		InputTokens: int64(n) * costUsage.InputTokens, OutputTokens: int64(n) * costUsage.OutputTokens,
 		CacheCreationTokens: int64(n) * costUsage.CacheCreationTokens, CacheReadTokens: int64(n) * costUsage.CacheReadTokens,
 		CostUSD: float64(n) * costUsage.CostUSD}
@@ -132,7 +111,7 @@ func TestCost_StatsExactPerDayAndProject_DuplicatesCounted(t *testing.T) {
 	today := time.Now().UTC().Format(time.DateOnly)
 	yesterday := time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)
 	got := h.stats("--days", "2")
-	want := []statsRow{
+	want := []stats.Row{
 		runs(today, "other", 1, 1, 1, 0),
 		runs(today, "proj", 2, 3, 0, 1),
 		runs(yesterday, "proj", 1, 1, 1, 0),

@@ -147,6 +147,9 @@ func (p *product) userEnv(withCLI bool) settings.Env {
 		e["PATH"] = p.BinDir + ":" + e["PATH"]
 	}
 	e["CLAUDE_MEM_LOG_LEVEL"] = "debug"
+	// Every Stop with a pending event starts a run, as these tests expect; the batch rule
+	// (CLAUDE_MEM_BATCH_EVENTS, default 10) is measured by TestObserverCostComparison.
+	e["CLAUDE_MEM_BATCH_EVENTS"] = "1"
 	e["HTTPS_PROXY"], e["HTTP_PROXY"], e["NO_PROXY"] = p.Mock.URL(), p.Mock.URL(), "127.0.0.1"
 	return e
 }
@@ -380,7 +383,7 @@ func hasEvents(r *mockapi.Request) bool { return strings.Contains(r.MessageText(
 
 // isFinal matches the SessionEnd run's request, which asks for the session summary.
 func isFinal(r *mockapi.Request) bool {
-	return strings.Contains(r.MessageText("user"), "The session has ended.")
+	return strings.Contains(r.MessageText("user"), "The session has ended")
 }
 
 func all(ms ...mockapi.Matcher) mockapi.Matcher {
