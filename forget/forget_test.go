@@ -9,53 +9,16 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+var at = memtest.At
 
-func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
-
-// memory is the test database: web sessions s1 (a prompt, two events, two observations, a
-// summary) and s2 (later: a prompt, an event, an observation), s4 (web, SessionStart only),
-// and api session s3 (an event, an observation). Observation ids are 1–4 in that order.
 func memory(t *testing.T) (*store.DB, string) {
-	t.Helper()
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "claude-mem.db")
-	db, err := store.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	sess := func(id, project string, start int) store.Session {
-		return store.Session{ID: id, Project: project, Cwd: "/work/" + project, StartedAt: at(start)}
-	}
-	s1, s2, s3, s4 := sess("s1", "web", 0), sess("s2", "web", 100), sess("s3", "api", 10), sess("s4", "web", 50)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(db.RecordPrompt(ctx, s1, store.Prompt{Text: "please fix the login form", At: at(1)}))
-	must(db.RecordEvent(ctx, s1, store.Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: "t1", Input: `{"command":"ls"}`, Response: "{}", At: at(2)}))
-	must(db.RecordEvent(ctx, s1, store.Event{Hook: "PostToolUse", ToolName: "Read", ToolUseID: "t2", Input: "{}", Response: "{}", At: at(3)}))
-	must(db.RecordPrompt(ctx, s2, store.Prompt{Text: "later work", At: at(101)}))
-	must(db.RecordEvent(ctx, s2, store.Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: "t3", Input: "{}", Response: "{}", At: at(102)}))
-	must(db.RecordEvent(ctx, s3, store.Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: "t4", Input: "{}", Response: "{}", At: at(10)}))
-	must(db.TouchSession(ctx, s4))
-	obs := func(s store.Session, title, narrative string, sec int) store.Observation {
-		return store.Observation{SessionID: s.ID, Project: s.Project, Type: "feature", Title: title, Narrative: narrative, At: at(sec)}
-	}
-	must(db.Complete(ctx, "r1", []store.Observation{
-		obs(s1, "Zebrafish validator checks login emails", "The zebrafish rule.", 4),
-		obs(s1, "Quokka cookie cache", "Cookies survive.", 5),
-	}, &store.Summary{SessionID: "s1", Project: "web", Request: "Fix the login form", At: at(6)}))
-	must(db.Complete(ctx, "r2", []store.Observation{obs(s2, "Platypus later change", "Later.", 103)}, nil))
-	must(db.Complete(ctx, "r3", []store.Observation{obs(s3, "API limiter buckets", "Tokens.", 11)}, nil))
+	db, path := memtest.Open(t)
+	memtest.Fill(t, db)
 	return db, path
 }
 
