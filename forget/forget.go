@@ -31,6 +31,9 @@ type Selector struct {
 	Before  time.Time // zero: no bound
 }
 
+// Empty reports whether the selector has no field (and so selects nothing).
+func (sel Selector) Empty() bool { return sel.scope().Empty() }
+
 // Plan is what goes (Preview) or went (Apply).
 type Plan struct {
 	Observations, Summaries, Prompts, Events, Journals int
@@ -48,7 +51,7 @@ func (p Plan) Empty() bool {
 // Preview reports what Apply would remove, removing nothing. Journals counts the pending
 // journal files, in journalDirs, of the sessions that would be removed.
 func Preview(ctx context.Context, db *store.DB, journalDirs []string, sel Selector) (Plan, error) {
-	if sel.scope().Empty() {
+	if sel.Empty() {
 		return Plan{}, ErrEmptySelector
 	}
 	f, err := db.ForgetPreview(ctx, sel.scope(), MaxTitles)
@@ -72,7 +75,7 @@ func Preview(ctx context.Context, db *store.DB, journalDirs []string, sel Select
 // the rows, to be forgotten again). vacuum then rewrites the database so the deleted text
 // is in no free page, full-text segment or WAL frame.
 func Apply(ctx context.Context, db *store.DB, journalDirs []string, sel Selector, vacuum bool) (Plan, error) {
-	if sel.scope().Empty() {
+	if sel.Empty() {
 		return Plan{}, ErrEmptySelector
 	}
 	journals := 0

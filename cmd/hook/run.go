@@ -30,6 +30,7 @@ type proc struct {
 	xdgDataHome    string
 	goos           string
 	pid, ppid      int
+	isTerminal     func() bool // stdin is a terminal a person can answer on
 }
 
 const usage = `usage: hook [command]
@@ -42,6 +43,11 @@ Commands:
                               search stored memory
   observe --session ID [--final]
                               run the observer for a session (started by hook mode)
+  forget ID… | --session S | --project P | --before DATE [--dry-run] [--yes] [--vacuum]
+                              remove memory: shows what goes and asks first
+  export [--project P] [--since DATE] [-o FILE]
+                              write memory as JSONL (a backup, or for another machine)
+  import FILE                 add an export's memory; what is already there is skipped
   version                     print the version
   help                        print this help
 `
@@ -63,6 +69,12 @@ func run(p *proc) int {
 		return searchCmd(p, p.args[1:])
 	case "observe":
 		return observeCmd(p, p.args[1:])
+	case "forget":
+		return forgetCmd(p, p.args[1:])
+	case "export":
+		return exportCmd(p, p.args[1:])
+	case "import":
+		return importCmd(p, p.args[1:])
 	}
 	fmt.Fprintf(p.stderr, "hook: unknown command %q\n\n%s", p.args[0], usage)
 	return 2
