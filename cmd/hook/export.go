@@ -71,8 +71,8 @@ func exportCmd(p *proc, args []string) int {
 		fmt.Fprintf(p.stderr, "hook export: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(p.stdout, "Exported %d sessions, %d prompts, %d observations, %d summaries to %s\n",
-		c.Sessions, c.Prompts, c.Observations, c.Summaries, *out)
+	fmt.Fprintf(p.stdout, "Exported %s to %s\n", nouns(noun{c.Sessions, "session", "sessions"}, noun{c.Prompts, "prompt", "prompts"},
+		noun{c.Observations, "observation", "observations"}, noun{c.Summaries, "summary", "summaries"}), *out)
 	return 0
 }
 

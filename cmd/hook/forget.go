@@ -110,20 +110,23 @@ func printPlan(w io.Writer, head string, plan forget.Plan) {
 	}
 }
 
-// planCounts is "2 observations, 1 summary, …", naming only what is there.
+// planCounts is "2 observations, 1 summary, …".
 func planCounts(plan forget.Plan) string {
+	return nouns(noun{plan.Observations, "observation", "observations"}, noun{plan.Summaries, "summary", "summaries"},
+		noun{plan.Prompts, "prompt", "prompts"}, noun{plan.Events, "event", "events"},
+		noun{plan.Sessions, "session", "sessions"}, noun{plan.Journals, "pending journal", "pending journals"})
+}
+
+// noun is a count of something, with its singular and plural.
+type noun struct {
+	n          int
+	one, other string
+}
+
+// nouns joins counts as "2 observations, 1 summary", naming only those above zero.
+func nouns(list ...noun) string {
 	var parts []string
-	for _, c := range []struct {
-		n          int
-		one, other string
-	}{
-		{plan.Observations, "observation", "observations"},
-		{plan.Summaries, "summary", "summaries"},
-		{plan.Prompts, "prompt", "prompts"},
-		{plan.Events, "event", "events"},
-		{plan.Sessions, "session", "sessions"},
-		{plan.Journals, "pending journal", "pending journals"},
-	} {
+	for _, c := range list {
 		switch {
 		case c.n == 1:
 			parts = append(parts, "1 "+c.one)
