@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
+	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -289,5 +290,45 @@ func TestVacuumLeavesNoBytes(t *testing.T) {
 	}
 	if hits, err := db.Search(ctx, "zebrafish", "", 10); err != nil || len(hits) != 0 {
 		t.Errorf("search after forget: %d hits, %v", len(hits), err)
+	}
+}
+
+// The run dirs (transcript, stderr) of the observer runs that read or wrote forgotten rows
+// go; another run's stays.
+func TestTranscripts(t *testing.T) {
+	ctx := context.Background()
+	db, path := memory(t)
+	runs := filepath.Join(filepath.Dir(path), "observer-sessions")
+	run, other := observer.NewRunID(at(200)), observer.NewRunID(at(201))
+	for _, id := range []string{run, other} {
+		if err := os.MkdirAll(filepath.Join(runs, id), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(runs, id, "transcript.jsonl"), []byte("platypus\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := store.Session{ID: "t1", Project: "web", StartedAt: at(200)}
+	if err := db.RecordEvent(ctx, s, store.Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: "x", Input: "{}", Response: "{}", At: at(200)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Claim(ctx, "t1", run, 10, at(201)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Complete(ctx, run, []store.Observation{{Type: "change", Title: "seen by the run", At: at(202)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Preview(ctx, db, nil, Selector{Session: "t1"})
+	if err != nil || p.Transcripts != 1 {
+		t.Fatalf("Preview = %+v, %v; want one transcript", p, err)
+	}
+	if p, err = Apply(ctx, db, nil, Selector{Session: "t1"}, false); err != nil || p.Transcripts != 1 {
+		t.Fatalf("Apply = %+v, %v; want one transcript", p, err)
+	}
+	if _, err := os.Stat(filepath.Join(runs, run)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the forgotten session's run dir survived: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(runs, other, "transcript.jsonl")); err != nil {
+		t.Errorf("another run's transcript went: %v", err)
 	}
 }

@@ -28,6 +28,7 @@ func (s ForgetScope) Empty() bool {
 type Forgotten struct {
 	Observations, Summaries, Prompts, Events int
 	Sessions                                 []string // sessions left with no rows, removed too
+	Runs                                     []string // observer runs that read or wrote a removed row
 	Titles                                   []string // observation titles and summary requests, oldest first
 	Titled                                   int      // all titles, listed or not
 	Missing                                  []int64  // ids of no observation
@@ -190,7 +191,17 @@ func forgetPlan(ctx context.Context, q querier, scope ForgetScope, maxTitles int
 		return f, err
 	}
 
-	o, s := sels["observations"], sels["summaries"]
+	e, o, s := sels["events"], sels["observations"], sels["summaries"]
+	f.Runs, err = queryList[string](ctx, q, `
+SELECT run_id FROM events WHERE `+e.where+`
+UNION SELECT run_id FROM observations WHERE `+o.where+`
+UNION SELECT run_id FROM summaries WHERE `+s.where+`
+EXCEPT SELECT ''
+ORDER BY 1`, append(append(append([]any{}, e.args...), o.args...), s.args...)...)
+	if err != nil {
+		return f, err
+	}
+
 	f.Titles, err = queryList[string](ctx, q, `
 SELECT title FROM (
 	SELECT title, at, id FROM observations WHERE `+o.where+`
@@ -233,3 +244,6 @@ func queryList[T any](ctx context.Context, q querier, query string, args ...any)
 	})
 	return out, err
 }
+
+// Path is the database file (forget finds the data dir's run transcripts beside it).
+func (db *DB) Path() string { return db.path }

@@ -114,7 +114,8 @@ func printPlan(w io.Writer, head string, plan forget.Plan) {
 func planCounts(plan forget.Plan) string {
 	return nouns(noun{plan.Observations, "observation", "observations"}, noun{plan.Summaries, "summary", "summaries"},
 		noun{plan.Prompts, "prompt", "prompts"}, noun{plan.Events, "event", "events"},
-		noun{plan.Sessions, "session", "sessions"}, noun{plan.Journals, "pending journal", "pending journals"})
+		noun{plan.Sessions, "session", "sessions"}, noun{plan.Journals, "pending journal", "pending journals"},
+		noun{plan.Transcripts, "observer run transcript", "observer run transcripts"})
 }
 
 // noun is a count of something, with its singular and plural.
