@@ -332,3 +332,32 @@ func TestTranscripts(t *testing.T) {
 		t.Errorf("another run's transcript went: %v", err)
 	}
 }
+
+// A removed session's observer runs keep their cost but lose its id and project.
+func TestRunsOfARemovedSession(t *testing.T) {
+	ctx := context.Background()
+	db, path := memory(t)
+	c, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, s := range []string{"s1", "s2"} {
+		if _, err := c.Exec(`INSERT INTO runs (id, session_id, project, outcome, started_at, ended_at, cost_usd)
+VALUES (?, ?, 'web', 'ok', 1, 2, 0.25)`, "run-"+s, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Apply(ctx, db, nil, Selector{Session: "s1"}, false); err != nil {
+		t.Fatal(err)
+	}
+	var named, cost float64
+	if err := c.QueryRow(`SELECT count(*) FILTER (WHERE session_id <> '' OR project <> ''), sum(cost_usd) FROM runs`).Scan(&named, &cost); err != nil {
+		t.Fatal(err)
+	}
+	var s1 int
+	c.QueryRow(`SELECT count(*) FROM runs WHERE session_id = 's1'`).Scan(&s1)
+	if s1 != 0 || named != 1 || cost != 0.5 {
+		t.Errorf("runs naming s1 %d, named %v, cost %v; want 0, 1 (s2's), 0.5", s1, named, cost)
+	}
+}

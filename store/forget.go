@@ -99,7 +99,7 @@ func (db *DB) ForgetPreview(ctx context.Context, scope ForgetScope, maxTitles in
 
 // Forget removes, in one transaction, the scope's observations, summaries, prompts and
 // events (their full-text entries go with them, by the triggers) and the sessions that
-// leaves empty. beforeCommit, when not nil, runs last inside the transaction with what is
+// leaves empty; those sessions' observer runs keep their usage and cost, nameless. beforeCommit, when not nil, runs last inside the transaction with what is
 // going: an error from it rolls everything back. Deleted text stays in free pages and the
 // WAL until Vacuum.
 func (db *DB) Forget(ctx context.Context, scope ForgetScope, maxTitles int, beforeCommit func(Forgotten) error) (Forgotten, error) {
@@ -123,6 +123,11 @@ func (db *DB) Forget(ctx context.Context, scope ForgetScope, maxTitles int, befo
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id IN (SELECT value FROM json_each(?))`, string(ids)); err != nil {
+			return err
+		}
+		// A removed session's observer runs keep their cost (money spent stays spent) but
+		// no longer name the session or its project.
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET session_id = '', project = '' WHERE session_id IN (SELECT value FROM json_each(?))`, string(ids)); err != nil {
 			return err
 		}
 		if beforeCommit != nil {
