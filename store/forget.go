@@ -40,28 +40,19 @@ var forgetTables = []string{"events", "prompts", "summaries", "observations"}
 
 // where is the condition on table's rows that the scope selects, with its arguments.
 func (s ForgetScope) where(table string) (string, []any, error) {
-	var conds []string
-	var args []any
-	if len(s.IDs) > 0 {
-		if table != "observations" {
-			return "0", nil, nil
-		}
-		ids, err := json.Marshal(s.IDs)
-		if err != nil {
-			return "", nil, err
-		}
-		conds, args = append(conds, "id IN (SELECT value FROM json_each(?))"), append(args, string(ids))
+	if len(s.IDs) == 0 {
+		w, args := s.fields("session_id", "project", "at")
+		return w, args, nil
 	}
-	if s.Session != "" {
-		conds, args = append(conds, "session_id = ?"), append(args, s.Session)
+	if table != "observations" {
+		return "0", nil, nil
 	}
-	if s.Project != "" {
-		conds, args = append(conds, "project = ?"), append(args, s.Project)
+	ids, err := json.Marshal(s.IDs)
+	if err != nil {
+		return "", nil, err
 	}
-	if !s.Before.IsZero() {
-		conds, args = append(conds, "at < ?"), append(args, s.Before.UnixNano())
-	}
-	return strings.Join(conds, " AND "), args, nil
+	w, args := s.fields("session_id", "project", "at")
+	return "id IN (SELECT value FROM json_each(?)) AND " + w, append([]any{string(ids)}, args...), nil
 }
 
 // sessionWhere selects session rows by the scope's own fields, so a session recorded
@@ -71,16 +62,21 @@ func (s ForgetScope) sessionWhere() (string, []any) {
 	if len(s.IDs) > 0 {
 		return "0", nil
 	}
+	return s.fields("s.id", "s.project", "coalesce(s.started_at, 0)")
+}
+
+// fields is the condition of the scope's session, project and time on these columns.
+func (s ForgetScope) fields(session, project, at string) (string, []any) {
 	conds := []string{"1"}
 	var args []any
 	if s.Session != "" {
-		conds, args = append(conds, "s.id = ?"), append(args, s.Session)
+		conds, args = append(conds, session+" = ?"), append(args, s.Session)
 	}
 	if s.Project != "" {
-		conds, args = append(conds, "s.project = ?"), append(args, s.Project)
+		conds, args = append(conds, project+" = ?"), append(args, s.Project)
 	}
 	if !s.Before.IsZero() {
-		conds, args = append(conds, "coalesce(s.started_at, 0) < ?"), append(args, s.Before.UnixNano())
+		conds, args = append(conds, at+" < ?"), append(args, s.Before.UnixNano())
 	}
 	return strings.Join(conds, " AND "), args
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,35 +37,19 @@ func exportCmd(p *proc, args []string) int {
 		fmt.Fprintf(p.stderr, "hook export: %v\n%s\n", err, exportUsage)
 		return 2
 	}
-	st := setup(p)
-	defer st.closeLog.Close()
-	if st.dataDirErr != nil {
-		fmt.Fprintf(p.stderr, "hook export: %v\n", st.dataDirErr)
+	m, close, ok := openMemory(p, "export", true)
+	defer close()
+	if !ok {
 		return 1
-	}
-	ctx, stop := signalContext()
-	defer stop()
-	db, err := store.OpenReadOnly(dbPath(st.s))
-	if errors.Is(err, store.ErrNoDatabase) {
-		// Nothing captured yet (or only journaled): an export of an empty memory.
-		db, err = store.Open(dbPath(st.s))
-	}
-	if err != nil {
-		fmt.Fprintf(p.stderr, "hook export: %v\n", err)
-		return 1
-	}
-	defer db.Close()
-	if err := ingestPending(ctx, p, st, db); err != nil {
-		st.log.Warn().Err(err).Msg("export: ingesting the capture journal failed")
 	}
 	if *out == "" {
-		if _, err := archive.Export(ctx, db, p.stdout, f, version, p.now()); err != nil {
+		if _, err := archive.Export(m.ctx, m.db, p.stdout, f, version, p.now()); err != nil {
 			fmt.Fprintf(p.stderr, "hook export: %v\n", err)
 			return 1
 		}
 		return 0
 	}
-	c, err := exportFile(ctx, db, *out, f, p)
+	c, err := exportFile(m.ctx, m.db, *out, f, p)
 	if err != nil {
 		fmt.Fprintf(p.stderr, "hook export: %v\n", err)
 		return 1

@@ -26,24 +26,13 @@ func forgetCmd(p *proc, args []string) int {
 		fmt.Fprintf(p.stderr, "hook forget: %v\n%s\n", err, forgetUsage)
 		return 2
 	}
-	st := setup(p)
-	defer st.closeLog.Close()
-	if st.dataDirErr != nil {
-		fmt.Fprintf(p.stderr, "hook forget: %v\n", st.dataDirErr)
+	m, close, ok := openMemory(p, "forget", false)
+	defer close()
+	if !ok {
 		return 1
 	}
-	ctx, stop := signalContext()
-	defer stop()
-	db, err := store.Open(dbPath(st.s))
-	if err != nil {
-		fmt.Fprintf(p.stderr, "hook forget: %v\n", err)
-		return 1
-	}
-	defer db.Close()
-	if err := ingestPending(ctx, p, st, db); err != nil {
-		st.log.Warn().Err(err).Msg("forget: ingesting the capture journal failed")
-	}
-	dirs := journalDirs(p, st)
+	ctx, db := m.ctx, m.db
+	dirs := journalDirs(p, m.st)
 	plan, err := forget.Preview(ctx, db, dirs, o.sel)
 	if err != nil {
 		fmt.Fprintf(p.stderr, "hook forget: %v\n", err)

@@ -17,14 +17,6 @@ func importCmd(p *proc, args []string) int {
 		return 2
 	}
 	name := args[0]
-	st := setup(p)
-	defer st.closeLog.Close()
-	if st.dataDirErr != nil {
-		fmt.Fprintf(p.stderr, "hook import: %v\n", st.dataDirErr)
-		return 1
-	}
-	ctx, stop := signalContext()
-	defer stop()
 	var in io.Reader = p.stdin
 	if name != "-" {
 		f, err := os.Open(name)
@@ -35,13 +27,12 @@ func importCmd(p *proc, args []string) int {
 		defer f.Close()
 		in = f
 	}
-	db, err := store.Open(dbPath(st.s))
-	if err != nil {
-		fmt.Fprintf(p.stderr, "hook import: %v\n", err)
+	m, close, ok := openMemory(p, "import", false)
+	defer close()
+	if !ok {
 		return 1
 	}
-	defer db.Close()
-	res, err := archive.Import(ctx, db, in)
+	res, err := archive.Import(m.ctx, m.db, in)
 	if err != nil {
 		fmt.Fprintf(p.stderr, "hook import: %s: %v; nothing imported\n", name, err)
 		return 1
