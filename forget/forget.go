@@ -1,6 +1,6 @@
 // Package forget decides what `hook forget` and the viewer's forget page remove: the
-// selected memory, the sessions it leaves empty and their pending capture journals, shown
-// before it goes (DESIGN §20).
+// selected memory, the sessions it leaves empty and their pending capture journals, and the
+// transcripts of the observer runs that read or wrote it, shown before it goes (DESIGN §20).
 package forget
 
 import (
@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -31,10 +33,14 @@ type Selector struct {
 	Before  time.Time // zero: no bound
 }
 
+// Empty reports whether the selector has no field (and so selects nothing).
+func (sel Selector) Empty() bool { return sel.scope().Empty() }
+
 // Plan is what goes (Preview) or went (Apply).
 type Plan struct {
 	Observations, Summaries, Prompts, Events, Journals int
 	Sessions                                           int      // sessions left with nothing, removed
+	Transcripts                                        int      // observer run dirs (transcript, stderr) that held the removed text
 	Titles                                             []string // titles of observations (and summary requests) that go, at most MaxTitles
 	More                                               int      // titles not listed
 	Missing                                            []int64  // ids asked for that do not exist (reported, not an error)
@@ -42,13 +48,13 @@ type Plan struct {
 
 // Empty reports whether the plan removes nothing.
 func (p Plan) Empty() bool {
-	return p.Observations+p.Summaries+p.Prompts+p.Events+p.Journals+p.Sessions == 0
+	return p.Observations+p.Summaries+p.Prompts+p.Events+p.Journals+p.Sessions+p.Transcripts == 0
 }
 
 // Preview reports what Apply would remove, removing nothing. Journals counts the pending
 // journal files, in journalDirs, of the sessions that would be removed.
 func Preview(ctx context.Context, db *store.DB, journalDirs []string, sel Selector) (Plan, error) {
-	if sel.scope().Empty() {
+	if sel.Empty() {
 		return Plan{}, ErrEmptySelector
 	}
 	f, err := db.ForgetPreview(ctx, sel.scope(), MaxTitles)
@@ -56,38 +62,34 @@ func Preview(ctx context.Context, db *store.DB, journalDirs []string, sel Select
 		return Plan{}, err
 	}
 	p := plan(f)
-	for _, s := range f.Sessions {
-		for _, path := range journalFiles(journalDirs, s) {
-			if _, err := os.Lstat(path); err == nil {
-				p.Journals++
-			}
+	for _, path := range files(db, journalDirs, f) {
+		if _, err := os.Lstat(path.name); err == nil {
+			path.count(&p)
 		}
 	}
 	return p, nil
 }
 
-// Apply removes what Preview shows, in one transaction, and the pending journals of the
-// sessions it removes: they are deleted before the transaction commits, so a crash between
-// the two can never let a journal bring a forgotten session back (a failed commit leaves
-// the rows, to be forgotten again). vacuum then rewrites the database so the deleted text
-// is in no free page, full-text segment or WAL frame.
+// Apply removes what Preview shows, in one transaction, with the pending journals of the
+// sessions it removes and the run dirs of the runs that saw the removed text. The files go
+// before the transaction commits, so a crash between the two can never let a journal bring
+// a forgotten session back (a failed commit leaves the rows, to be forgotten again).
+// vacuum then rewrites the database so the deleted text is in no free page, full-text
+// segment or WAL frame.
 func Apply(ctx context.Context, db *store.DB, journalDirs []string, sel Selector, vacuum bool) (Plan, error) {
-	if sel.scope().Empty() {
+	if sel.Empty() {
 		return Plan{}, ErrEmptySelector
 	}
-	journals := 0
+	var removed Plan
 	f, err := db.Forget(ctx, sel.scope(), MaxTitles, func(f store.Forgotten) error {
-		for _, s := range f.Sessions {
-			for _, path := range journalFiles(journalDirs, s) {
-				err := os.Remove(path)
-				if errors.Is(err, fs.ErrNotExist) {
-					continue
-				}
-				if err != nil {
-					return fmt.Errorf("forget: remove journal: %w", err)
-				}
-				journals++
+		for _, path := range files(db, journalDirs, f) {
+			if _, err := os.Lstat(path.name); errors.Is(err, fs.ErrNotExist) {
+				continue
 			}
+			if err := os.RemoveAll(path.name); err != nil {
+				return fmt.Errorf("forget: %w", err)
+			}
+			path.count(&removed)
 		}
 		return nil
 	})
@@ -95,7 +97,7 @@ func Apply(ctx context.Context, db *store.DB, journalDirs []string, sel Selector
 		return Plan{}, err
 	}
 	p := plan(f)
-	p.Journals = journals
+	p.Journals, p.Transcripts = removed.Journals, removed.Transcripts
 	if vacuum {
 		if err := db.Vacuum(ctx); err != nil {
 			return p, err
@@ -113,6 +115,38 @@ func plan(f store.Forgotten) Plan {
 		Observations: f.Observations, Summaries: f.Summaries, Prompts: f.Prompts, Events: f.Events,
 		Sessions: len(f.Sessions), Titles: f.Titles, More: f.Titled - len(f.Titles), Missing: f.Missing,
 	}
+}
+
+// file is a journal or a run dir that goes with forgotten rows.
+type file struct {
+	name       string
+	transcript bool
+}
+
+func (f file) count(p *Plan) {
+	if f.transcript {
+		p.Transcripts++
+	} else {
+		p.Journals++
+	}
+}
+
+// files are the pending journals of the removed sessions and the run dirs of the runs that
+// read or wrote a removed row: <data>/observer-sessions beside the database.
+func files(db *store.DB, journalDirs []string, f store.Forgotten) []file {
+	var out []file
+	for _, s := range f.Sessions {
+		for _, path := range journalFiles(journalDirs, s) {
+			out = append(out, file{path, false})
+		}
+	}
+	runs := filepath.Join(filepath.Dir(db.Path()), settings.SessionsDir)
+	for _, id := range f.Runs {
+		if dir, ok := observer.RunDir(runs, id); ok {
+			out = append(out, file{dir, true})
+		}
+	}
+	return out
 }
 
 // plainSession is a session id that is safe as a file name.

@@ -28,6 +28,7 @@ func (s ForgetScope) Empty() bool {
 type Forgotten struct {
 	Observations, Summaries, Prompts, Events int
 	Sessions                                 []string // sessions left with no rows, removed too
+	Runs                                     []string // observer runs that read or wrote a removed row
 	Titles                                   []string // observation titles and summary requests, oldest first
 	Titled                                   int      // all titles, listed or not
 	Missing                                  []int64  // ids of no observation
@@ -39,28 +40,19 @@ var forgetTables = []string{"events", "prompts", "summaries", "observations"}
 
 // where is the condition on table's rows that the scope selects, with its arguments.
 func (s ForgetScope) where(table string) (string, []any, error) {
-	var conds []string
-	var args []any
-	if len(s.IDs) > 0 {
-		if table != "observations" {
-			return "0", nil, nil
-		}
-		ids, err := json.Marshal(s.IDs)
-		if err != nil {
-			return "", nil, err
-		}
-		conds, args = append(conds, "id IN (SELECT value FROM json_each(?))"), append(args, string(ids))
+	if len(s.IDs) == 0 {
+		w, args := s.fields("session_id", "project", "at")
+		return w, args, nil
 	}
-	if s.Session != "" {
-		conds, args = append(conds, "session_id = ?"), append(args, s.Session)
+	if table != "observations" {
+		return "0", nil, nil
 	}
-	if s.Project != "" {
-		conds, args = append(conds, "project = ?"), append(args, s.Project)
+	ids, err := json.Marshal(s.IDs)
+	if err != nil {
+		return "", nil, err
 	}
-	if !s.Before.IsZero() {
-		conds, args = append(conds, "at < ?"), append(args, s.Before.UnixNano())
-	}
-	return strings.Join(conds, " AND "), args, nil
+	w, args := s.fields("session_id", "project", "at")
+	return "id IN (SELECT value FROM json_each(?)) AND " + w, append([]any{string(ids)}, args...), nil
 }
 
 // sessionWhere selects session rows by the scope's own fields, so a session recorded
@@ -70,16 +62,21 @@ func (s ForgetScope) sessionWhere() (string, []any) {
 	if len(s.IDs) > 0 {
 		return "0", nil
 	}
+	return s.fields("s.id", "s.project", "coalesce(s.started_at, 0)")
+}
+
+// fields is the condition of the scope's session, project and time on these columns.
+func (s ForgetScope) fields(session, project, at string) (string, []any) {
 	conds := []string{"1"}
 	var args []any
 	if s.Session != "" {
-		conds, args = append(conds, "s.id = ?"), append(args, s.Session)
+		conds, args = append(conds, session+" = ?"), append(args, s.Session)
 	}
 	if s.Project != "" {
-		conds, args = append(conds, "s.project = ?"), append(args, s.Project)
+		conds, args = append(conds, project+" = ?"), append(args, s.Project)
 	}
 	if !s.Before.IsZero() {
-		conds, args = append(conds, "coalesce(s.started_at, 0) < ?"), append(args, s.Before.UnixNano())
+		conds, args = append(conds, at+" < ?"), append(args, s.Before.UnixNano())
 	}
 	return strings.Join(conds, " AND "), args
 }
@@ -98,7 +95,7 @@ func (db *DB) ForgetPreview(ctx context.Context, scope ForgetScope, maxTitles in
 
 // Forget removes, in one transaction, the scope's observations, summaries, prompts and
 // events (their full-text entries go with them, by the triggers) and the sessions that
-// leaves empty. beforeCommit, when not nil, runs last inside the transaction with what is
+// leaves empty; those sessions' observer runs keep their usage and cost, nameless. beforeCommit, when not nil, runs last inside the transaction with what is
 // going: an error from it rolls everything back. Deleted text stays in free pages and the
 // WAL until Vacuum.
 func (db *DB) Forget(ctx context.Context, scope ForgetScope, maxTitles int, beforeCommit func(Forgotten) error) (Forgotten, error) {
@@ -122,6 +119,11 @@ func (db *DB) Forget(ctx context.Context, scope ForgetScope, maxTitles int, befo
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id IN (SELECT value FROM json_each(?))`, string(ids)); err != nil {
+			return err
+		}
+		// A removed session's observer runs keep their cost (money spent stays spent) but
+		// no longer name the session or its project.
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET session_id = '', project = '' WHERE session_id IN (SELECT value FROM json_each(?))`, string(ids)); err != nil {
 			return err
 		}
 		if beforeCommit != nil {
@@ -190,7 +192,17 @@ func forgetPlan(ctx context.Context, q querier, scope ForgetScope, maxTitles int
 		return f, err
 	}
 
-	o, s := sels["observations"], sels["summaries"]
+	e, o, s := sels["events"], sels["observations"], sels["summaries"]
+	f.Runs, err = queryList[string](ctx, q, `
+SELECT run_id FROM events WHERE `+e.where+`
+UNION SELECT run_id FROM observations WHERE `+o.where+`
+UNION SELECT run_id FROM summaries WHERE `+s.where+`
+EXCEPT SELECT ''
+ORDER BY 1`, append(append(append([]any{}, e.args...), o.args...), s.args...)...)
+	if err != nil {
+		return f, err
+	}
+
 	f.Titles, err = queryList[string](ctx, q, `
 SELECT title FROM (
 	SELECT title, at, id FROM observations WHERE `+o.where+`
@@ -233,3 +245,6 @@ func queryList[T any](ctx context.Context, q querier, query string, args ...any)
 	})
 	return out, err
 }
+
+// Path is the database file (forget finds the data dir's run transcripts beside it).
+func (db *DB) Path() string { return db.path }
