@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 
 	"github.com/claude-mem/claude-mem-go/doctor"
 	"github.com/claude-mem/claude-mem-go/viewer"
@@ -39,12 +38,10 @@ func viewerCmd(p *proc, args []string) int {
 	}
 	h, err := viewer.New(viewer.Config{
 		DBPath:      dbPath(st.s),
-		JournalDirs: []string{filepath.Join(st.s.DataDir, "journal")},
-		// Until the capture journal (§15) lands, the hooks write the database directly and
-		// there is nothing to ingest.
-		Ingest: func(context.Context) error { return nil },
-		Report: func(ctx context.Context) *doctor.Report { return doctor.Build(ctx, doctorInputs(ctx, p, st)) },
-		Now:    p.now, Loc: p.loc, BudgetUSD: st.s.DailyBudgetUSD, Port: bound, Token: token,
+		JournalDirs: journalDirs(p, st),
+		Ingest:      func(ctx context.Context) error { return ingestPending(ctx, p, st) },
+		Report:      func(ctx context.Context) *doctor.Report { return doctor.Build(ctx, doctorInputs(ctx, p, st)) },
+		Now:         p.now, Loc: p.loc, BudgetUSD: st.s.DailyBudgetUSD, Port: bound, Token: token,
 	})
 	if err != nil {
 		ln.Close()
