@@ -47,7 +47,14 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	static, _ := fs.Sub(staticFS, "static")
 	mux := http.NewServeMux()
-	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	files := http.StripPrefix("/static/", http.FileServerFS(static))
+	mux.HandleFunc("GET /static/", func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") { // no directory listings
+			s.notFound(w, r, "There is no page here.")
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
 	mux.HandleFunc("GET /{$}", s.projects)
 	mux.HandleFunc("GET /timeline", s.timeline)
 	mux.HandleFunc("GET /observation/{id}", s.observation)

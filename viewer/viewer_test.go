@@ -134,7 +134,7 @@ func TestPathTricksNeverReachFiles(t *testing.T) {
 	f, _ := seeded(t)
 	for _, p := range []string{"/..%2f", "/..%2f..%2fetc%2fpasswd", "/static/../", "/static/..%2fviewer.go",
 		"/static/%2e%2e/%2e%2e/go.mod", "/static/..%5c..%5cgo.mod", "/static//etc/passwd", "/static/../../go.mod",
-		"/observation/..%2f1", "/session/..%2f..%2f", "/%00", "/static/templates/layout.html"} {
+		"/observation/..%2f1", "/session/..%2f..%2f", "/%00", "/static/templates/layout.html", "/static/", "/static/index.html"} {
 		code, body, res := f.do(req{path: p})
 		switch {
 		case code == http.StatusNotFound:
@@ -142,7 +142,7 @@ func TestPathTricksNeverReachFiles(t *testing.T) {
 		default:
 			t.Errorf("%s: %d (Location %q), want 404 or a redirect to a clean path", p, code, res.Header.Get("Location"))
 		}
-		for _, leak := range []string{"package viewer", "module github.com", "root:", "{{define"} {
+		for _, leak := range []string{"package viewer", "module github.com", "root:", "{{define", `href="style.css"`} {
 			if strings.Contains(body, leak) {
 				t.Errorf("%s leaked %q", p, leak)
 			}
@@ -179,6 +179,35 @@ func TestProjectsPage(t *testing.T) {
 	}
 	if f.ingests.Load() == 0 {
 		t.Error("journals were not ingested before the read")
+	}
+}
+
+// TestIngestRunsBeforeTheRead: what ingestion stores is on the very page that ran it, and
+// a failed ingestion is a line on the page, not a failed page.
+func TestIngestRunsBeforeTheRead(t *testing.T) {
+	f := newFixture(t)
+	var fail error
+	h, err := New(Config{DBPath: f.dbPath, Loc: time.UTC, Now: func() time.Time { return t0 }, Port: testPort, Token: testToken,
+		Ingest: func(ctx context.Context) error {
+			if fail != nil {
+				return fail
+			}
+			db := f.db()
+			defer db.Close()
+			f.observe(db, "journaled", "from-journal", []store.Observation{{Type: "change", Title: "ingested", At: t0}}, nil)
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.h = h
+	if body := f.get("/", 200); !strings.Contains(body, "project=from-journal") {
+		t.Errorf("the page did not show what its ingestion stored:\n%s", body)
+	}
+	fail = fmt.Errorf("database is locked")
+	body := f.get("/", 200)
+	if !strings.Contains(body, "could not be stored yet: database is locked") || !strings.Contains(body, "project=from-journal") {
+		t.Errorf("failed ingestion:\n%s", body)
 	}
 }
 
