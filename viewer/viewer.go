@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"time"
 
@@ -121,7 +122,8 @@ func (s *server) guard(next http.Handler) http.Handler {
 				HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			q := r.URL.Query()
 			q.Del("token")
-			u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+			// Cleaned, so "//host" cannot become a redirect to another site.
+			u := url.URL{Path: path.Clean("/" + r.URL.Path), RawQuery: q.Encode()}
 			http.Redirect(w, r, u.String(), http.StatusSeeOther)
 			return
 		}

@@ -56,6 +56,11 @@ func TestTokenInURLBecomesCookieAndLeavesTheURL(t *testing.T) {
 	if len(c) != 1 || c[0].Value != testToken || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode || c[0].Path != "/" {
 		t.Fatalf("cookie %+v", c)
 	}
+	// The redirect stays on the viewer, whatever the path.
+	code, _, res = f.do(req{path: "/%2Fevil.example/x?token=" + testToken, noCookie: true})
+	if loc := res.Header.Get("Location"); code != http.StatusSeeOther || loc != "/evil.example/x" {
+		t.Fatalf("%d Location %q, want a path on the viewer", code, loc)
+	}
 	// A wrong token in the URL sets nothing.
 	code, _, res = f.do(req{path: "/?token=" + strings.Repeat("0", 32), noCookie: true})
 	if code != http.StatusForbidden || len(res.Cookies()) != 0 {
