@@ -23,6 +23,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -37,6 +38,7 @@ type Inputs struct {
 	GOOS       string
 	Home       string
 	Now        func() time.Time
+	Loc        *time.Location // the local day of costs and the budget; nil is UTC
 	Log        zerolog.Logger
 	Lineage    []string // darwin: the process ancestry for the desktop-app auth rule
 }
@@ -58,8 +60,10 @@ type Report struct {
 	Auth    Auth               `json:"auth"`
 	Health  health.Health      `json:"health"`
 	Queue   *Queue             `json:"queue"`
+	Cost    *Cost              `json:"cost"`
 	LastRun *health.Run        `json:"last_run"`
 	Spawn   *observer.Redacted `json:"spawn_spec"`
+	Plugin  Plugin             `json:"plugin"`
 }
 
 type Claude struct {
@@ -80,6 +84,13 @@ type Auth struct {
 	Candidates []auth.Candidate `json:"candidates,omitempty"`
 }
 
+// Cost is what the observer did and cost today and in the last 7 local days (hook stats).
+type Cost struct {
+	Today     stats.Row `json:"today"`
+	Last7Days stats.Row `json:"last_7_days"`
+	BudgetUSD float64   `json:"budget_usd"` // 0: no cap
+}
+
 type Queue struct {
 	Pending    int    `json:"pending"`
 	Processing int    `json:"processing"`
@@ -94,10 +105,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	s := in.Settings
 	d := observe.Deps{Settings: s, Env: in.Env, GOOS: in.GOOS, Home: in.Home, Now: in.Now, Log: in.Log, Lineage: in.Lineage}
 	r := &Report{Version: in.Version, Hook: in.Hook, DataDir: s.DataDir, PluginRoot: in.PluginRoot}
-	for _, v := range s.Values {
-		v.Value, v.Error = redact.Scrub(v.Value), redact.Scrub(v.Error)
-		r.Settings = append(r.Settings, v)
-	}
+	r.Settings = append(r.Settings, s.Values...)
 	r.Observer.Enabled, r.Observer.MaxConcurrentAgents = s.MaxConcurrentAgents > 0, s.MaxConcurrentAgents
 	var err error
 	if r.Health, err = health.Load(s.DataDir); err != nil {
@@ -128,6 +136,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	}
 
 	var storeErr error
+	var budget observe.Budget
 	if in.DataDirErr != nil {
 		storeErr = in.DataDirErr
 	} else if db, err := store.OpenReadOnly(filepath.Join(s.DataDir, settings.DBFile)); err == nil {
@@ -135,6 +144,9 @@ func Build(ctx context.Context, in Inputs) *Report {
 			r.Queue = &Queue{Pending: c.Pending, Processing: c.Processing, Done: c.Done, Failed: c.Failed}
 		} else {
 			storeErr = err
+		}
+		if storeErr == nil {
+			r.Cost, budget, storeErr = costs(ctx, db, s, in.Now(), in.Loc)
 		}
 		db.Close()
 	} else if !errors.Is(err, store.ErrNoDatabase) {
@@ -160,7 +172,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	}
 	lines := notice.Collect(notice.Inputs{
 		Hook: in.Hook, ObserverEnabled: r.Observer.Enabled, Binary: binErr,
-		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr,
+		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr, Budget: budget,
 	})
 	r.Findings = append(lines, r.Findings...)
 	authFailed := r.Observer.Enabled && seen.Auth.State == health.StateFailed
@@ -173,12 +185,65 @@ func Build(ctx context.Context, in Inputs) *Report {
 	if r.Queue != nil && r.Queue.Failed > 0 {
 		r.Findings = append(r.Findings, fmt.Sprintf("%d events failed 3 observer runs; they are kept", r.Queue.Failed))
 	}
+	plugin, pluginFindings, pluginFailed := checkPlugin(in)
+	r.Plugin = plugin
+	r.Findings = append(r.Findings, pluginFindings...)
 	if r.Findings == nil {
 		r.Findings = []string{} // `"findings": []`, never null, in --json
 	}
 	setupRequired := r.Observer.Enabled && binErr != nil
-	r.OK = !setupRequired && !authFailed && len(s.Errors) == 0 && storeErr == nil
+	r.OK = !setupRequired && !authFailed && len(s.Errors) == 0 && storeErr == nil && !pluginFailed
+	r.scrub()
 	return r
+}
+
+// scrub cleans the report's free-text fields (reasons quote errors, a child's output, a
+// pasted token), so a page rendering the value (the viewer) shows no secret either; Render
+// and JSON scrub their whole output on top.
+func (r *Report) scrub() {
+	known := r.Auth.Value.Reveal()
+	sc := func(p *string) { *p = redact.Scrub(*p, known) }
+	for i := range r.Findings {
+		sc(&r.Findings[i])
+	}
+	for i := range r.Settings {
+		sc(&r.Settings[i].Value)
+		sc(&r.Settings[i].Error)
+	}
+	for i := range r.Auth.Candidates {
+		sc(&r.Auth.Candidates[i].Reason)
+	}
+	for i := range r.Health.Settings {
+		sc(&r.Health.Settings[i])
+	}
+	for _, p := range []*string{&r.Claude.Error, &r.Auth.Error, &r.Health.Auth.Reason, &r.Health.Setup.Reason, &r.Health.PauseReason} {
+		sc(p)
+	}
+	if r.Queue != nil {
+		sc(&r.Queue.Error)
+	}
+	if r.LastRun != nil {
+		run := *r.LastRun // shared with r.Health.LastRun: copied, not changed in place
+		sc(&run.Reason)
+		r.LastRun = &run
+		r.Health.LastRun = &run
+	}
+}
+
+// costs reads today's and the last 7 days' totals and today's budget.
+func costs(ctx context.Context, db *store.DB, s *settings.Settings, now time.Time, loc *time.Location) (*Cost, observe.Budget, error) {
+	c := &Cost{BudgetUSD: s.DailyBudgetUSD}
+	today, err := stats.Build(ctx, db, now, loc, 1, "", s.DailyBudgetUSD)
+	if err != nil {
+		return nil, observe.Budget{}, err
+	}
+	week, err := stats.Build(ctx, db, now, loc, 7, "", s.DailyBudgetUSD)
+	if err != nil {
+		return nil, observe.Budget{}, err
+	}
+	c.Today, c.Last7Days = today.Total, week.Total
+	b, err := observe.TodayBudget(ctx, db, s, now, loc)
+	return c, b, err
 }
 
 // PluginRoot is CLAUDE_PLUGIN_ROOT inside a hook; run from a terminal, it is the directory
@@ -229,6 +294,7 @@ func render(w io.Writer, r *Report) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "hook         %s\ndata dir     %s\nplugin root  %s\n", r.Hook, r.DataDir, orNone(r.PluginRoot))
+	fmt.Fprintf(w, "installed    %s\n", r.Plugin.summary())
 	fmt.Fprintf(w, "observer     %s\n", map[bool]string{true: fmt.Sprintf("on, at most %d at once", r.Observer.MaxConcurrentAgents), false: "off (search-only mode)"}[r.Observer.Enabled])
 	if r.Claude.Found {
 		fmt.Fprintf(w, "claude       %s (via %s)\n", r.Claude.Path, r.Claude.Via)
@@ -256,6 +322,13 @@ func render(w io.Writer, r *Report) {
 		} else {
 			fmt.Fprintf(w, "events       %d pending, %d processing, %d done, %d failed\n", r.Queue.Pending, r.Queue.Processing, r.Queue.Done, r.Queue.Failed)
 		}
+	}
+	if r.Cost != nil {
+		budget := "no daily budget"
+		if r.Cost.BudgetUSD > 0 {
+			budget = fmt.Sprintf("daily budget $%.2f", r.Cost.BudgetUSD)
+		}
+		fmt.Fprintf(w, "cost today   %s (%s)\ncost 7 days  %s\n", r.Cost.Today.Line(), budget, r.Cost.Last7Days.Line())
 	}
 	if r.LastRun != nil {
 		fmt.Fprintf(w, "last run     %s at %s: %s %s\n", r.LastRun.ID, r.LastRun.Time.UTC().Format(time.RFC3339), r.LastRun.Outcome, r.LastRun.Reason)

@@ -18,6 +18,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/redact"
+	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // Outcome is how an observer run ended (DESIGN.md §8).
@@ -66,6 +67,10 @@ type Result struct {
 	Binary     string // what actually ran (after a re-resolve, the new path)
 	Lines      int    // stdout lines (transcript.jsonl keeps them scrubbed, within RunFileCap)
 	StartErr   error  // setup_required: why the spawn failed (*claudebin.UnspawnableError, *claudebin.NotFoundError)
+	// Usage is the result line's tokens, cost and durations, whatever the outcome; zero
+	// when no result line came. Model is the model that answered, when the output says.
+	Usage store.Usage
+	Model string
 }
 
 // StdinMessage is the one stream-json user message the child gets on stdin, as one line.
@@ -268,6 +273,7 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 
 	res.ExitCode = c.cmd.ProcessState.ExitCode()
 	res.StderrTail = tail(stderrPath, stderrTailBytes)
+	res.Usage, res.Model = out.usage, out.model
 	select {
 	case <-tooLarge:
 		// Whatever the stream said, a child that flooded its output is an error (attempts

@@ -61,6 +61,7 @@ type Spec struct {
 	ConfigDir       string // <data>/observer-config, the child's CLAUDE_CONFIG_DIR
 	Auth            auth.Source
 	Model           string
+	SystemPrompt    string // --system-prompt: the observer's instructions; "" sends Claude Code's default (and the instructions go in the message)
 	Timeout         time.Duration
 	RunID           string
 	// SettingsFile is <Dir>/settings.json, which Run writes (0600) with the apiKeyHelper and
@@ -143,6 +144,9 @@ func BuildSpec(in SpecInput) Spec {
 	if in.Auth.Kind == auth.KindAPIKeyHelper {
 		s.SettingsFile = filepath.Join(s.Dir, SettingsFileName)
 	}
+	if st.SystemPrompt {
+		s.SystemPrompt = SystemPrompt
+	}
 	s.Args = buildArgs(s)
 	s.Env, s.RefusedEnv = buildEnv(in, s.ConfigDir)
 	return s
@@ -161,6 +165,9 @@ func buildArgs(s Spec) []string {
 	args = appendFlag(args, "--permission-mode", s.PermissionMode)
 	args = append(args, "--no-session-persistence")
 	args = appendFlag(args, "--model", s.Model)
+	if s.SystemPrompt != "" {
+		args = append(args, "--system-prompt", s.SystemPrompt)
+	}
 	if s.SettingsFile != "" {
 		args = appendFlag(args, "--settings", s.SettingsFile)
 	}
@@ -349,6 +356,10 @@ func (s Spec) Redacted() Redacted {
 	known := s.Auth.Value.Reveal()
 	for i, a := range s.Args {
 		r.Args[i] = redact.Scrub(a, known)
+		if i > 0 && s.Args[i-1] == "--system-prompt" && a == SystemPrompt {
+			// Fixed text, logged on every spawn: named, not repeated.
+			r.Args[i] = fmt.Sprintf("<observer instructions, %d characters>", len(a))
+		}
 	}
 	r.Auth.Helper = redact.Scrub(s.Auth.Helper, known)
 	if !s.Auth.ExpiresAt.IsZero() {

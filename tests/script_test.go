@@ -61,6 +61,7 @@ func TestScripts(t *testing.T) {
 			"sqlite":      cmdSQLite,
 			"grepall":     cmdGrepAll,
 			"exitcode":    cmdExitCode,
+			"cmpbody":     cmdCmpBody,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond != "claude-on-host" {
@@ -490,5 +491,20 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// cmpbody A B compares two files from their second line on: two exports, whose header
+// lines differ in their time.
+func cmdCmpBody(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cmpbody A B")
+	}
+	body := func(name string) string {
+		_, rest, _ := strings.Cut(ts.ReadFile(name), "\n")
+		return rest
+	}
+	if a, b := body(args[0]), body(args[1]); a != b {
+		ts.Fatalf("%s and %s differ after their first line:\n%s\n---\n%s", args[0], args[1], a, b)
 	}
 }

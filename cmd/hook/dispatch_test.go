@@ -42,7 +42,7 @@ func TestRunVersionAndHelpPrintToStdoutAndExit0(t *testing.T) {
 			t.Errorf("%v: rc %d, stdout %q, stderr %q; want 0, the usage, nothing", args, rc, out, errs)
 		}
 	}
-	for _, cmd := range []string{"doctor", "search", "observe", "version", "help"} {
+	for _, cmd := range []string{"doctor", "search", "observe", "forget", "export", "import", "version", "help"} {
 		if !strings.Contains(usage, "  "+cmd) {
 			t.Errorf("usage does not list %q", cmd)
 		}

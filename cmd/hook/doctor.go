@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 
@@ -32,14 +33,7 @@ func doctorCmd(p *proc, args []string) int {
 		}
 		fmt.Fprintln(p.stderr, "observer pause cleared: the next Stop may run the observer")
 	}
-	in := doctor.Inputs{
-		Version: version, Hook: p.exe, PluginRoot: doctor.PluginRoot(p.env, exeDir(p.exe)),
-		Settings: s, DataDirErr: st.dataDirErr, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Log: st.log,
-	}
-	if p.goos == "darwin" {
-		in.Lineage = auth.ParentChain(ctx, auth.ExecRunner{}, p.pid, p.goos)
-	}
-	r := doctor.Build(ctx, in)
+	r := doctor.Build(ctx, doctorInputs(ctx, p, st))
 	if *asJSON {
 		_ = doctor.JSON(p.stdout, r)
 	} else {
@@ -49,4 +43,17 @@ func doctorCmd(p *proc, args []string) int {
 		return 0
 	}
 	return 1
+}
+
+// doctorInputs fills the report's inputs from the process: doctor and the viewer's health
+// page build the same report.
+func doctorInputs(ctx context.Context, p *proc, st *envState) doctor.Inputs {
+	in := doctor.Inputs{
+		Version: version, Hook: p.exe, PluginRoot: doctor.PluginRoot(p.env, exeDir(p.exe)),
+		Settings: st.s, DataDirErr: st.dataDirErr, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log,
+	}
+	if p.goos == "darwin" {
+		in.Lineage = auth.ParentChain(ctx, auth.ExecRunner{}, p.pid, p.goos)
+	}
+	return in
 }

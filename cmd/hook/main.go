@@ -1,5 +1,5 @@
 // Command hook is claude-mem: every Claude Code hook (no arguments) and the doctor, search,
-// observe and version subcommands, in one static executable.
+// observe, forget, export, import and version subcommands, in one static executable.
 package main
 
 import (
@@ -8,15 +8,18 @@ import (
 	"time"
 
 	"github.com/adrg/xdg"
+	"github.com/mattn/go-isatty"
 
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 func main() {
 	exe, _ := os.Executable()
+	cwd, _ := os.Getwd()
 	os.Exit(run(&proc{
 		args: os.Args[1:], env: settings.EnvFrom(os.Environ()),
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		now: time.Now, exe: exe, xdgDataHome: xdg.DataHome, goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
+		now: time.Now, loc: time.Local, exe: exe, cwd: cwd, xdgDataHome: xdg.DataHome, goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
+		isTerminal: func() bool { return isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()) },
 	}))
 }

@@ -26,10 +26,13 @@ type proc struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	now            func() time.Time
+	loc            *time.Location // the user's local time zone: the budget's day
 	exe            string
+	cwd            string
 	xdgDataHome    string
 	goos           string
 	pid, ppid      int
+	isTerminal     func() bool // stdin is a terminal a person can answer on
 }
 
 const usage = `usage: hook [command]
@@ -40,8 +43,19 @@ Commands:
   doctor [--json] [--retry]   report setup, auth, settings, health and the observer spawn spec
   search [--project P] [--limit N] [--json] QUERY
                               search stored memory
+  stats [--days N] [--project P] [--json]
+                              what the observer did and cost, per day and project
   observe --session ID [--final]
                               run the observer for a session (started by hook mode)
+  mcp                         the memory tools for the model, an MCP server on stdio
+                              (started by Claude Code from the plugin's .mcp.json)
+  viewer [--port N] [--no-open]
+                              open the local web viewer (127.0.0.1 only) until Ctrl-C
+  forget ID… | --session S | --project P | --before DATE [--dry-run] [--yes] [--vacuum]
+                              remove memory: shows what goes and asks first
+  export [--project P] [--since DATE] [-o FILE]
+                              write memory as JSONL (a backup, or for another machine)
+  import FILE                 add an export's memory; what is already there is skipped
   version                     print the version
   help                        print this help
 `
@@ -63,6 +77,18 @@ func run(p *proc) int {
 		return searchCmd(p, p.args[1:])
 	case "observe":
 		return observeCmd(p, p.args[1:])
+	case "stats":
+		return statsCmd(p, p.args[1:])
+	case "mcp":
+		return mcpCmd(p, p.args[1:])
+	case "viewer":
+		return viewerCmd(p, p.args[1:])
+	case "forget":
+		return forgetCmd(p, p.args[1:])
+	case "export":
+		return exportCmd(p, p.args[1:])
+	case "import":
+		return importCmd(p, p.args[1:])
 	}
 	fmt.Fprintf(p.stderr, "hook: unknown command %q\n\n%s", p.args[0], usage)
 	return 2

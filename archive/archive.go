@@ -1,0 +1,358 @@
+// Package archive is claude-mem's export file (DESIGN §20): what `hook export` writes and
+// `hook import` accepts. It decides the format (JSONL: a header line, then one record per
+// line with its kind), the order that makes an export of the same memory the same bytes,
+// and what a file must satisfy before anything of it is imported.
+package archive
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// Format is the version of the file format this build writes and the newest it reads.
+const Format = 1
+
+// Product names the program that wrote a file.
+const Product = "claude-mem-go"
+
+// Record kinds.
+const (
+	KindHeader      = "header"
+	KindSession     = "session"
+	KindPrompt      = store.KindPrompt
+	KindObservation = store.KindObservation
+	KindSummary     = store.KindSummary
+)
+
+// Header is the first line of a file.
+type Header struct {
+	Kind       string `json:"kind"`
+	Format     int    `json:"format"`
+	Product    string `json:"product"`
+	Version    string `json:"version"`
+	ExportedAt string `json:"exported_at"`
+}
+
+// The records, one per line. Times are RFC 3339 in UTC with nanoseconds, as stored; local
+// ids, observer runs and origins are not part of a record (they mean nothing elsewhere).
+type (
+	sessionRecord struct {
+		Kind      string `json:"kind"`
+		ID        string `json:"id"`
+		Project   string `json:"project"`
+		Cwd       string `json:"cwd"`
+		StartedAt string `json:"started_at,omitempty"`
+		EndedAt   string `json:"ended_at,omitempty"`
+	}
+	promptRecord struct {
+		Kind    string `json:"kind"`
+		Session string `json:"session"`
+		Project string `json:"project"`
+		At      string `json:"at"`
+		Text    string `json:"text"`
+	}
+	observationRecord struct {
+		Kind          string   `json:"kind"`
+		Session       string   `json:"session"`
+		Project       string   `json:"project"`
+		At            string   `json:"at"`
+		Type          string   `json:"type"`
+		Title         string   `json:"title"`
+		Subtitle      string   `json:"subtitle"`
+		Narrative     string   `json:"narrative"`
+		Facts         []string `json:"facts"`
+		Concepts      []string `json:"concepts"`
+		FilesRead     []string `json:"files_read"`
+		FilesModified []string `json:"files_modified"`
+	}
+	summaryRecord struct {
+		Kind         string `json:"kind"`
+		Session      string `json:"session"`
+		Project      string `json:"project"`
+		At           string `json:"at"`
+		Request      string `json:"request"`
+		Investigated string `json:"investigated"`
+		Learned      string `json:"learned"`
+		Completed    string `json:"completed"`
+		NextSteps    string `json:"next_steps"`
+		Notes        string `json:"notes"`
+	}
+)
+
+// Counts is how many records of each kind a file holds.
+type Counts struct {
+	Sessions, Prompts, Observations, Summaries int
+}
+
+// Export writes the filter's memory to w: the header (version is the product's version,
+// now the export time), then sessions, prompts, observations and summaries.
+func Export(ctx context.Context, db *store.DB, w io.Writer, f store.ExportFilter, version string, now time.Time) (Counts, error) {
+	var c Counts
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(Header{Kind: KindHeader, Format: Format, Product: Product, Version: version, ExportedAt: stamp(now)})
+	if err != nil {
+		return c, err
+	}
+	err = db.Export(ctx, f, store.ExportVisitor{
+		Session: func(s store.Session) error {
+			c.Sessions++
+			return enc.Encode(sessionRecord{Kind: KindSession, ID: s.ID, Project: s.Project, Cwd: s.Cwd,
+				StartedAt: stamp(s.StartedAt), EndedAt: stamp(s.EndedAt)})
+		},
+		Prompt: func(p store.Prompt) error {
+			c.Prompts++
+			return enc.Encode(promptRecord{Kind: KindPrompt, Session: p.SessionID, Project: p.Project, At: stamp(p.At), Text: p.Text})
+		},
+		Observation: func(o store.Observation) error {
+			c.Observations++
+			return enc.Encode(observationRecord{Kind: KindObservation, Session: o.SessionID, Project: o.Project,
+				At: stamp(o.At), Type: o.Type, Title: o.Title, Subtitle: o.Subtitle, Narrative: o.Narrative,
+				Facts: list(o.Facts), Concepts: list(o.Concepts), FilesRead: list(o.FilesRead), FilesModified: list(o.FilesModified)})
+		},
+		Summary: func(s store.Summary) error {
+			c.Summaries++
+			return enc.Encode(summaryRecord{Kind: KindSummary, Session: s.SessionID, Project: s.Project, At: stamp(s.At),
+				Request: s.Request, Investigated: s.Investigated, Learned: s.Learned, Completed: s.Completed,
+				NextSteps: s.NextSteps, Notes: s.Notes})
+		},
+	})
+	if err != nil {
+		return c, err
+	}
+	return c, bw.Flush()
+}
+
+// stamp is a record's time: RFC 3339 UTC with nanoseconds; "" for the zero time.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// list writes an empty list as [], never null.
+func list(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+// LineError is a file's first bad line: nothing of the file is imported.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// FormatError: the file is in a format newer than this build reads.
+type FormatError struct {
+	Format int
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("the file is export format %d, and this claude-mem reads format %d and older: upgrade claude-mem to import it", e.Format, Format)
+}
+
+// Read reads and checks a whole file: its header, then every record (well-formed, a known
+// kind, no unknown field, its session named by a session line). The first problem is a
+// *LineError (or a *FormatError for a newer format) and nothing is returned.
+func Read(r io.Reader) (store.ImportBatch, Header, error) {
+	var b store.ImportBatch
+	var h Header
+	sessions := map[string]bool{}
+	type pending struct {
+		line    int
+		session string
+	}
+	var rows []pending // rows whose session is checked once every session line is read
+	br := bufio.NewReader(r)
+	n := 0
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return store.ImportBatch{}, h, err
+		}
+		if len(line) == 0 && errors.Is(err, io.EOF) {
+			break
+		}
+		n++
+		line = bytes.TrimSpace(line)
+		if len(line) > 0 {
+			if n == 1 {
+				if h, err = readHeader(line); err != nil {
+					return store.ImportBatch{}, h, err
+				}
+			} else {
+				session, err := readRecord(line, &b)
+				if err != nil {
+					return store.ImportBatch{}, h, &LineError{Line: n, Err: err}
+				}
+				if session.isRow {
+					rows = append(rows, pending{n, session.id})
+				} else {
+					sessions[session.id] = true
+				}
+			}
+		} else if n == 1 {
+			return store.ImportBatch{}, h, &LineError{Line: 1, Err: errors.New("empty: an export starts with its header line")}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+	}
+	if n == 0 {
+		return store.ImportBatch{}, h, &LineError{Line: 1, Err: errors.New("the file is empty: an export starts with its header line")}
+	}
+	for _, p := range rows {
+		if !sessions[p.session] {
+			return store.ImportBatch{}, h, &LineError{Line: p.line, Err: fmt.Errorf("session %q has no session line in the file", p.session)}
+		}
+	}
+	return b, h, nil
+}
+
+func readHeader(line []byte) (Header, error) {
+	var h Header
+	if err := json.Unmarshal(line, &h); err != nil || h.Kind != KindHeader {
+		return h, &LineError{Line: 1, Err: fmt.Errorf(`not a claude-mem export: the first line must be its header, {"kind":"header","format":%d,…}`, Format)}
+	}
+	if h.Product != Product {
+		return h, &LineError{Line: 1, Err: fmt.Errorf("an export of %q, not of %s", h.Product, Product)}
+	}
+	if h.Format < 1 {
+		return h, &LineError{Line: 1, Err: fmt.Errorf("header without a format version")}
+	}
+	if h.Format > Format {
+		return h, &FormatError{Format: h.Format}
+	}
+	return h, nil
+}
+
+// recordSession is the session a record is (a session line) or belongs to (a row).
+type recordSession struct {
+	id    string
+	isRow bool
+}
+
+// readRecord checks one record line and adds it to b.
+func readRecord(line []byte, b *store.ImportBatch) (recordSession, error) {
+	var k struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(line, &k); err != nil {
+		return recordSession{}, fmt.Errorf("not a JSON object: %v", err)
+	}
+	switch k.Kind {
+	case KindSession:
+		var r sessionRecord
+		if err := strict(line, &r); err != nil {
+			return recordSession{}, err
+		}
+		if r.ID == "" {
+			return recordSession{}, errors.New("session without an id")
+		}
+		start, err := optionalTime("started_at", r.StartedAt)
+		if err != nil {
+			return recordSession{}, err
+		}
+		end, err := optionalTime("ended_at", r.EndedAt)
+		if err != nil {
+			return recordSession{}, err
+		}
+		b.Sessions = append(b.Sessions, store.Session{ID: r.ID, Project: r.Project, Cwd: r.Cwd, StartedAt: start, EndedAt: end})
+		return recordSession{id: r.ID}, nil
+	case KindPrompt:
+		var r promptRecord
+		at, err := row(line, &r, &r.Session, &r.At)
+		if err != nil {
+			return recordSession{}, err
+		}
+		b.Prompts = append(b.Prompts, store.Prompt{SessionID: r.Session, Project: r.Project, Text: r.Text, At: at})
+		return recordSession{r.Session, true}, nil
+	case KindObservation:
+		var r observationRecord
+		at, err := row(line, &r, &r.Session, &r.At)
+		if err != nil {
+			return recordSession{}, err
+		}
+		if r.Type == "" || r.Title == "" {
+			return recordSession{}, errors.New("observation without a type or title")
+		}
+		b.Observations = append(b.Observations, store.Observation{SessionID: r.Session, Project: r.Project, Type: r.Type,
+			Title: r.Title, Subtitle: r.Subtitle, Narrative: r.Narrative, Facts: r.Facts, Concepts: r.Concepts,
+			FilesRead: r.FilesRead, FilesModified: r.FilesModified, At: at})
+		return recordSession{r.Session, true}, nil
+	case KindSummary:
+		var r summaryRecord
+		at, err := row(line, &r, &r.Session, &r.At)
+		if err != nil {
+			return recordSession{}, err
+		}
+		b.Summaries = append(b.Summaries, store.Summary{SessionID: r.Session, Project: r.Project, Request: r.Request,
+			Investigated: r.Investigated, Learned: r.Learned, Completed: r.Completed, NextSteps: r.NextSteps, Notes: r.Notes, At: at})
+		return recordSession{r.Session, true}, nil
+	case KindHeader:
+		return recordSession{}, errors.New("a second header")
+	case "":
+		return recordSession{}, errors.New("record without a kind")
+	}
+	return recordSession{}, fmt.Errorf("unknown kind %q (format %d has session, prompt, observation, summary)", k.Kind, Format)
+}
+
+// row decodes a prompt, observation or summary and checks what every row needs.
+func row(line []byte, r any, session, at *string) (time.Time, error) {
+	if err := strict(line, r); err != nil {
+		return time.Time{}, err
+	}
+	if *session == "" {
+		return time.Time{}, errors.New("no session")
+	}
+	t, err := optionalTime("at", *at)
+	if err == nil && t.IsZero() {
+		err = errors.New("no time (at)")
+	}
+	return t, err
+}
+
+// strict decodes one JSON object (readRecord checked it is one, with nothing after it)
+// with no unknown field.
+func strict(line []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+func optionalTime(field, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return t, fmt.Errorf("%s %q is not an RFC 3339 time", field, s)
+	}
+	return t, nil
+}
+
+// Import reads and checks the whole file, then stores it in one transaction: a file with
+// a bad line adds nothing.
+func Import(ctx context.Context, db *store.DB, r io.Reader) (store.ImportResult, error) {
+	b, _, err := Read(r)
+	if err != nil {
+		return store.ImportResult{}, err
+	}
+	return db.Import(ctx, b)
+}

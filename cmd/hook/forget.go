@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/forget"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+const forgetUsage = "usage: hook forget ID… | --session S | --project P | --before DATE [--dry-run] [--yes] [--vacuum]"
+
+// forgetCmd is `hook forget`: it shows what goes, asks on a terminal unless --yes (refuses,
+// exit 2, when stdin is not a terminal), and removes it. Exit 1 when the user says no or
+// the database fails.
+func forgetCmd(p *proc, args []string) int {
+	o, err := parseForgetArgs(args, time.Local)
+	if err != nil {
+		fmt.Fprintf(p.stderr, "hook forget: %v\n%s\n", err, forgetUsage)
+		return 2
+	}
+	m, close, ok := openMemory(p, "forget", false)
+	defer close()
+	if !ok {
+		return 1
+	}
+	ctx, db := m.ctx, m.db
+	dirs := journalDirs(p, m.st)
+	plan, err := forget.Preview(ctx, db, dirs, o.sel)
+	if err != nil {
+		fmt.Fprintf(p.stderr, "hook forget: %v\n", err)
+		return 1
+	}
+	for _, id := range plan.Missing {
+		fmt.Fprintf(p.stderr, "hook forget: no observation #%d\n", id)
+	}
+	switch {
+	case plan.Empty():
+		fmt.Fprintln(p.stdout, "Nothing to forget.")
+		if o.vacuum && !o.dryRun {
+			return vacuum(ctx, p, db)
+		}
+		return 0
+	case o.dryRun:
+		printPlan(p.stdout, "Would forget", plan)
+		fmt.Fprintln(p.stdout, "Dry run: nothing removed.")
+		return 0
+	}
+	printPlan(p.stdout, "Would forget", plan)
+	if !o.yes {
+		if !p.isTerminal() {
+			fmt.Fprintln(p.stderr, "hook forget: stdin is not a terminal, so nothing was removed: run again with --yes to forget these")
+			return 2
+		}
+		fmt.Fprint(p.stdout, "Forget these? [y/N] ")
+		answer, _ := bufio.NewReader(p.stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			fmt.Fprintln(p.stdout, "Nothing removed.")
+			return 1
+		}
+	}
+	done, err := forget.Apply(ctx, db, dirs, o.sel, false)
+	if err != nil {
+		fmt.Fprintf(p.stderr, "hook forget: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(p.stdout, "Forgot %s.\n", planCounts(done))
+	if o.vacuum {
+		return vacuum(ctx, p, db)
+	}
+	return 0
+}
+
+// vacuum rewrites the database after a forget, or for one made earlier without --vacuum.
+func vacuum(ctx context.Context, p *proc, db *store.DB) int {
+	if err := db.Vacuum(ctx); err != nil {
+		fmt.Fprintf(p.stderr, "hook forget: vacuum: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(p.stdout, "Database rewritten: the removed text is in no free page or WAL frame.")
+	return 0
+}
+
+// printPlan shows the counts and the titles that go.
+func printPlan(w io.Writer, head string, plan forget.Plan) {
+	fmt.Fprintf(w, "%s: %s\n", head, planCounts(plan))
+	for _, t := range plan.Titles {
+		fmt.Fprintf(w, "  - %s\n", t)
+	}
+	if plan.More > 0 {
+		fmt.Fprintf(w, "  … and %d more\n", plan.More)
+	}
+}
+
+// planCounts is "2 observations, 1 summary, …".
+func planCounts(plan forget.Plan) string {
+	return nouns(noun{plan.Observations, "observation", "observations"}, noun{plan.Summaries, "summary", "summaries"},
+		noun{plan.Prompts, "prompt", "prompts"}, noun{plan.Events, "event", "events"},
+		noun{plan.Sessions, "session", "sessions"}, noun{plan.Journals, "pending journal", "pending journals"},
+		noun{plan.Transcripts, "observer run transcript", "observer run transcripts"})
+}
+
+// noun is a count of something, with its singular and plural.
+type noun struct {
+	n          int
+	one, other string
+}
+
+// nouns joins counts as "2 observations, 1 summary", naming only those above zero.
+func nouns(list ...noun) string {
+	var parts []string
+	for _, c := range list {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.one)
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.other))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, ", ")
+}
+
+type forgetOpts struct {
+	sel                 forget.Selector
+	dryRun, yes, vacuum bool
+}
+
+// parseForgetArgs reads ids (12 or #12) and options in any order.
+func parseForgetArgs(args []string, loc *time.Location) (forgetOpts, error) {
+	var o forgetOpts
+	fs := flag.NewFlagSet("forget", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.sel.Session, "session", "", "")
+	fs.StringVar(&o.sel.Project, "project", "", "")
+	before := fs.String("before", "", "")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "")
+	fs.BoolVar(&o.yes, "yes", false, "")
+	fs.BoolVar(&o.vacuum, "vacuum", false, "")
+	for {
+		if err := fs.Parse(args); err != nil {
+			return o, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		a := fs.Arg(0)
+		id, err := strconv.ParseInt(strings.TrimPrefix(a, "#"), 10, 64)
+		if err != nil || id < 1 {
+			return o, fmt.Errorf("%q is not an observation id", a)
+		}
+		o.sel.IDs = append(o.sel.IDs, id)
+		args = fs.Args()[1:]
+	}
+	if *before != "" {
+		t, err := parseDate(*before, loc)
+		if err != nil {
+			return o, fmt.Errorf("--before: %w", err)
+		}
+		o.sel.Before = t
+	}
+	if o.sel.Empty() {
+		return o, errors.New("nothing selected: give observation ids, --session, --project or --before")
+	}
+	return o, nil
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// memoryCmd is what forget, export and import start with: settings and the log, a context
+// a signal cancels, and the database.
+type memoryCmd struct {
+	st  *envState
+	ctx context.Context
+	db  *store.DB
+}
+
+// openMemory starts a memory command named cmd: it ingests the capture journal first (so
+// the command sees what was captured a moment ago), then opens the database (read-only
+// when readOnly, unless nothing was captured yet). It reports on stderr why the data dir
+// or the database cannot be used and returns false. close releases what it opened.
+func openMemory(p *proc, cmd string, readOnly bool) (m memoryCmd, close func(), ok bool) {
+	m.st = setup(p)
+	ctx, stop := signalContext()
+	m.ctx = ctx
+	close = func() {
+		if m.db != nil {
+			m.db.Close()
+		}
+		stop()
+		m.st.closeLog.Close()
+	}
+	err := m.st.dataDirErr
+	if err == nil {
+		if ierr := ingestPending(ctx, p, m.st); ierr != nil {
+			m.st.log.Warn().Err(ierr).Str("command", cmd).Msg("ingesting the capture journal failed; reading without what it holds")
+		}
+	}
+	if err == nil && readOnly {
+		m.db, err = store.OpenReadOnly(dbPath(m.st.s))
+	}
+	if err == nil && m.db == nil || errors.Is(err, store.ErrNoDatabase) {
+		m.db, err = store.Open(dbPath(m.st.s))
+	}
+	if err != nil {
+		fmt.Fprintf(p.stderr, "hook %s: %v\n", cmd, err)
+		return m, close, false
+	}
+	return m, close, true
+}
+
+// ingestPending stores what waits in the capture journal (DESIGN §15). Until the journal
+// package is on main there is no journal to ingest.
+func ingestPending(ctx context.Context, p *proc, st *envState) error { return nil }
+
+// journalDirs are the dirs a session's pending journal can be in.
+func journalDirs(p *proc, st *envState) []string {
+	return []string{filepath.Join(st.s.DataDir, "journal")}
+}

@@ -1,0 +1,282 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"math"
+	"time"
+)
+
+// ExportFilter selects what Export reads: one project ("" for all) and rows at or after
+// Since (zero: all).
+type ExportFilter struct {
+	Project string
+	Since   time.Time
+}
+
+// ExportVisitor receives Export's rows, one function per kind.
+type ExportVisitor struct {
+	Session     func(Session) error
+	Prompt      func(Prompt) error
+	Observation func(Observation) error
+	Summary     func(Summary) error
+}
+
+// The export's statements. Each kind is ordered by its content alone, never by row ids, so
+// the same memory reads in the same order from any database it was imported into. Sessions
+// are those the filter selects and those any exported row belongs to.
+const (
+	sqlExportSessions = `
+SELECT id, project, cwd, started_at, ended_at FROM sessions s
+WHERE ((?1 = '' OR s.project = ?1) AND coalesce(s.started_at, 0) >= ?2)
+	OR s.id IN (SELECT session_id FROM prompts WHERE (?1 = '' OR project = ?1) AND at >= ?2)
+	OR s.id IN (SELECT session_id FROM observations WHERE (?1 = '' OR project = ?1) AND at >= ?2)
+	OR s.id IN (SELECT session_id FROM summaries WHERE (?1 = '' OR project = ?1) AND at >= ?2)
+ORDER BY id`
+	sqlExportPrompts = `
+SELECT id, session_id, project, text, at FROM prompts
+WHERE (?1 = '' OR project = ?1) AND at >= ?2
+ORDER BY at, session_id, project, text`
+	sqlExportObservations = `SELECT ` + observationColumns + ` FROM observations
+WHERE (?1 = '' OR project = ?1) AND at >= ?2
+ORDER BY at, session_id, project, type, title, subtitle, narrative, facts, concepts, files_read, files_modified`
+	sqlExportSummaries = `
+SELECT id, session_id, project, run_id, request, investigated, learned, completed, next_steps, notes, at
+FROM summaries WHERE (?1 = '' OR project = ?1) AND at >= ?2
+ORDER BY at, session_id, project, request, investigated, learned, completed, next_steps, notes`
+)
+
+// Export reads the filter's sessions, prompts, observations and summaries, in that order,
+// from one snapshot of the database. Events (raw tool input and output, the observer's
+// queue) are not exported.
+func (db *DB) Export(ctx context.Context, f ExportFilter, v ExportVisitor) error {
+	since := int64(math.MinInt64)
+	if !f.Since.IsZero() {
+		since = f.Since.UnixNano()
+	}
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return db.fail("export", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, sqlExportSessions, f.Project, since)
+	if err != nil {
+		return db.fail("export", err)
+	}
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var s Session
+		var start, end sql.NullInt64
+		if err := r.Scan(&s.ID, &s.Project, &s.Cwd, &start, &end); err != nil {
+			return err
+		}
+		s.StartedAt, s.EndedAt = fromNanos(start), fromNanos(end)
+		return v.Session(s)
+	})
+	if err != nil {
+		return db.fail("export", err)
+	}
+	if rows, err = tx.QueryContext(ctx, sqlExportPrompts, f.Project, since); err != nil {
+		return db.fail("export", err)
+	}
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var p Prompt
+		var at sql.NullInt64
+		if err := r.Scan(&p.ID, &p.SessionID, &p.Project, &p.Text, &at); err != nil {
+			return err
+		}
+		p.At = fromNanos(at)
+		return v.Prompt(p)
+	})
+	if err != nil {
+		return db.fail("export", err)
+	}
+	if rows, err = tx.QueryContext(ctx, sqlExportObservations, f.Project, since); err != nil {
+		return db.fail("export", err)
+	}
+	obs, err := scanObservations(rows)
+	if err != nil {
+		return db.fail("export", err)
+	}
+	for _, o := range obs {
+		if err := v.Observation(o); err != nil {
+			return db.fail("export", err)
+		}
+	}
+	if rows, err = tx.QueryContext(ctx, sqlExportSummaries, f.Project, since); err != nil {
+		return db.fail("export", err)
+	}
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var s Summary
+		var at sql.NullInt64
+		if err := r.Scan(&s.ID, &s.SessionID, &s.Project, &s.RunID, &s.Request, &s.Investigated, &s.Learned,
+			&s.Completed, &s.NextSteps, &s.Notes, &at); err != nil {
+			return err
+		}
+		s.At = fromNanos(at)
+		return v.Summary(s)
+	})
+	return db.fail("export", err)
+}
+
+// ImportBatch is what Import stores. Every row's session must be in Sessions or already
+// in the database.
+type ImportBatch struct {
+	Sessions     []Session
+	Prompts      []Prompt
+	Observations []Observation
+	Summaries    []Summary
+}
+
+// ImportCount is how many rows of one kind Import added and skipped.
+type ImportCount struct{ Added, Skipped int }
+
+// ImportResult counts per kind.
+type ImportResult struct {
+	Sessions, Prompts, Observations, Summaries ImportCount
+}
+
+// ImportRunID is the run id of imported observations and summaries.
+const ImportRunID = "import"
+
+// The import's statements. A row is already there when a row with its content hash is, or
+// a row never hashed (captured here) has its content: found through the session-and-time
+// index, so no existing row has to be hashed first.
+const (
+	sqlImportSession = `
+INSERT INTO sessions (id, project, cwd, started_at, ended_at) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (id) DO NOTHING`
+	sqlPromptThere = `
+SELECT EXISTS (SELECT 1 FROM prompts WHERE content_hash = ?1 AND content_hash <> '')
+	OR EXISTS (SELECT 1 FROM prompts WHERE session_id = ?2 AND at = ?3 AND content_hash = ''
+		AND project = ?4 AND text = ?5)`
+	sqlInsertPrompt = `
+INSERT INTO prompts (session_id, project, text, at, content_hash) VALUES (?2, ?4, ?5, ?3, ?1)`
+	sqlObservationThere = `
+SELECT EXISTS (SELECT 1 FROM observations WHERE content_hash = ?1 AND content_hash <> '')
+	OR EXISTS (SELECT 1 FROM observations WHERE session_id = ?2 AND at = ?3 AND content_hash = ''
+		AND project = ?4 AND type = ?5 AND title = ?6 AND subtitle = ?7 AND narrative = ?8
+		AND facts = ?9 AND concepts = ?10 AND files_read = ?11 AND files_modified = ?12)`
+	sqlInsertObservation = `
+INSERT INTO observations (session_id, project, run_id, type, title, subtitle, narrative,
+	facts, concepts, files_read, files_modified, at, origin, content_hash)
+VALUES (?2, ?4, '` + ImportRunID + `', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?3, 'import', ?1)`
+	sqlSummaryThere = `
+SELECT EXISTS (SELECT 1 FROM summaries WHERE content_hash = ?1 AND content_hash <> '')
+	OR EXISTS (SELECT 1 FROM summaries WHERE session_id = ?2 AND at = ?3 AND content_hash = ''
+		AND project = ?4 AND request = ?5 AND investigated = ?6 AND learned = ?7
+		AND completed = ?8 AND next_steps = ?9 AND notes = ?10)`
+	sqlInsertSummary = `
+INSERT INTO summaries (session_id, project, run_id, request, investigated, learned, completed,
+	next_steps, notes, at, content_hash)
+VALUES (?2, ?4, '` + ImportRunID + `', ?5, ?6, ?7, ?8, ?9, ?10, ?3, ?1)`
+)
+
+// Import stores a batch in one transaction: all of it or none. It is idempotent: a session
+// whose id is stored, and a prompt, observation or summary whose content is stored (same
+// session, project, time and text), are skipped, so importing a file twice adds nothing.
+// Imported rows keep their content hash; imported observations have origin "import".
+func (db *DB) Import(ctx context.Context, b ImportBatch) (ImportResult, error) {
+	var res ImportResult
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		res = ImportResult{}
+		for _, s := range b.Sessions {
+			r, err := tx.ExecContext(ctx, sqlImportSession, s.ID, s.Project, s.Cwd, nanos(s.StartedAt), nanos(s.EndedAt))
+			if err != nil {
+				return err
+			}
+			res.Sessions.count(r)
+		}
+		for _, p := range b.Prompts {
+			args := []any{promptHash(p), p.SessionID, p.At.UnixNano(), p.Project, p.Text}
+			if err := importRow(ctx, tx, &res.Prompts, sqlPromptThere, sqlInsertPrompt, args); err != nil {
+				return err
+			}
+		}
+		for _, o := range b.Observations {
+			lists, err := marshalLists(o.Facts, o.Concepts, o.FilesRead, o.FilesModified)
+			if err != nil {
+				return err
+			}
+			args := []any{observationHash(o), o.SessionID, o.At.UnixNano(), o.Project, o.Type, o.Title, o.Subtitle,
+				o.Narrative, lists[0], lists[1], lists[2], lists[3]}
+			if err := importRow(ctx, tx, &res.Observations, sqlObservationThere, sqlInsertObservation, args); err != nil {
+				return err
+			}
+		}
+		for _, s := range b.Summaries {
+			args := []any{summaryHash(s), s.SessionID, s.At.UnixNano(), s.Project, s.Request, s.Investigated,
+				s.Learned, s.Completed, s.NextSteps, s.Notes}
+			if err := importRow(ctx, tx, &res.Summaries, sqlSummaryThere, sqlInsertSummary, args); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return res, db.fail("import", err)
+}
+
+func (c *ImportCount) count(r sql.Result) {
+	if n, _ := r.RowsAffected(); n > 0 {
+		c.Added++
+	} else {
+		c.Skipped++
+	}
+}
+
+// importRow inserts one row unless `there` finds it; both statements take the same
+// numbered arguments, the content hash first.
+func importRow(ctx context.Context, tx *sql.Tx, c *ImportCount, there, insert string, args []any) error {
+	var found bool
+	if err := tx.QueryRowContext(ctx, there, args...).Scan(&found); err != nil {
+		return err
+	}
+	if found {
+		c.Skipped++
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, insert, args...); err != nil {
+		return err
+	}
+	c.Added++
+	return nil
+}
+
+// promptHash, observationHash and summaryHash are a row's content hash (the content_hash
+// column): sha256 of its kind and content (session, project, time, text), never its local
+// id, run or origin, so the same memory has the same hash in every database.
+func promptHash(p Prompt) string {
+	return contentHash(KindPrompt, p.SessionID, p.Project, p.At.UnixNano(), p.Text)
+}
+
+// observationHash: see promptHash.
+func observationHash(o Observation) string {
+	return contentHash(KindObservation, o.SessionID, o.Project, o.At.UnixNano(), o.Type, o.Title, o.Subtitle,
+		o.Narrative, nonNil(o.Facts), nonNil(o.Concepts), nonNil(o.FilesRead), nonNil(o.FilesModified))
+}
+
+// summaryHash: see promptHash.
+func summaryHash(s Summary) string {
+	return contentHash(KindSummary, s.SessionID, s.Project, s.At.UnixNano(), s.Request, s.Investigated,
+		s.Learned, s.Completed, s.NextSteps, s.Notes)
+}
+
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+// contentHash hashes the JSON array of the values: unambiguous (each string quoted and
+// escaped), and stable across Go versions.
+func contentHash(values ...any) string {
+	b, err := json.Marshal(values)
+	if err != nil {
+		panic(err) // strings, ints and string lists always marshal
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,250 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ForgetScope selects what Forget removes. Its fields intersect; IDs are observation ids,
+// so a scope with IDs selects observations only.
+type ForgetScope struct {
+	IDs     []int64
+	Session string
+	Project string
+	Before  time.Time // zero: no bound
+}
+
+// Empty reports whether the scope selects nothing at all (forgetting everything must be
+// asked for by some field).
+func (s ForgetScope) Empty() bool {
+	return len(s.IDs) == 0 && s.Session == "" && s.Project == "" && s.Before.IsZero()
+}
+
+// Forgotten is what a scope selects (ForgetPreview) or selected (Forget).
+type Forgotten struct {
+	Observations, Summaries, Prompts, Events int
+	Sessions                                 []string // sessions left with no rows, removed too
+	Runs                                     []string // observer runs that read or wrote a removed row
+	Titles                                   []string // observation titles and summary requests, oldest first
+	Titled                                   int      // all titles, listed or not
+	Missing                                  []int64  // ids of no observation
+}
+
+// forgetTables are the tables a scope's rows are deleted from, in an order the foreign keys
+// allow (sessions go last).
+var forgetTables = []string{"events", "prompts", "summaries", "observations"}
+
+// where is the condition on table's rows that the scope selects, with its arguments.
+func (s ForgetScope) where(table string) (string, []any, error) {
+	if len(s.IDs) == 0 {
+		w, args := s.fields("session_id", "project", "at")
+		return w, args, nil
+	}
+	if table != "observations" {
+		return "0", nil, nil
+	}
+	ids, err := json.Marshal(s.IDs)
+	if err != nil {
+		return "", nil, err
+	}
+	w, args := s.fields("session_id", "project", "at")
+	return "id IN (SELECT value FROM json_each(?)) AND " + w, append([]any{string(ids)}, args...), nil
+}
+
+// sessionWhere selects session rows by the scope's own fields, so a session recorded
+// with nothing in it (SessionStart only) goes with its project or time too. A scope of ids
+// removes only sessions its observations leave empty.
+func (s ForgetScope) sessionWhere() (string, []any) {
+	if len(s.IDs) > 0 {
+		return "0", nil
+	}
+	return s.fields("s.id", "s.project", "coalesce(s.started_at, 0)")
+}
+
+// fields is the condition of the scope's session, project and time on these columns.
+func (s ForgetScope) fields(session, project, at string) (string, []any) {
+	conds := []string{"1"}
+	var args []any
+	if s.Session != "" {
+		conds, args = append(conds, session+" = ?"), append(args, s.Session)
+	}
+	if s.Project != "" {
+		conds, args = append(conds, project+" = ?"), append(args, s.Project)
+	}
+	if !s.Before.IsZero() {
+		conds, args = append(conds, at+" < ?"), append(args, s.Before.UnixNano())
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+type querier interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}
+
+// ForgetPreview reports what Forget would remove, removing nothing. maxTitles bounds
+// Titles.
+func (db *DB) ForgetPreview(ctx context.Context, scope ForgetScope, maxTitles int) (Forgotten, error) {
+	f, err := forgetPlan(ctx, db.sql, scope, maxTitles)
+	return f, db.fail("forget preview", err)
+}
+
+// Forget removes, in one transaction, the scope's observations, summaries, prompts and
+// events (their full-text entries go with them, by the triggers) and the sessions that
+// leaves empty; those sessions' observer runs keep their usage and cost, nameless. beforeCommit, when not nil, runs last inside the transaction with what is
+// going: an error from it rolls everything back. Deleted text stays in free pages and the
+// WAL until Vacuum.
+func (db *DB) Forget(ctx context.Context, scope ForgetScope, maxTitles int, beforeCommit func(Forgotten) error) (Forgotten, error) {
+	var f Forgotten
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		if f, err = forgetPlan(ctx, tx, scope, maxTitles); err != nil {
+			return err
+		}
+		for _, t := range forgetTables {
+			w, args, err := scope.where(t)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE `+w, args...); err != nil {
+				return err
+			}
+		}
+		ids, err := json.Marshal(f.Sessions)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id IN (SELECT value FROM json_each(?))`, string(ids)); err != nil {
+			return err
+		}
+		// A removed session's observer runs keep their cost (money spent stays spent) but
+		// no longer name the session or its project.
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET session_id = '', project = '' WHERE session_id IN (SELECT value FROM json_each(?))`, string(ids)); err != nil {
+			return err
+		}
+		if beforeCommit != nil {
+			return beforeCommit(f)
+		}
+		return nil
+	})
+	return f, db.fail("forget", err)
+}
+
+// Vacuum makes deleted text unrecoverable from the files: each full-text index is merged
+// into one segment (a deletion only adds a tombstone beside the old terms), VACUUM
+// rewrites the database without free pages, and the WAL, which holds old page images, is
+// checkpointed and truncated before and after.
+func (db *DB) Vacuum(ctx context.Context) error {
+	if db.readOnly {
+		return db.fail("vacuum", ErrReadOnly)
+	}
+	for _, t := range searchTables {
+		if _, err := db.sql.ExecContext(ctx, `INSERT INTO `+t.fts+` (`+t.fts+`) VALUES ('optimize')`); err != nil {
+			return db.fail("vacuum", err)
+		}
+	}
+	for _, q := range []string{`PRAGMA wal_checkpoint(TRUNCATE)`, `VACUUM`, `PRAGMA wal_checkpoint(TRUNCATE)`} {
+		if _, err := db.sql.ExecContext(ctx, q); err != nil {
+			return db.fail("vacuum", err)
+		}
+	}
+	return nil
+}
+
+func forgetPlan(ctx context.Context, q querier, scope ForgetScope, maxTitles int) (Forgotten, error) {
+	var f Forgotten
+	if scope.Empty() {
+		return f, fmt.Errorf("forget: an empty scope: %w", ErrInvalidArgument)
+	}
+	type sel struct {
+		where string
+		args  []any
+	}
+	sels := map[string]sel{}
+	counts := map[string]*int{"events": &f.Events, "prompts": &f.Prompts, "summaries": &f.Summaries, "observations": &f.Observations}
+	var touched, noneLeft []string
+	var touchedArgs, leftArgs []any
+	for _, t := range forgetTables {
+		w, args, err := scope.where(t)
+		if err != nil {
+			return f, err
+		}
+		sels[t] = sel{w, args}
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM `+t+` WHERE `+w, args...).Scan(counts[t]); err != nil {
+			return f, err
+		}
+		touched = append(touched, `s.id IN (SELECT session_id FROM `+t+` WHERE `+w+`)`)
+		touchedArgs = append(touchedArgs, args...)
+		noneLeft = append(noneLeft, `NOT EXISTS (SELECT 1 FROM `+t+` WHERE session_id = s.id AND NOT (`+w+`))`)
+		leftArgs = append(leftArgs, args...)
+	}
+	sw, sargs := scope.sessionWhere()
+	touched = append(touched, sw)
+	touchedArgs = append(touchedArgs, sargs...)
+	var err error
+	f.Sessions, err = queryList[string](ctx, q, `SELECT s.id FROM sessions s WHERE (`+strings.Join(touched, " OR ")+`) AND `+
+		strings.Join(noneLeft, " AND ")+` ORDER BY s.id`, append(touchedArgs, leftArgs...)...)
+	if err != nil {
+		return f, err
+	}
+
+	e, o, s := sels["events"], sels["observations"], sels["summaries"]
+	f.Runs, err = queryList[string](ctx, q, `
+SELECT run_id FROM events WHERE `+e.where+`
+UNION SELECT run_id FROM observations WHERE `+o.where+`
+UNION SELECT run_id FROM summaries WHERE `+s.where+`
+EXCEPT SELECT ''
+ORDER BY 1`, append(append(append([]any{}, e.args...), o.args...), s.args...)...)
+	if err != nil {
+		return f, err
+	}
+
+	f.Titles, err = queryList[string](ctx, q, `
+SELECT title FROM (
+	SELECT title, at, id FROM observations WHERE `+o.where+`
+	UNION ALL
+	SELECT request, at, id FROM summaries WHERE `+s.where+`
+) ORDER BY at, id LIMIT ?`, append(append(append([]any{}, o.args...), s.args...), max(maxTitles, 0))...)
+	if err != nil {
+		return f, err
+	}
+	f.Titled = f.Observations + f.Summaries
+
+	if len(scope.IDs) > 0 {
+		ids, err := json.Marshal(scope.IDs)
+		if err != nil {
+			return f, err
+		}
+		f.Missing, err = queryList[int64](ctx, q, `
+SELECT value FROM json_each(?) j
+WHERE NOT EXISTS (SELECT 1 FROM observations o WHERE o.id = j.value)
+GROUP BY value ORDER BY min(j.key)`, string(ids))
+		if err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+// queryList reads a one-column result.
+func queryList[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var v T
+		err := r.Scan(&v)
+		out = append(out, v)
+		return err
+	})
+	return out, err
+}
+
+// Path is the database file (forget finds the data dir's run transcripts beside it).
+func (db *DB) Path() string { return db.path }
