@@ -423,8 +423,12 @@ func TestRunOutputTooLarge(t *testing.T) {
 		if leaks := redacttest.Leaks(b, redacttest.Diagnostic()); len(leaks) > 0 {
 			t.Errorf("%s holds %d canaries, e.g. %+v", name, len(leaks), leaks[0])
 		}
-		if !bytes.Contains(b, []byte("[REDACTED:")) || !bytes.Contains(b, []byte("bytes omitted")) {
-			t.Errorf("%s lacks the scrubbed head or the omission marker", name)
+		if !bytes.Contains(b, []byte("[REDACTED:")) {
+			t.Errorf("%s lacks the scrubbed canary lines", name)
+		}
+		// stdout passed the cap, so its file was cut (stderr may not have got that far).
+		if name == TranscriptFile && !bytes.Contains(b, []byte("bytes omitted")) {
+			t.Errorf("%s lacks the omission marker", name)
 		}
 	}
 }
