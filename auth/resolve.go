@@ -200,12 +200,7 @@ func fromVar(in Inputs, k Kind, name string) (Source, Candidate) {
 }
 
 // configDir is Claude Code's user config directory.
-func configDir(in Inputs) string {
-	if d := in.Env.Get(varConfigDir); strings.TrimSpace(d) != "" {
-		return d
-	}
-	return filepath.Join(in.Home, ".claude")
-}
+func configDir(in Inputs) string { return settings.ClaudeConfigDir(in.Env, in.Home) }
 
 // storageDir is where Claude Code keeps its credential store, and whether its keychain
 // service name carries the directory's hash (only for a CLAUDE_CONFIG_DIR store).

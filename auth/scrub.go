@@ -1,21 +1,13 @@
 package auth
 
-import (
-	"regexp"
-	"strings"
-)
-
-// tokenRe matches Anthropic credential shapes (sk-ant-api03-…, sk-ant-oat01-…) wherever
-// they stand in free text: a child's stderr, an apiKeyHelper command line.
-var tokenRe = regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{8,}`)
+import "github.com/claude-mem/claude-mem-go/redact"
 
 // Scrub redacts, in text that is about to be logged or shown, every known secret and every
-// substring shaped like an Anthropic credential.
+// credential shape redact knows (redact.Scrub).
 func Scrub(text string, known ...Secret) string {
-	for _, k := range known {
-		if len(k) >= 8 { // a short value would match ordinary words
-			text = strings.ReplaceAll(text, string(k), k.String())
-		}
+	ks := make([]string, len(known))
+	for i, k := range known {
+		ks[i] = string(k)
 	}
-	return tokenRe.ReplaceAllStringFunc(text, func(m string) string { return Secret(m).String() })
+	return redact.Scrub(text, ks...)
 }

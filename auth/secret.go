@@ -5,6 +5,8 @@ package auth
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/claude-mem/claude-mem-go/redact"
 )
 
 // Secret is a credential value. Every way of printing it shows only a short prefix and
@@ -13,20 +15,8 @@ import (
 // so a Secret is never a map key.)
 type Secret string
 
-const shownPrefix = 4
-
 // String redacts.
-func (s Secret) String() string {
-	if s == "" {
-		return ""
-	}
-	r := []rune(string(s))
-	n := shownPrefix
-	if len(r) <= 2*shownPrefix {
-		n = 0 // a short secret would be mostly revealed by its prefix
-	}
-	return fmt.Sprintf("%s…(%d)", string(r[:n]), len(r))
-}
+func (s Secret) String() string { return redact.Short(string(s)) }
 
 // GoString redacts %#v too.
 func (s Secret) GoString() string { return s.String() }

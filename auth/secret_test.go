@@ -81,19 +81,3 @@ func zlog(add func(*zerolog.Event)) string {
 	e.Msg("m")
 	return buf.String()
 }
-
-func TestSecretShortAndEmpty(t *testing.T) {
-	tests := []struct {
-		in, want string
-	}{
-		{"", ""},
-		{"abcdefgh", "…(8)"}, // a prefix would reveal half of it
-		{"abcdefghi", "abcd…(9)"},
-		{"ключ-секрет-1", "ключ…(13)"}, // runes, not bytes
-	}
-	for _, tt := range tests {
-		if got := Secret(tt.in).String(); got != tt.want {
-			t.Errorf("Secret(%q).String() = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}

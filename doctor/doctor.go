@@ -22,6 +22,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -36,6 +37,7 @@ type Inputs struct {
 	GOOS       string
 	Home       string
 	Now        func() time.Time
+	Loc        *time.Location // the local day of costs and the budget; nil is UTC
 	Log        zerolog.Logger
 	Lineage    []string // darwin: the process ancestry for the desktop-app auth rule
 }
@@ -57,8 +59,10 @@ type Report struct {
 	Auth    Auth               `json:"auth"`
 	Health  health.Health      `json:"health"`
 	Queue   *Queue             `json:"queue"`
+	Cost    *Cost              `json:"cost"`
 	LastRun *health.Run        `json:"last_run"`
 	Spawn   *observer.Redacted `json:"spawn_spec"`
+	Plugin  Plugin             `json:"plugin"`
 }
 
 type Claude struct {
@@ -79,6 +83,13 @@ type Auth struct {
 	Candidates []auth.Candidate `json:"candidates,omitempty"`
 }
 
+// Cost is what the observer did and cost today and in the last 7 local days (hook stats).
+type Cost struct {
+	Today     stats.Row `json:"today"`
+	Last7Days stats.Row `json:"last_7_days"`
+	BudgetUSD float64   `json:"budget_usd"` // 0: no cap
+}
+
 type Queue struct {
 	Pending    int    `json:"pending"`
 	Processing int    `json:"processing"`
@@ -92,7 +103,7 @@ type Queue struct {
 func Build(ctx context.Context, in Inputs) *Report {
 	s := in.Settings
 	d := observe.Deps{Settings: s, Env: in.Env, GOOS: in.GOOS, Home: in.Home, Now: in.Now, Log: in.Log, Lineage: in.Lineage}
-	r := &Report{Version: in.Version, Hook: in.Hook, DataDir: s.DataDir, PluginRoot: in.PluginRoot, }
+	r := &Report{Version: in.Version, Hook: in.Hook, DataDir: s.DataDir, PluginRoot: in.PluginRoot}
 	for _, v := range s.Values {
 		v.Value, v.Error = auth.Scrub(v.Value), auth.Scrub(v.Error)
 		r.Settings = append(r.Settings, v)
@@ -127,6 +138,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	}
 
 	var storeErr error
+	var budget observe.Budget
 	if in.DataDirErr != nil {
 		storeErr = in.DataDirErr
 	} else if db, err := store.OpenReadOnly(filepath.Join(s.DataDir, settings.DBFile)); err == nil {
@@ -134,6 +146,9 @@ func Build(ctx context.Context, in Inputs) *Report {
 			r.Queue = &Queue{Pending: c.Pending, Processing: c.Processing, Done: c.Done, Failed: c.Failed}
 		} else {
 			storeErr = err
+		}
+		if storeErr == nil {
+			r.Cost, budget, storeErr = costs(ctx, db, s, in.Now(), in.Loc)
 		}
 		db.Close()
 	} else if !errors.Is(err, store.ErrNoDatabase) {
@@ -159,7 +174,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	}
 	lines := notice.Collect(notice.Inputs{
 		Hook: in.Hook, ObserverEnabled: r.Observer.Enabled, Binary: binErr,
-		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr,
+		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr, Budget: budget,
 	})
 	r.Findings = append(lines, r.Findings...)
 	authFailed := r.Observer.Enabled && seen.Auth.State == health.StateFailed
@@ -172,12 +187,31 @@ func Build(ctx context.Context, in Inputs) *Report {
 	if r.Queue != nil && r.Queue.Failed > 0 {
 		r.Findings = append(r.Findings, fmt.Sprintf("%d events failed 3 observer runs; they are kept", r.Queue.Failed))
 	}
+	plugin, pluginFindings, pluginFailed := checkPlugin(in)
+	r.Plugin = plugin
+	r.Findings = append(r.Findings, pluginFindings...)
 	if r.Findings == nil {
 		r.Findings = []string{} // `"findings": []`, never null, in --json
 	}
 	setupRequired := r.Observer.Enabled && binErr != nil
-	r.OK = !setupRequired && !authFailed && len(s.Errors) == 0 && storeErr == nil
+	r.OK = !setupRequired && !authFailed && len(s.Errors) == 0 && storeErr == nil && !pluginFailed
 	return r
+}
+
+// costs reads today's and the last 7 days' totals and today's budget.
+func costs(ctx context.Context, db *store.DB, s *settings.Settings, now time.Time, loc *time.Location) (*Cost, observe.Budget, error) {
+	c := &Cost{BudgetUSD: s.DailyBudgetUSD}
+	today, err := stats.Build(ctx, db, now, loc, 1, "", s.DailyBudgetUSD)
+	if err != nil {
+		return nil, observe.Budget{}, err
+	}
+	week, err := stats.Build(ctx, db, now, loc, 7, "", s.DailyBudgetUSD)
+	if err != nil {
+		return nil, observe.Budget{}, err
+	}
+	c.Today, c.Last7Days = today.Total, week.Total
+	b, err := observe.TodayBudget(ctx, db, s, now, loc)
+	return c, b, err
 }
 
 // PluginRoot is CLAUDE_PLUGIN_ROOT inside a hook; run from a terminal, it is the directory
@@ -207,6 +241,7 @@ func Render(w io.Writer, r *Report) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "hook         %s\ndata dir     %s\nplugin root  %s\n", r.Hook, r.DataDir, orNone(r.PluginRoot))
+	fmt.Fprintf(w, "installed    %s\n", r.Plugin.summary())
 	fmt.Fprintf(w, "observer     %s\n", map[bool]string{true: fmt.Sprintf("on, at most %d at once", r.Observer.MaxConcurrentAgents), false: "off (search-only mode)"}[r.Observer.Enabled])
 	if r.Claude.Found {
 		fmt.Fprintf(w, "claude       %s (via %s)\n", r.Claude.Path, r.Claude.Via)
@@ -234,6 +269,13 @@ func Render(w io.Writer, r *Report) {
 		} else {
 			fmt.Fprintf(w, "events       %d pending, %d processing, %d done, %d failed\n", r.Queue.Pending, r.Queue.Processing, r.Queue.Done, r.Queue.Failed)
 		}
+	}
+	if r.Cost != nil {
+		budget := "no daily budget"
+		if r.Cost.BudgetUSD > 0 {
+			budget = fmt.Sprintf("daily budget $%.2f", r.Cost.BudgetUSD)
+		}
+		fmt.Fprintf(w, "cost today   %s (%s)\ncost 7 days  %s\n", r.Cost.Today.Line(), budget, r.Cost.Last7Days.Line())
 	}
 	if r.LastRun != nil {
 		fmt.Fprintf(w, "last run     %s at %s: %s %s\n", r.LastRun.ID, r.LastRun.Time.UTC().Format(time.RFC3339), r.LastRun.Outcome, r.LastRun.Reason)

@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -53,6 +54,64 @@ func TestFindingsAreAnEmptyListWhenAllIsWell(t *testing.T) {
 			}
 			if strings.Contains(string(b), `"findings":null`) {
 				t.Fatalf("findings is null in %s", b)
+			}
+		})
+	}
+}
+
+// The plugin section: each registry state gives its finding with the fixing command, and
+// fails doctor for not installed (only when this binary is part of a plugin dir Claude
+// Code is not running it from), disabled and a missing marketplace; a different build is a
+// finding that does not fail.
+func TestPluginFindings(t *testing.T) {
+	write := func(t *testing.T, path, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name        string
+		installed   bool
+		enabled     bool
+		marketGone  bool
+		otherBuild  bool
+		pluginEnv   bool // run by Claude Code (CLAUDE_PLUGIN_ROOT set)
+		wantFailed  bool
+		wantFinding string
+	}{
+		{"not installed", false, false, false, false, false, true, "plugin not installed in Claude Code — run: claude plugin marketplace add PLUGIN && claude plugin install claude-mem@claude-mem-go"},
+		{"not installed, but loaded by Claude Code (--plugin-dir)", false, false, false, false, true, false, ""},
+		{"installed and enabled, this build", true, true, false, false, false, false, ""},
+		{"disabled", true, false, false, false, false, true, "plugin installed but disabled — run: claude plugin enable claude-mem@claude-mem-go"},
+		{"marketplace dir gone", true, true, true, false, false, true, "marketplace claude-mem-go directory MARKET is gone (moved or deleted); run: claude plugin marketplace add PLUGIN"},
+		{"another build", true, true, false, true, false, false, "Claude Code runs MARKET/bin/hook, a different build from this PLUGIN/bin/hook — run: claude plugin marketplace add PLUGIN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			home, plugin, market := filepath.Join(dir, "home"), filepath.Join(dir, "plugin"), filepath.Join(dir, "market")
+			write(t, filepath.Join(plugin, ".claude-plugin", "plugin.json"), `{}`)
+			write(t, filepath.Join(plugin, "bin", "hook"), "BUILD-1")
+			if !tc.marketGone {
+				write(t, filepath.Join(market, ".claude-plugin", "marketplace.json"), `{"plugins":[{"name":"claude-mem","source":"./"}]}`)
+				write(t, filepath.Join(market, "bin", "hook"), map[bool]string{false: "BUILD-1", true: "BUILD-2"}[tc.otherBuild])
+			}
+			if tc.installed {
+				write(t, filepath.Join(home, ".claude", "plugins", "installed_plugins.json"), `{"version":2,"plugins":{"claude-mem@claude-mem-go":[{"scope":"user","installPath":"x","version":"1"}]}}`)
+				write(t, filepath.Join(home, ".claude", "plugins", "known_marketplaces.json"), `{"claude-mem-go":{"source":{"source":"directory","path":"`+market+`"},"installLocation":"`+market+`"}}`)
+				write(t, filepath.Join(home, ".claude", "settings.json"), fmt.Sprintf(`{"enabledPlugins":{"claude-mem@claude-mem-go":%v}}`, tc.enabled))
+			}
+			env := settings.Env{"HOME": home}
+			if tc.pluginEnv {
+				env["CLAUDE_PLUGIN_ROOT"] = plugin
+			}
+			p, findings, failed := checkPlugin(Inputs{Hook: filepath.Join(plugin, "bin", "hook"), PluginRoot: plugin, Env: env, Home: home})
+			want := strings.NewReplacer("PLUGIN", plugin, "MARKET", market).Replace(tc.wantFinding)
+			if failed != tc.wantFailed || (want == "") != (len(findings) == 0) || (want != "" && !strings.Contains(findings[0], want)) {
+				t.Fatalf("failed %v findings %q; want failed %v and %q (%+v)", failed, findings, tc.wantFailed, want, p)
 			}
 		})
 	}

@@ -145,7 +145,7 @@ func TestSessionStartInjectsOnlyThisProjectsMemory(t *testing.T) {
 	})
 	res := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, map[string]any{"session_id": "new", "source": "startup"})))
 	for _, want := range []string{"# claude-mem: myproj", "[decision] Chose WAL mode", "[bugfix] Fixed the parser crash",
-		"Request: make the parser robust", "Learned: gjson validates first", "search --project myproj"} {
+		"Request: make the parser robust", "Learned: gjson validates first", notice.SearchHint} {
 		if !strings.Contains(res.Context, want) {
 			t.Errorf("additionalContext lacks %q:\n%s", want, res.Context)
 		}

@@ -27,6 +27,7 @@ type Input struct {
 	ToolInput      string // raw JSON text
 	ToolResponse   string // raw JSON text (PostToolUse) or the error text (PostToolUseFailure)
 	IsError        bool
+	AgentID        string // set on tool events inside a subagent
 }
 
 // BadInputError says why stdin was not a usable hook event; it never carries the payload.
@@ -76,6 +77,7 @@ func Parse(data []byte) (Input, error) {
 		ToolName:       str(root, "tool_name"),
 		ToolUseID:      str(root, "tool_use_id"),
 		ToolInput:      raw(root, "tool_input"),
+		AgentID:        str(root, "agent_id"),
 	}
 	if in.Event == PostToolUseFailure {
 		in.ToolResponse, in.IsError = str(root, "error"), true

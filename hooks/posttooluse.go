@@ -17,6 +17,10 @@ func handlePostToolUse(ctx context.Context, d *Deps, in Input) Result {
 		d.Log.Debug().Str("tool", in.ToolName).Msg("tool in CLAUDE_MEM_SKIP_TOOLS not stored")
 		return Result{}
 	}
+	if d.Settings.SkipSubagents && in.AgentID != "" {
+		d.Log.Debug().Str("tool", in.ToolName).Msg("tool event inside a subagent not stored (CLAUDE_MEM_SKIP_SUBAGENTS)")
+		return Result{}
+	}
 	p, ok := admit(d, in)
 	if !ok {
 		return Result{}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/selfcapture"
 	"github.com/claude-mem/claude-mem-go/settings"
@@ -30,6 +31,7 @@ type Deps struct {
 	Hook          string // the running executable's path, shown in notices
 	ExecutableDir string
 	Now           func() time.Time
+	Loc           *time.Location // the budget's local day; nil is UTC
 	Log           zerolog.Logger
 
 	// OpenStore opens (creating when needed) the database.
@@ -181,3 +183,17 @@ func withStore(d *Deps, event string, fn func(*store.DB) error) error {
 }
 
 func (d *Deps) observerEnabled() bool { return d.Settings.MaxConcurrentAgents > 0 }
+
+// budgetReached reads today's observer cost; a run is not started once it reached
+// CLAUDE_MEM_DAILY_BUDGET_USD (observe checks again before spawning).
+func (d *Deps) budgetReached(ctx context.Context, db *store.DB) bool {
+	b, err := observe.TodayBudget(ctx, db, d.Settings, d.Now(), d.Loc)
+	if err != nil {
+		d.Log.Warn().Err(err).Msg("reading today's observer cost failed; the observer run checks again")
+		return false
+	}
+	if b.Reached() {
+		d.Log.Info().Float64("spent_usd", b.Spent).Float64("budget_usd", b.Limit).Msg("observer budget reached; no run started, events stay pending")
+	}
+	return b.Reached()
+}

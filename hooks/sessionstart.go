@@ -6,6 +6,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/notice"
+	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -47,6 +48,7 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		obs           []store.Observation
 		sum           *store.Summary
 		stale, finals []string
+		budget        observe.Budget
 	)
 	storeErr := withStore(d, in.Event, func(db *store.DB) error {
 		// A failed session row (a database locked past the busy timeout) must not hide the
@@ -62,6 +64,12 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 			return err
 		}
 		if d.observerEnabled() {
+			if budget, err = observe.TodayBudget(ctx, db, d.Settings, d.Now(), d.Loc); err != nil {
+				return err
+			}
+			if budget.Reached() {
+				return nil // nothing is restarted today; the notice says until when
+			}
 			horizon := d.Now().Add(-StaleAfter)
 			if stale, err = db.StaleSessions(ctx, horizon); err != nil {
 				return err
@@ -78,8 +86,9 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		Health:          h,
 		SettingsErrors:  d.Settings.Errors,
 		StoreErr:        storeErr,
+		Budget:          budget,
 	})
-	text := notice.Render(notice.Context{Project: p.Name, Observations: obs, Summary: sum, Notices: lines, Hook: d.Hook})
+	text := notice.Render(notice.Context{Project: p.Name, Observations: obs, Summary: sum, Notices: lines})
 	res := Result{Output: sessionStartOutput(text, notice.SystemMessage(lines))}
 	res.Observe = leftBehind(stale, finals)
 	return res

@@ -3,11 +3,13 @@ package hooks
 import (
 	"context"
 
+	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// handleStop starts the observer when the session has pending events. It returns at once:
-// the observer runs detached, in its own session.
+// handleStop starts the observer when the session's pending events make a batch
+// (observe.BatchDue) and today's budget is not spent. It returns at once: the observer runs
+// detached, in its own session.
 func handleStop(ctx context.Context, d *Deps, in Input) Result {
 	if !d.observerEnabled() {
 		return Result{}
@@ -15,12 +17,16 @@ func handleStop(ctx context.Context, d *Deps, in Input) Result {
 	if _, ok := admit(d, in); !ok {
 		return Result{}
 	}
-	var pending bool
-	_ = withStore(d, in.Event, func(db *store.DB) (err error) {
-		pending, err = db.HasPending(ctx, in.SessionID)
-		return err
+	var due bool
+	_ = withStore(d, in.Event, func(db *store.DB) error {
+		n, oldest, err := db.PendingOf(ctx, in.SessionID)
+		if err != nil {
+			return err
+		}
+		due = observe.BatchDue(n, oldest, d.Now(), d.Settings) && !d.budgetReached(ctx, db)
+		return nil
 	})
-	if !pending {
+	if !due {
 		return Result{}
 	}
 	return Result{Observe: []ObserveRequest{{SessionID: in.SessionID}}}

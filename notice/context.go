@@ -25,8 +25,12 @@ type Context struct {
 	Observations []store.Observation
 	Summary      *store.Summary // the latest session summary, if any
 	Notices      []string
-	Hook         string // real path of the running binary, for the search hint
 }
+
+// SearchHint ends a context that has memory: it names the memory tools (mcpserver), which
+// reach everything older than the context shows, compact index first.
+const SearchHint = "Search older memory with the claude-mem tools: mcp__plugin_claude-mem_memory__search (a compact index), " +
+	"then mcp__plugin_claude-mem_memory__get_observations for the records you need."
 
 // Render builds the additionalContext text (DESIGN.md §12): notices first, then the
 // project's most recent observations newest first, then the latest summary and how to
@@ -45,7 +49,7 @@ func Render(c Context) string {
 	if c.Summary != nil {
 		tail = append(tail, summaryLines(c.Summary)...)
 	}
-	tail = append(tail, "", "Search older memory: "+shellQuote(c.Hook)+" search --project "+shellQuote(c.Project)+" QUERY")
+	tail = append(tail, "", SearchHint)
 
 	obs := slices.Clone(c.Observations)
 	slices.SortStableFunc(obs, func(a, b store.Observation) int { // newest first
@@ -125,9 +129,9 @@ func clip(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// shellQuote makes a path or project name safe to paste into a shell command, which is
+// ShellQuote makes a path or project name safe to paste into a shell command, which is
 // how the model will use the search hint.
-func shellQuote(s string) string {
+func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:,@%=", r))
 	}) < 0 {

@@ -29,13 +29,13 @@ func TestRender(t *testing.T) {
 		c    Context
 		want string
 	}{
-		{name: "refused project, no notices", c: Context{Observations: obs, Hook: "/bin/hook"}, want: ""},
-		{name: "refused project, notices only", c: Context{Notices: notices, Observations: obs, Hook: "/bin/hook"}, want: notices[0] + "\n" + notices[1]},
-		{name: "no memory", c: Context{Project: "web", Hook: "/bin/hook"}, want: "# claude-mem: web — no memory yet"},
-		{name: "no memory with notice", c: Context{Project: "web", Notices: notices[:1], Hook: "/bin/hook"}, want: notices[0] + "\n# claude-mem: web — no memory yet"},
+		{name: "refused project, no notices", c: Context{Observations: obs}, want: ""},
+		{name: "refused project, notices only", c: Context{Notices: notices, Observations: obs}, want: notices[0] + "\n" + notices[1]},
+		{name: "no memory", c: Context{Project: "web"}, want: "# claude-mem: web — no memory yet"},
+		{name: "no memory with notice", c: Context{Project: "web", Notices: notices[:1]}, want: notices[0] + "\n# claude-mem: web — no memory yet"},
 		{
 			name: "observations and summary",
-			c:    Context{Project: "my app", Observations: obs, Summary: summary, Notices: notices, Hook: "/opt/claude mem/hook"},
+			c:    Context{Project: "my app", Observations: obs, Summary: summary, Notices: notices},
 			want: notices[0] + "\n" + notices[1] + `
 # claude-mem: my app
 
@@ -50,27 +50,27 @@ func TestRender(t *testing.T) {
 - Learned: claim must be atomic
 - Completed: race fixed and tested
 
-Search older memory: '/opt/claude mem/hook' search --project 'my app' QUERY`,
+` + SearchHint,
 		},
 		{
 			name: "summary only",
-			c:    Context{Project: "web", Summary: &store.Summary{Request: "it's done"}, Hook: "/bin/hook"},
+			c:    Context{Project: "web", Summary: &store.Summary{Request: "it's done"}},
 			want: `# claude-mem: web
 
 ## Latest session summary
 - Request: it's done
 
-Search older memory: /bin/hook search --project web QUERY`,
+` + SearchHint,
 		},
 		{
 			name: "observations only",
-			c:    Context{Project: "web", Observations: obs[1:2], Hook: "/bin/hook"},
+			c:    Context{Project: "web", Observations: obs[1:2]},
 			want: `# claude-mem: web
 
 ## Recent observations (newest first)
 - #123 2026-11-30 [bugfix] Fix race in queue claim
 
-Search older memory: /bin/hook search --project web QUERY`,
+` + SearchHint,
 		},
 	}
 	for _, tt := range tests {
@@ -92,7 +92,7 @@ func TestRenderBounds(t *testing.T) {
 	}
 	big := strings.Repeat("long summary text ", 200)
 	summary := &store.Summary{Request: big, Investigated: big, Learned: big, Completed: big, NextSteps: big, Notes: big, At: day}
-	out := Render(Context{Project: "web", Observations: obs, Summary: summary, Notices: []string{SetupNotFound("/bin/hook")}, Hook: "/bin/hook"})
+	out := Render(Context{Project: "web", Observations: obs, Summary: summary, Notices: []string{SetupNotFound("/bin/hook")}})
 
 	if len(out) > maxContext || len(out) < maxContext-1000 {
 		t.Fatalf("len = %d, want just under %d", len(out), maxContext)
@@ -101,7 +101,7 @@ func TestRenderBounds(t *testing.T) {
 	if lines[0] != SetupNotFound("/bin/hook") || lines[1] != "# claude-mem: web" {
 		t.Errorf("head = %q", lines[:2])
 	}
-	if last := lines[len(lines)-1]; last != "Search older memory: /bin/hook search --project web QUERY" {
+	if last := lines[len(lines)-1]; last != SearchHint {
 		t.Errorf("last line = %q", last)
 	}
 	if !strings.Contains(out, "\n- Notes: long summary") {
@@ -156,8 +156,8 @@ func TestShellQuote(t *testing.T) {
 		{"", "''"},
 	}
 	for _, tt := range tests {
-		if got := shellQuote(tt.in); got != tt.want {
-			t.Errorf("shellQuote(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := ShellQuote(tt.in); got != tt.want {
+			t.Errorf("ShellQuote(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -4,9 +4,13 @@ package notice
 import (
 	"cmp"
 	"errors"
-	"github.com/claude-mem/claude-mem-go/auth"
+	"fmt"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/auth"
+	"github.com/claude-mem/claude-mem-go/observe"
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
@@ -47,6 +51,13 @@ func MemoryUnavailable(reason, hook string) string {
 	return "claude-mem: memory unavailable — " + oneLine(reason) + " (details: " + oneLine(hook) + " doctor)"
 }
 
+// BudgetReached is the notice for a day whose observer cost reached
+// CLAUDE_MEM_DAILY_BUDGET_USD: no run starts until until, the next local midnight.
+func BudgetReached(spent, budget float64, until time.Time, hook string) string {
+	return fmt.Sprintf("claude-mem: observer budget reached — $%.2f of $%.2f today; observations paused until %s, nothing lost (details: %s doctor)",
+		spent, budget, until.Format("2006-01-02 15:04 MST"), oneLine(hook))
+}
+
 // setupFailed covers a binary check that failed in a way claudebin does not type; it keeps
 // the shape of the other setup notices.
 func setupFailed(reason, hook string) string {
@@ -76,10 +87,11 @@ type Inputs struct {
 	Health          health.Health
 	SettingsErrors  []*settings.Error
 	StoreErr        error // non-nil: memory unavailable
+	Budget          observe.Budget
 }
 
 // Collect returns the notices for the current problems, most severe first: memory
-// unavailable, setup, auth failed, then settings errors in key order. Each problem gives at
+// unavailable, setup, auth failed, budget reached, then settings errors in key order. Each problem gives at
 // most one line, and a notice disappears as soon as its cause is gone:
 //   - setup comes from the live binary check only. health.Setup records what the last
 //     run saw, which is stale once claude is installed or fixed; a binary found now clears
@@ -99,6 +111,9 @@ func Collect(in Inputs) []string {
 		}
 		if a := in.Health.Auth; a.State == health.StateFailed {
 			out = append(out, AuthFailed(cmp.Or(a.Source, "no usable source"), cmp.Or(a.Reason, "unknown reason"), in.Hook))
+		}
+		if b := in.Budget; b.Reached() {
+			out = append(out, BudgetReached(b.Spent, b.Limit, b.Until, in.Hook))
 		}
 	}
 	errs := slices.DeleteFunc(slices.Clone(in.SettingsErrors), func(e *settings.Error) bool { return e == nil })

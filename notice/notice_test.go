@@ -7,9 +7,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -155,5 +157,18 @@ func TestSettingsErrorNeverShowsACredential(t *testing.T) {
 	line := SettingsError("CLAUDE_MEM_AUTH_SOURCE", "sk-ant-api03-PASTEDINTOTHEWRONGKEY", "must be one of auto, env", "auto")
 	if strings.Contains(line, "PASTEDINTOTHEWRONGKEY") {
 		t.Fatalf("settings error notice shows the credential: %s", line)
+	}
+}
+
+func TestBudgetNotice(t *testing.T) {
+	until := time.Date(2026, 12, 1, 0, 0, 0, 0, time.FixedZone("CET", 3600))
+	in := Inputs{Hook: "/p/bin/hook", ObserverEnabled: true, Budget: observe.Budget{Spent: 5.004, Limit: 5, Until: until}}
+	want := "claude-mem: observer budget reached — $5.00 of $5.00 today; observations paused until 2026-12-01 00:00 CET, nothing lost (details: /p/bin/hook doctor)"
+	if got := Collect(in); len(got) != 1 || got[0] != want {
+		t.Fatalf("notices %q\nwant %q", got, want)
+	}
+	in.Budget.Spent = 4.99 // under the budget, and the next day's zero: no notice
+	if got := Collect(in); len(got) != 0 {
+		t.Fatalf("under budget: %q", got)
 	}
 }

@@ -4,6 +4,7 @@
 package observe
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -39,6 +40,7 @@ type Deps struct {
 	GOOS     string
 	Home     string
 	Now      func() time.Time
+	Loc      *time.Location // the local day of the budget; nil is UTC
 	Log      zerolog.Logger
 	// Lineage is the process ancestry the desktop-app rule reads (darwin), walked once by
 	// the caller before any lock or slot wait: the hook's parent may be gone by then.
@@ -102,6 +104,22 @@ func (o *observeRun) run(ctx context.Context) error {
 		}
 	}
 	for ctx.Err() == nil {
+		// Checked before every batch that would run: a backlog is worked off within the
+		// day's budget.
+		pending, err := db.HasPending(ctx, o.session)
+		if err != nil {
+			return err
+		}
+		if !pending && summaryDone {
+			return nil
+		}
+		if b, err := TodayBudget(ctx, db, s, o.d.Now(), o.d.Loc); err != nil {
+			return err
+		} else if b.Reached() {
+			o.log.Info().Float64("spent_usd", b.Spent).Float64("budget_usd", b.Limit).Time("until", b.Until).
+				Msg("observer budget reached; events stay pending until the next local day")
+			return nil
+		}
 		runID := observer.NewRunID(o.d.Now())
 		events, err := db.Claim(ctx, o.session, runID, batchSize, o.d.Now())
 		if err != nil {
@@ -180,7 +198,7 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	proj := projectOf(events, prompts, prior)
 	spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: o.d.Env, GOOS: o.d.GOOS, Binary: bin, Auth: src, RunID: runID})
 	log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
-	prompt := observer.BuildPrompt(observer.PromptInput{Project: proj, Events: events, Prompts: prompts, Earlier: prior, Final: writeSummary})
+	prompt := observer.BuildPrompt(observer.PromptInput{Project: proj, Events: events, Prompts: prompts, Earlier: prior, Final: writeSummary, Inline: !s.SystemPrompt})
 	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return ResolveClaude(o.d.Env, s, o.d.GOOS) })
 	res.Reason = auth.Scrub(res.Reason, src.Value) // it may quote the child's output
 	log = log.With().Str("outcome", string(res.Outcome)).Logger()
@@ -195,6 +213,16 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 		log.Error().Int("exit", res.ExitCode).Str("stderr_tail", auth.Scrub(res.StderrTail, src.Value)).Msg("observer child exited non-zero")
 	}
 	run := &health.Run{ID: runID, Outcome: string(res.Outcome), Reason: res.Reason, Time: o.d.Now(), Events: len(events)}
+	// Every spawned run is recorded with what it cost (zero without a result line), after
+	// the outcome's own writes, so the budget sees it before the next batch starts.
+	rec := store.RunRecord{ID: runID, SessionID: o.session, Project: proj, Model: cmp.Or(res.Model, s.Model),
+		Outcome: string(res.Outcome), StartedAt: now, Events: len(events), Usage: res.Usage}
+	defer func() {
+		rec.EndedAt = o.d.Now()
+		if err := db.RecordRun(dbctx, rec); err != nil {
+			log.Error().Err(err).Msg("recording the run's cost failed")
+		}
+	}()
 	defer func() {
 		if err := observer.Prune(spec.SessionDir, s.ObserverRetention); err != nil {
 			log.Warn().Err(err).Msg("pruning old observer run dirs failed")
@@ -213,11 +241,14 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 		if sum != nil {
 			sum.SessionID, sum.Project, sum.RunID, sum.At = o.session, proj, runID, at
 		}
-		if err := db.Complete(dbctx, runID, obs, sum); err != nil {
+		dups, err := db.CompleteRun(dbctx, runID, obs, sum)
+		if err != nil {
 			releaseAll(false)
 			return false, err
 		}
-		log.Info().Int("observations", len(obs)).Bool("summary", sum != nil).Msg("observer run stored")
+		rec.Observations, rec.Duplicates = len(obs)-dups, dups
+		log.Info().Int("observations", rec.Observations).Int("duplicates", dups).Bool("summary", sum != nil).
+			Float64("cost_usd", res.Usage.CostUSD).Msg("observer run stored")
 		if writeSummary && sum != nil {
 			if err := db.FinalDone(dbctx, o.session); err != nil {
 				log.Warn().Err(err).Msg("recording the final run failed; a later SessionStart may run it again")

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // Classify decides a run's outcome from its stream-json stdout lines, never from prose:
@@ -25,6 +27,8 @@ type stream struct {
 	auth, transient           string // from the final messages (assistant, result)
 	retryAuth, retryTransient string // from api_retry lines: only decisive when no result came
 	results                   []result
+	usage                     store.Usage // the last result line's (its cost is the session's total)
+	model                     string      // from the result's modelUsage, else the init line
 }
 
 type result struct {
@@ -54,6 +58,19 @@ func scan(lines [][]byte) stream {
 				s.transient = firstOf(s.transient, text, apiError(status, errName))
 			}
 		case "result":
+			s.usage = store.Usage{
+				InputTokens:         v.Get("usage.input_tokens").Int(),
+				OutputTokens:        v.Get("usage.output_tokens").Int(),
+				CacheCreationTokens: v.Get("usage.cache_creation_input_tokens").Int(),
+				CacheReadTokens:     v.Get("usage.cache_read_input_tokens").Int(),
+				CostUSD:             v.Get("total_cost_usd").Float(),
+				DurationMS:          v.Get("duration_ms").Int(),
+				DurationAPIMS:       v.Get("duration_api_ms").Int(),
+			}
+			v.Get("modelUsage").ForEach(func(k, _ gjson.Result) bool {
+				s.model = k.String() // the first: the observer uses one model
+				return false
+			})
 			r := result{
 				isError:  v.Get("is_error").Bool(),
 				subtype:  v.Get("subtype").String(),
@@ -70,6 +87,9 @@ func scan(lines [][]byte) stream {
 			}
 			s.results = append(s.results, r)
 		case "system":
+			if v.Get("subtype").String() == "init" && s.model == "" {
+				s.model = v.Get("model").String()
+			}
 			if v.Get("subtype").String() != "api_retry" {
 				continue
 			}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claude-mem/claude-mem-go/store"
 )
 
 func fixtureLines(t *testing.T, name string) [][]byte {
@@ -124,6 +126,35 @@ func TestClassifySynthetic(t *testing.T) {
 			got, reason := Classify(tc.lines, tc.exit, tc.timedOut)
 			if got != tc.want || !strings.Contains(reason, tc.wantReason) || (got == OutcomeOK) != (reason == "") {
 				t.Errorf("got %s %q, want %s %q", got, reason, tc.want, tc.wantReason)
+			}
+		})
+	}
+}
+
+func TestUsageFromTheResultLine(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lines [][]byte
+		want  store.Usage
+		model string
+	}{
+		{"fixture success", fixtureLines(t, "streamjson-out-single-message.jsonl"),
+			store.Usage{InputTokens: 10, OutputTokens: 5, CostUSD: 0.00014000000000000001, DurationMS: 231, DurationAPIMS: 38}, "claude-opus-5-5"},
+		{"fixture max turns (an error result still cost money)", fixtureLines(t, "streamjson-out-error_max_turns.jsonl"), store.Usage{}, ""},
+		{"no result line: zero", lines(`{"type":"system","subtype":"init","model":"claude-haiku-4-5"}`, assistant), store.Usage{}, "claude-haiku-4-5"},
+		{"cache tokens", lines(`{"type":"result","subtype":"success","is_error":false,"total_cost_usd":1.5,"duration_ms":7,"duration_api_ms":6,"usage":{"input_tokens":1,"output_tokens":2,"cache_creation_input_tokens":3,"cache_read_input_tokens":4}}`),
+			store.Usage{InputTokens: 1, OutputTokens: 2, CacheCreationTokens: 3, CacheReadTokens: 4, CostUSD: 1.5, DurationMS: 7, DurationAPIMS: 6}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := scan(tc.lines)
+			if tc.name == "fixture max turns (an error result still cost money)" {
+				if s.usage.CostUSD <= 0 || s.model == "" {
+					t.Fatalf("max turns: usage %+v model %q; want its cost and model", s.usage, s.model)
+				}
+				return
+			}
+			if s.usage != tc.want || s.model != tc.model {
+				t.Fatalf("usage %+v model %q; want %+v %q", s.usage, s.model, tc.want, tc.model)
 			}
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // Outcome is how an observer run ended (DESIGN.md §8).
@@ -56,6 +57,10 @@ type Result struct {
 	Binary     string // what actually ran (after a re-resolve, the new path)
 	Lines      int    // stdout lines, all kept in <Dir>/transcript.jsonl
 	StartErr   error  // setup_required: why the spawn failed (*claudebin.UnspawnableError, *claudebin.NotFoundError)
+	// Usage is the result line's tokens, cost and durations, whatever the outcome; zero
+	// when no result line came. Model is the model that answered, when the output says.
+	Usage store.Usage
+	Model string
 }
 
 // StdinMessage is the one stream-json user message the child gets on stdin, as one line.
@@ -189,6 +194,7 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 	res.StderrTail = tail(stderrPath, stderrTailBytes)
 	s := scan(lines)
 	res.Outcome, res.Reason = s.classify(res.ExitCode, stopped)
+	res.Usage, res.Model = s.usage, s.model
 	if res.Outcome == OutcomeOK {
 		res.Text = s.text()
 	}

@@ -61,6 +61,7 @@ type Spec struct {
 	ConfigDir       string // <data>/observer-config, the child's CLAUDE_CONFIG_DIR
 	Auth            auth.Source
 	Model           string
+	SystemPrompt    string // --system-prompt: the observer's instructions; "" sends Claude Code's default (and the instructions go in the message)
 	Timeout         time.Duration
 	RunID           string
 }
@@ -133,6 +134,9 @@ func BuildSpec(in SpecInput) Spec {
 		Timeout:         st.ObserverTimeout,
 		RunID:           in.RunID,
 	}
+	if st.SystemPrompt {
+		s.SystemPrompt = SystemPrompt
+	}
 	s.Args = buildArgs(s)
 	s.Env, s.RefusedEnv = buildEnv(in, s.ConfigDir)
 	return s
@@ -151,6 +155,9 @@ func buildArgs(s Spec) []string {
 	args = appendFlag(args, "--permission-mode", s.PermissionMode)
 	args = append(args, "--no-session-persistence")
 	args = appendFlag(args, "--model", s.Model)
+	if s.SystemPrompt != "" {
+		args = append(args, "--system-prompt", s.SystemPrompt)
+	}
 	if s.Auth.Kind == auth.KindAPIKeyHelper {
 		args = appendFlag(args, "--settings", helperSettings(s.Auth.Helper))
 	}
@@ -337,6 +344,10 @@ func (s Spec) Redacted() Redacted {
 	// it (`echo sk-ant-…`) is not.
 	for i, a := range s.Args {
 		r.Args[i] = auth.Scrub(a, s.Auth.Value)
+		if i > 0 && s.Args[i-1] == "--system-prompt" && a == SystemPrompt {
+			// Fixed text, logged on every spawn: named, not repeated.
+			r.Args[i] = fmt.Sprintf("<observer instructions, %d characters>", len(a))
+		}
 	}
 	r.Auth.Helper = auth.Scrub(s.Auth.Helper, s.Auth.Value)
 	if !s.Auth.ExpiresAt.IsZero() {

@@ -55,7 +55,7 @@ func parentEnv(t *testing.T) settings.Env {
 
 func baseSettings() *settings.Settings {
 	return &settings.Settings{
-		DataDir: "/data/cm", Model: "haiku", PreserveProxy: true, ObserverTimeout: 300 * time.Second,
+		DataDir: "/data/cm", Model: "haiku", PreserveProxy: true, ObserverTimeout: 300 * time.Second, SystemPrompt: true,
 		DotEnv: settings.Env{"ANTHROPIC_API_KEY": "sk-ant-api03-DOTENV", "HTTPS_PROXY": "http://dotenv-proxy:1", "HTTP_PROXY": "http://dotenv-proxy:2"},
 	}
 }
@@ -64,7 +64,8 @@ var baseArgv = []string{"/usr/local/bin/claude", "-p",
 	"--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
 	"--setting-sources=", "--tools=", "--disallowedTools", strings.Join(DisallowedTools, ","),
 	"--strict-mcp-config", "--mcp-config", `{"mcpServers":{}}`,
-	"--permission-mode", "dontAsk", "--no-session-persistence", "--model", "haiku"}
+	"--permission-mode", "dontAsk", "--no-session-persistence", "--model", "haiku",
+	"--system-prompt", SystemPrompt}
 
 // baseEnv is what every child gets from parentEnv: the allowlist, .env's HTTP_PROXY (the
 // process has no HTTP_PROXY; its HTTPS_PROXY wins over .env's), and the fixed variables.
@@ -337,5 +338,33 @@ func TestNewRunID(t *testing.T) {
 		if ids[i] <= ids[1] || ids[i] <= ids[0] || (i > 2 && ids[i] <= ids[i-1]) {
 			t.Errorf("ids do not sort by time: %q", ids)
 		}
+	}
+}
+
+// TestSystemPromptSetting: the instructions go in --system-prompt (fixed text: no project,
+// no time), are named rather than repeated in the redacted spec, and move into the message
+// when CLAUDE_MEM_OBSERVER_SYSTEM_PROMPT=false.
+func TestSystemPromptSetting(t *testing.T) {
+	st := baseSettings()
+	s := BuildSpec(SpecInput{Settings: st, Binary: claudebin.Result{Path: "/c"}, RunID: testRunID})
+	if i := slices.Index(s.Args, "--system-prompt"); i < 0 || s.Args[i+1] != SystemPrompt {
+		t.Fatalf("argv lacks --system-prompt <instructions>: %q", s.Args)
+	}
+	if red := strings.Join(s.Redacted().Args, " "); strings.Contains(red, "How you work") || !strings.Contains(red, "<observer instructions, ") {
+		t.Errorf("redacted argv: %s", red)
+	}
+	in := PromptInput{Project: "proj-x", Events: benignEvents()}
+	msg := BuildPrompt(in)
+	if strings.Contains(msg, "How you work") || strings.Contains(SystemPrompt, "proj-x") || !strings.Contains(SystemPrompt, "How you work") {
+		t.Errorf("instructions and data are not split")
+	}
+	st.SystemPrompt = false
+	s = BuildSpec(SpecInput{Settings: st, Binary: claudebin.Result{Path: "/c"}, RunID: testRunID})
+	if slices.Contains(s.Args, "--system-prompt") {
+		t.Errorf("--system-prompt with the setting off: %q", s.Args)
+	}
+	in.Inline = true
+	if !strings.HasPrefix(BuildPrompt(in), SystemPrompt) {
+		t.Error("inline message does not start with the instructions")
 	}
 }

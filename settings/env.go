@@ -4,6 +4,7 @@
 package settings
 
 import (
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -40,4 +41,13 @@ func (e Env) List() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ClaudeConfigDir is Claude Code's user config directory: $CLAUDE_CONFIG_DIR, else
+// ~/.claude. Its credentials, settings.json and plugins/ registry live there.
+func ClaudeConfigDir(env Env, home string) string {
+	if d := env.Get("CLAUDE_CONFIG_DIR"); strings.TrimSpace(d) != "" {
+		return d
+	}
+	return filepath.Join(home, ".claude")
 }

@@ -48,6 +48,11 @@ const (
 	KeyObserverRetention   = "CLAUDE_MEM_OBSERVER_RETENTION"
 	KeyLogLevel            = "CLAUDE_MEM_LOG_LEVEL"
 	KeyDataDir             = "CLAUDE_MEM_DATA_DIR"
+	KeyDailyBudgetUSD      = "CLAUDE_MEM_DAILY_BUDGET_USD"
+	KeyBatchEvents         = "CLAUDE_MEM_BATCH_EVENTS"
+	KeyBatchWait           = "CLAUDE_MEM_BATCH_WAIT"
+	KeySkipSubagents       = "CLAUDE_MEM_SKIP_SUBAGENTS"
+	KeySystemPrompt        = "CLAUDE_MEM_OBSERVER_SYSTEM_PROMPT"
 )
 
 // AuthSources are the values CLAUDE_MEM_AUTH_SOURCE accepts.
@@ -91,6 +96,18 @@ var keys = []key{
 	}},
 	{KeyObserverRetention, "50", func(s *Settings, v string) error { return parseInt(v, 1, &s.ObserverRetention) }},
 	{KeyLogLevel, "info", func(s *Settings, v string) error { return oneOf(v, LogLevels, &s.LogLevel) }},
+	{KeyDailyBudgetUSD, "5", func(s *Settings, v string) error { return parseDollars(v, &s.DailyBudgetUSD) }},
+	{KeyBatchEvents, "10", func(s *Settings, v string) error { return parseInt(v, 1, &s.BatchEvents) }},
+	{KeyBatchWait, "300", func(s *Settings, v string) error {
+		var n int
+		if err := parseInt(v, 0, &n); err != nil {
+			return err
+		}
+		s.BatchWait = time.Duration(n) * time.Second
+		return nil
+	}},
+	{KeySkipSubagents, "false", func(s *Settings, v string) error { return parseBool(v, &s.SkipSubagents) }},
+	{KeySystemPrompt, "true", func(s *Settings, v string) error { return parseBool(v, &s.SystemPrompt) }},
 }
 
 // DataDir decides the data dir: CLAUDE_MEM_DATA_DIR when set (it must be absolute), else
@@ -283,6 +300,22 @@ func parseInt(v string, min int, dst *int) error {
 		return fmt.Errorf("must be at least %d", min)
 	}
 	*dst = n
+	return nil
+}
+
+// dollars is a plain decimal amount: no sign, exponent, hex, Inf or NaN.
+var dollars = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+
+// parseDollars accepts a non-negative decimal amount of dollars: "0" is 0 (no cap).
+func parseDollars(v string, dst *float64) error {
+	if !dollars.MatchString(v) {
+		return fmt.Errorf("not an amount of dollars (a decimal number like 5 or 2.50)")
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return fmt.Errorf("not an amount of dollars (a decimal number like 5 or 2.50)")
+	}
+	*dst = f
 	return nil
 }
 

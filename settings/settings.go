@@ -18,6 +18,11 @@ type Settings struct {
 	ObserverTimeout     time.Duration
 	ObserverRetention   int
 	LogLevel            string
+	DailyBudgetUSD      float64       // 0: no cap
+	BatchEvents         int           // pending events that make Stop start a run
+	BatchWait           time.Duration // age of the oldest pending event that makes Stop start a run
+	SkipSubagents       bool          // drop tool events that carry an agent_id
+	SystemPrompt        bool          // observer instructions as --system-prompt (false: in the user message, for comparison)
 
 	DotEnv        Env      // the allowlisted entries of <data>/.env
 	DotEnvIgnored []string // keys .env set that are not allowlisted (WARNed by name)

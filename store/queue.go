@@ -21,10 +21,10 @@ const eventColumns = `id, session_id, project, hook, tool_name, tool_use_id, inp
 const (
 	sqlHasPending    = `SELECT EXISTS (SELECT 1 FROM events WHERE session_id = ? AND state = 'pending')`
 	sqlStaleSessions = `
-SELECT session_id FROM events WHERE state = 'pending'
+SELECT session_id, min(at) FROM events WHERE state = 'pending'
 GROUP BY session_id HAVING min(at) < ?1
 UNION ALL
-SELECT session_id FROM events WHERE state = 'processing' AND claimed_at < ?1`
+SELECT session_id, at FROM events WHERE state = 'processing' AND claimed_at < ?1`
 	sqlClaim = `
 UPDATE events SET state = 'processing', run_id = ?1, claimed_at = ?2
 WHERE id IN (
@@ -55,7 +55,7 @@ func (db *DB) HasPending(ctx context.Context, sessionID string) (bool, error) {
 	return ok, db.fail("has pending", err)
 }
 
-// StaleSessions lists, sorted, the sessions whose oldest pending event is older than
+// StaleSessions lists, oldest pending or claimed event first, the sessions whose oldest pending event is older than
 // olderThan (their Stop or SessionEnd never started an observer: a crash, a closed
 // terminal) or that have events claimed before olderThan by a run that never finished (an
 // observer killed or lost in a reboot), so SessionStart starts one. A run still alive holds
@@ -65,16 +65,29 @@ func (db *DB) StaleSessions(ctx context.Context, olderThan time.Time) ([]string,
 	if err != nil {
 		return nil, db.fail("stale sessions", err)
 	}
-	var out []string
+	type stale struct {
+		id     string
+		oldest int64
+	}
+	var found []stale
 	err = scanAll(rows, func(r *sql.Rows) error {
-		var id string
-		err := r.Scan(&id)
-		out = append(out, id)
+		var s stale
+		err := r.Scan(&s.id, &s.oldest)
+		found = append(found, s)
 		return err
 	})
-	// Few rows: sorted and deduplicated here rather than by temp b-trees.
-	slices.Sort(out)
-	return slices.Compact(out), db.fail("stale sessions", err)
+	// Few rows: sorted and deduplicated here rather than by temp b-trees. Oldest first, so
+	// a backlog (a paused observer, a budget reached yesterday) is worked off in order.
+	slices.SortFunc(found, func(a, b stale) int { return cmp.Or(cmp.Compare(a.oldest, b.oldest), cmp.Compare(a.id, b.id)) })
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range found {
+		if !seen[s.id] {
+			seen[s.id] = true
+			out = append(out, s.id)
+		}
+	}
+	return out, db.fail("stale sessions", err)
 }
 
 // Claim moves up to limit of the session's pending events, oldest first, to processing
@@ -134,7 +147,15 @@ func (db *DB) RequeueStale(ctx context.Context, before time.Time) (int, error) {
 // failed or already completed) gets ErrNoClaim and stores nothing, so the same events
 // never produce observations twice.
 func (db *DB) Complete(ctx context.Context, runID string, obs []Observation, sum *Summary) error {
-	return db.fail("complete", db.write(ctx, func(tx *sql.Tx) error {
+	_, err := db.CompleteRun(ctx, runID, obs, sum)
+	return err
+}
+
+// CompleteRun is Complete, and also returns how many observations it did not store because
+// the project already had an equal one (type, title, narrative) from the DuplicateWindow
+// before the observation's time, this run's included.
+func (db *DB) CompleteRun(ctx context.Context, runID string, obs []Observation, sum *Summary) (duplicates int, err error) {
+	err = db.write(ctx, func(tx *sql.Tx) error {
 		var run struct {
 			session, project string
 			claimed          sql.NullInt64
@@ -168,6 +189,12 @@ func (db *DB) Complete(ctx context.Context, runID string, obs []Observation, sum
 			if err != nil {
 				return err
 			}
+			if dup, err := duplicate(ctx, tx, project, at-int64(DuplicateWindow), o); err != nil {
+				return err
+			} else if dup {
+				duplicates++
+				continue
+			}
 			lists, err := marshalLists(o.Facts, o.Concepts, o.FilesRead, o.FilesModified)
 			if err != nil {
 				return err
@@ -197,7 +224,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		}
 		_, err = tx.ExecContext(ctx, sqlRunDone, runID)
 		return err
-	}))
+	})
+	if err != nil {
+		return 0, db.fail("complete", err)
+	}
+	return duplicates, nil
 }
 
 // Release gives a run's claimed events back. Without countAttempt (a transient failure:

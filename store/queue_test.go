@@ -110,10 +110,11 @@ func TestStaleSessions(t *testing.T) {
 	}{
 		{at(0), nil},
 		{at(1), []string{"old"}},
-		{at(101), []string{"also-old", "old"}},
-		{at(600), []string{"also-old", "fresh", "old"}},
+		// Oldest first: a backlog is worked off in the order it was captured.
+		{at(101), []string{"old", "also-old"}},
+		{at(600), []string{"old", "also-old", "fresh"}},
 		// Claimed before the horizon and never finished: the run died, so the session is stale.
-		{at(601), []string{"also-old", "claimed", "fresh", "old"}},
+		{at(601), []string{"claimed", "old", "also-old", "fresh"}},
 	} {
 		got, err := db.StaleSessions(ctx, c.olderThan)
 		if err != nil || !reflect.DeepEqual(got, c.want) {

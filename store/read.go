@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -112,9 +114,14 @@ func (db *DB) Search(ctx context.Context, query, project string, limit int) ([]H
 	if len(words) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	hits, err := db.search(ctx, ftsQuery(words, " AND "), project, limit, rankWindow)
+	return db.searchFiltered(ctx, words, searchFilter{project: project}, limit)
+}
+
+// searchFiltered is Search's AND-then-OR over words, narrowed by f.
+func (db *DB) searchFiltered(ctx context.Context, words []string, f searchFilter, limit int) ([]Hit, error) {
+	hits, err := db.search(ctx, ftsQuery(words, " AND "), f, limit, rankWindow)
 	if err == nil && len(hits) == 0 && len(words) > 1 {
-		hits, err = db.search(ctx, ftsQuery(words, " OR "), project, limit, rankWindow)
+		hits, err = db.search(ctx, ftsQuery(words, " OR "), f, limit, rankWindow)
 	}
 	return hits, db.fail("search", err)
 }
@@ -154,24 +161,53 @@ var searchTables = []searchTable{
 // memory. Fewer matches are all ranked.
 const rankWindow = 2000
 
-// from is the FROM … WHERE clause of t's rows matching match (of project unless it is
-// ""), with its arguments.
-func (t searchTable) from(match, project string) (string, []any) {
-	if project == "" {
-		return ` FROM ` + t.fts + ` WHERE ` + t.fts + ` MATCH ?`, []any{match}
+// searchFilter narrows a search beyond its words: project ("" = every project), kinds
+// (nil = every kind), an observation type (only observations have one), and a time range
+// (zero = open).
+type searchFilter struct {
+	project      string
+	kinds        []string
+	obsType      string
+	since, until time.Time
+	noSnippet    bool // hits carry kind, id and rank only (snippet() is costly on long rows)
+}
+
+// from is the FROM … WHERE clause of t's rows matching match and f, with its arguments.
+// The content table is joined only when f looks at it.
+func (t searchTable) from(match string, f searchFilter) (string, []any) {
+	var conds []string
+	args := []any{match}
+	add := func(cond string, arg any) { conds = append(conds, cond); args = append(args, arg) }
+	if f.project != "" {
+		add("c.project = ?", f.project)
+	}
+	if f.obsType != "" {
+		add("c.type = ?", f.obsType)
+	}
+	if !f.since.IsZero() {
+		add("c.at >= ?", f.since.UnixNano())
+	}
+	if !f.until.IsZero() {
+		add("c.at < ?", f.until.UnixNano())
+	}
+	if len(conds) == 0 {
+		return ` FROM ` + t.fts + ` WHERE ` + t.fts + ` MATCH ?`, args
 	}
 	return ` FROM ` + t.fts + ` JOIN ` + t.content + ` c ON c.id = ` + t.fts + `.rowid
-		WHERE ` + t.fts + ` MATCH ? AND c.project = ?`, []any{match, project}
+		WHERE ` + t.fts + ` MATCH ? AND ` + strings.Join(conds, " AND "), args
 }
 
 // search ranks the newest `window` matches of each kind in two steps: first only (kind,
 // id, rank) of the best `limit`, then the shown columns and the snippet for those few,
 // because snippet() is costly and SQLite would compute it for every match before sorting.
-func (db *DB) search(ctx context.Context, match, project string, limit, window int) ([]Hit, error) {
+func (db *DB) search(ctx context.Context, match string, f searchFilter, limit, window int) ([]Hit, error) {
 	var parts []string
 	var args []any
 	for _, t := range searchTables {
-		from, fargs := t.from(match, project)
+		if f.kinds != nil && !slices.Contains(f.kinds, t.kind) {
+			continue
+		}
+		from, fargs := t.from(match, f)
 		var oldest int64 // the oldest id inside the window; 0 when every match fits
 		err := db.sql.QueryRowContext(ctx, `SELECT `+t.fts+`.rowid`+from+` ORDER BY `+t.fts+`.rowid DESC LIMIT 1 OFFSET ?`,
 			append(fargs, window-1)...).Scan(&oldest)
@@ -181,6 +217,9 @@ func (db *DB) search(ctx context.Context, match, project string, limit, window i
 		parts = append(parts, `SELECT '`+t.kind+`' AS kind, `+t.fts+`.rowid AS id, `+t.fts+`.rank AS rank`+from+
 			` AND `+t.fts+`.rowid >= ?`)
 		args = append(append(args, fargs...), oldest)
+	}
+	if len(parts) == 0 {
+		return nil, nil
 	}
 	rows, err := db.sql.QueryContext(ctx, strings.Join(parts, "\nUNION ALL\n")+"\nORDER BY rank LIMIT ?", append(args, limit)...)
 	if err != nil {
@@ -195,6 +234,9 @@ func (db *DB) search(ctx context.Context, match, project string, limit, window i
 	})
 	if err != nil {
 		return nil, err
+	}
+	if f.noSnippet {
+		return hits, nil
 	}
 	for i := range hits {
 		if err := db.fillHit(ctx, &hits[i], match); err != nil {

@@ -264,7 +264,7 @@ func TestSearchRanksOnlyTheNewestWindow(t *testing.T) {
 		{"alpha", 1, []string{"third"}},
 		{"", 2, []string{"Flaky in beta 2", "Flaky in beta 3"}},
 	} {
-		hits, err := db.search(ctx, ftsQuery([]string{"flaky"}, " AND "), c.project, 10, c.window)
+		hits, err := db.search(ctx, ftsQuery([]string{"flaky"}, " AND "), searchFilter{project: c.project}, 10, c.window)
 		got := titles(hits)
 		slices.Sort(got)
 		if err != nil || !reflect.DeepEqual(got, c.want) {

@@ -325,6 +325,9 @@ func newHarness(t *testing.T) *harness {
 		"HOME": h.home, "USER": "tester", "LOGNAME": "tester", "LANG": "C.UTF-8",
 		"PATH":                h.bin + ":/usr/bin:/bin",
 		"CLAUDE_MEM_DATA_DIR": h.data,
+		// Every Stop with a pending event starts a run, as the tests written before
+		// batching expect; cost_test.go sets the batch rule it tests.
+		"CLAUDE_MEM_BATCH_EVENTS": "1",
 	}
 	h.fake = installFake(t, filepath.Join(h.bin, "claude"))
 	t.Cleanup(h.finish)

@@ -35,7 +35,7 @@ func doctorCmd(p *proc, args []string) int {
 	}
 	in := doctor.Inputs{
 		Version: version, Hook: p.exe, PluginRoot: doctor.PluginRoot(p.env, exeDir(p.exe)),
-		Settings: s, DataDirErr: st.dataDirErr, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Log: st.log,
+		Settings: s, DataDirErr: st.dataDirErr, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log,
 	}
 	if p.goos == "darwin" {
 		in.Lineage = auth.ParentChain(ctx, auth.ExecRunner{}, p.pid, p.goos)

@@ -21,7 +21,7 @@ const forgetUsage = "usage: hook forget ID… | --session S | --project P | --be
 // exit 2, when stdin is not a terminal), and removes it. Exit 1 when the user says no or
 // the database fails.
 func forgetCmd(p *proc, args []string) int {
-	o, err := parseForgetArgs(args, time.Local)
+	o, err := parseForgetArgs(args, p.loc)
 	if err != nil {
 		fmt.Fprintf(p.stderr, "hook forget: %v\n%s\n", err, forgetUsage)
 		return 2

@@ -49,7 +49,7 @@ func hookMode(p *proc) (code int) {
 	s := st.s
 	d := &hooks.Deps{
 		Settings: s, DataDirErr: st.dataDirErr, Env: p.env, Home: homeDir(p.env, p.goos), GOOS: p.goos,
-		Hook: p.exe, ExecutableDir: exeDir(p.exe), Now: p.now, Log: st.log,
+		Hook: p.exe, ExecutableDir: exeDir(p.exe), Now: p.now, Loc: p.loc, Log: st.log,
 		OpenStore:   func() (*store.DB, error) { return store.Open(dbPath(s)) },
 		ClaudeCheck: func(h health.Health) error { _, err := observe.ClaudeStatus(p.env, s, p.goos, h); return err },
 		LoadHealth:  func() (health.Health, error) { return health.Load(s.DataDir) },

@@ -15,10 +15,11 @@ import (
 
 func main() {
 	exe, _ := os.Executable()
+	cwd, _ := os.Getwd()
 	os.Exit(run(&proc{
 		args: os.Args[1:], env: settings.EnvFrom(os.Environ()),
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		now: time.Now, exe: exe, xdgDataHome: xdg.DataHome, goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
+		now: time.Now, loc: time.Local, exe: exe, cwd: cwd, xdgDataHome: xdg.DataHome, goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
 		isTerminal: func() bool { return isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()) },
 	}))
 }

@@ -49,5 +49,5 @@ func observeCmd(p *proc, args []string) int {
 }
 
 func observeDeps(p *proc, st *envState) observe.Deps {
-	return observe.Deps{Settings: st.s, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Log: st.log}
+	return observe.Deps{Settings: st.s, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log}
 }

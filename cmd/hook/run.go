@@ -26,7 +26,9 @@ type proc struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	now            func() time.Time
+	loc            *time.Location // the user's local time zone: the budget's day
 	exe            string
+	cwd            string
 	xdgDataHome    string
 	goos           string
 	pid, ppid      int
@@ -41,8 +43,12 @@ Commands:
   doctor [--json] [--retry]   report setup, auth, settings, health and the observer spawn spec
   search [--project P] [--limit N] [--json] QUERY
                               search stored memory
+  stats [--days N] [--project P] [--json]
+                              what the observer did and cost, per day and project
   observe --session ID [--final]
                               run the observer for a session (started by hook mode)
+  mcp                         the memory tools for the model, an MCP server on stdio
+                              (started by Claude Code from the plugin's .mcp.json)
   forget ID… | --session S | --project P | --before DATE [--dry-run] [--yes] [--vacuum]
                               remove memory: shows what goes and asks first
   export [--project P] [--since DATE] [-o FILE]
@@ -69,6 +75,10 @@ func run(p *proc) int {
 		return searchCmd(p, p.args[1:])
 	case "observe":
 		return observeCmd(p, p.args[1:])
+	case "stats":
+		return statsCmd(p, p.args[1:])
+	case "mcp":
+		return mcpCmd(p, p.args[1:])
 	case "forget":
 		return forgetCmd(p, p.args[1:])
 	case "export":

@@ -29,9 +29,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/streamjson-*.jsonl from the live CLI")
 
-// cliRel is where .ci/run installs the pinned CLI (npm @anthropic-ai/claude-code@2.1.328),
-// relative to the repository root.
-const cliRel = ".cache/npm/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+// cliRel is where `make cli` installs the pinned CLI (npm @anthropic-ai/claude-code@2.1.328),
+// relative to the user cache dir ($XDG_CACHE_HOME, else ~/.cache): outside the repository,
+// which Claude Code would otherwise copy into its plugin cache.
+const cliRel = "claude-mem-go/npm/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
 
 // runTimeout bounds one CLI run; a normal run takes seconds, the margin is for a loaded
 // CI machine.
@@ -41,23 +42,24 @@ const runTimeout = 90 * time.Second
 const dummyKey = "sk-ant-api03-e2e-dummy-key-000000000000"
 
 // cliPath returns the real claude executable: $CLAUDE_MEM_E2E_CLAUDE, else the pinned npm
-// install under the repository root. Missing, it skips the test, or fails it when CI=true.
+// install in the user cache dir, as the Makefile finds it. Missing, it skips the test, or
+// fails it when CI=true.
 func cliPath(t *testing.T) string {
 	t.Helper()
 	p := os.Getenv("CLAUDE_MEM_E2E_CLAUDE")
 	if p == "" {
-		root, err := repoRoot()
-		if err != nil {
-			t.Fatal(err)
+		cache := os.Getenv("XDG_CACHE_HOME")
+		if cache == "" {
+			cache = filepath.Join(os.Getenv("HOME"), ".cache")
 		}
-		p = filepath.Join(root, cliRel)
+		p = filepath.Join(cache, cliRel)
 	}
 	fi, err := os.Stat(p)
 	if err == nil && (fi.IsDir() || fi.Mode()&0o111 == 0) {
 		err = fmt.Errorf("%s is not an executable file", p)
 	}
 	if err != nil {
-		msg := fmt.Sprintf("real Claude Code CLI unavailable (%v): set CLAUDE_MEM_E2E_CLAUDE or install npm @anthropic-ai/claude-code@2.1.328 with .ci/run", err)
+		msg := fmt.Sprintf("real Claude Code CLI unavailable (%v): set CLAUDE_MEM_E2E_CLAUDE or install npm @anthropic-ai/claude-code@2.1.328 with `make cli`", err)
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}

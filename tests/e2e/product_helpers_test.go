@@ -70,25 +70,12 @@ type product struct {
 // (and, past the deadline, kills) the detached observers it started.
 func newProduct(t *testing.T) *product {
 	t.Helper()
-	s := newSandbox(t)
-	s.Config = "" // as a user: everything under ~/.claude
-	p := &product{
-		sandbox: s,
-		Plugin:  filepath.Join(s.Root, "claude-mem-plugin"),
-		Hostile: filepath.Join(s.Root, "third-party"),
-		BinDir:  filepath.Join(s.Root, "bin"),
-		DataDir: filepath.Join(s.Home, ".local", "share", "claude-mem"),
-	}
-	p.Hook = filepath.Join(p.Plugin, "bin", "hook")
-	if err := os.MkdirAll(filepath.Join(s.Cwd, ".git"), 0o755); err != nil { // the project is a repository
-		t.Fatal(err)
-	}
-
+	p := newProductWith(t, "claude-mem-plugin")
 	root, err := repoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", "hooks.json"} {
+	for _, f := range []string{".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", "hooks.json", ".mcp.json", "skills/memory/SKILL.md"} {
 		b, err := os.ReadFile(filepath.Join(root, f))
 		if err != nil {
 			t.Fatal(err)
@@ -101,9 +88,27 @@ func newProduct(t *testing.T) *product {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/hook: %v\n%s", err, out)
 	}
+	return p
+}
 
+// newProductWith is newProduct with the plugin dir (Root/plugin) left for the caller to
+// fill: from a release archive, or by `make install`.
+func newProductWith(t *testing.T, plugin string) *product {
+	t.Helper()
+	s := newSandbox(t)
+	s.Config = "" // as a user: everything under ~/.claude
+	p := &product{
+		sandbox: s,
+		Plugin:  filepath.Join(s.Root, plugin),
+		Hostile: filepath.Join(s.Root, "third-party"),
+		BinDir:  filepath.Join(s.Root, "bin"),
+		DataDir: filepath.Join(s.Home, ".local", "share", "claude-mem"),
+	}
+	p.Hook = filepath.Join(p.Plugin, "bin", "hook")
+	if err := os.MkdirAll(filepath.Join(s.Cwd, ".git"), 0o755); err != nil { // the project is a repository
+		t.Fatal(err)
+	}
 	writeHostilePlugin(t, p.Hostile)
-
 	if err := os.MkdirAll(p.BinDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -147,6 +152,9 @@ func (p *product) userEnv(withCLI bool) settings.Env {
 		e["PATH"] = p.BinDir + ":" + e["PATH"]
 	}
 	e["CLAUDE_MEM_LOG_LEVEL"] = "debug"
+	// Every Stop with a pending event starts a run, as these tests expect; the batch rule
+	// (CLAUDE_MEM_BATCH_EVENTS, default 10) is measured by TestObserverCostComparison.
+	e["CLAUDE_MEM_BATCH_EVENTS"] = "1"
 	e["HTTPS_PROXY"], e["HTTP_PROXY"], e["NO_PROXY"] = p.Mock.URL(), p.Mock.URL(), "127.0.0.1"
 	return e
 }
@@ -380,7 +388,7 @@ func hasEvents(r *mockapi.Request) bool { return strings.Contains(r.MessageText(
 
 // isFinal matches the SessionEnd run's request, which asks for the session summary.
 func isFinal(r *mockapi.Request) bool {
-	return strings.Contains(r.MessageText("user"), "The session has ended.")
+	return strings.Contains(r.MessageText("user"), "The session has ended")
 }
 
 func all(ms ...mockapi.Matcher) mockapi.Matcher {

@@ -382,7 +382,7 @@ func (s *session) turn(prompt string) int {
 		answer = ""
 		s.rec.Outcome = fakeproto.OutcomeHijacked
 	case answer == "":
-		answer = defaultAnswer(prompt)
+		answer = defaultAnswer(prompt, s.rec.SessionID)
 	}
 	if answer != "" {
 		s.emit(s.out.assistantText(answer))
@@ -391,7 +391,11 @@ func (s *session) turn(prompt string) int {
 	}
 	s.runHooks("Stop", "", map[string]any{"prompt_id": promptID, "permission_mode": permissionMode,
 		"stop_hook_active": false, "last_assistant_message": answer})
-	s.emit(s.out.resultSuccess(answer, s.started))
+	res := s.out.resultSuccess(answer, s.started)
+	if u := s.sc.Usage; u != nil {
+		withUsage(res, *u, s.out.model)
+	}
+	s.emit(res)
 	return 0
 }
 
@@ -434,7 +438,7 @@ func maxRetries(env map[string]string) int {
 
 // defaultAnswer is one observation quoting the first 40 characters of the input, escaped so
 // the block stays well-formed whatever the input holds.
-func defaultAnswer(prompt string) string {
+func defaultAnswer(prompt, sessionID string) string {
 	r := []rune(strings.Join(strings.Fields(prompt), " "))
 	quote := string(r[:min(len(r), 40)])
 	esc := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(quote)
@@ -443,7 +447,9 @@ func defaultAnswer(prompt string) string {
 		"  <title>Observed: " + esc + "</title>\n" +
 		"  <subtitle>fake claude observation</subtitle>\n" +
 		"  <facts>\n    <fact>The input began with: " + esc + "</fact>\n  </facts>\n" +
-		"  <narrative>The fake claude read an input beginning with: " + esc + "</narrative>\n" +
+		// The session id makes every run's observation distinct: equal ones within a day
+		// are counted as duplicates, not stored.
+		"  <narrative>The fake claude (session " + sessionID + ") read an input beginning with: " + esc + "</narrative>\n" +
 		"  <concepts>\n    <concept>how-it-works</concept>\n  </concepts>\n" +
 		"  <files_read></files_read>\n" +
 		"  <files_modified></files_modified>\n" +

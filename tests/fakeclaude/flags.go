@@ -51,6 +51,7 @@ var flagSpecs = map[string]flagSpec{
 	"--permission-mode":        valueSpec(func(f *fakeproto.Flags, v string) { f.PermissionMode = v }),
 	"--model":                  valueSpec(func(f *fakeproto.Flags, v string) { f.Model = v }),
 	"--settings":               valueSpec(func(f *fakeproto.Flags, v string) { f.Settings = &v }),
+	"--system-prompt":          valueSpec(func(f *fakeproto.Flags, v string) { f.SystemPrompt = &v }),
 	"--tools":                  variadicSpec(func(f *fakeproto.Flags) *[]string { return &f.Tools }),
 	"--disallowedTools":        variadicSpec(func(f *fakeproto.Flags) *[]string { return &f.DisallowedTools }),
 	"--disallowed-tools":       variadicSpec(func(f *fakeproto.Flags) *[]string { return &f.DisallowedTools }),

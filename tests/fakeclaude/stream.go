@@ -165,6 +165,23 @@ func (s *stream) resultSuccess(text string, started time.Time) map[string]any {
 	return m
 }
 
+// withUsage makes a result line report u, in usage, total_cost_usd, the durations and the
+// model's modelUsage entries, as the real CLI does.
+func withUsage(m map[string]any, u fakeproto.Usage, model string) {
+	set(m, u.InputTokens, "usage", "input_tokens")
+	set(m, u.OutputTokens, "usage", "output_tokens")
+	set(m, u.CacheCreationTokens, "usage", "cache_creation_input_tokens")
+	set(m, u.CacheReadTokens, "usage", "cache_read_input_tokens")
+	m["total_cost_usd"], m["duration_ms"], m["duration_api_ms"] = u.CostUSD, u.DurationMS, u.DurationAPIMS
+	for _, key := range []string{"modelUsage", "model_usage_since_last_result"} {
+		set(m, u.InputTokens, key, model, "inputTokens")
+		set(m, u.OutputTokens, key, model, "outputTokens")
+		set(m, u.CacheCreationTokens, key, model, "cacheCreationInputTokens")
+		set(m, u.CacheReadTokens, key, model, "cacheReadInputTokens")
+		set(m, u.CostUSD, key, model, "costUSD")
+	}
+}
+
 // apiError is one failed request as the real CLI reports it.
 type apiError struct {
 	text      string // the assistant's and the result's text

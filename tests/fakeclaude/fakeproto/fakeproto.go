@@ -60,6 +60,21 @@ type Scenario struct {
 	SpawnGrandchild bool `json:"spawn_grandchild,omitempty"`
 	// SendMessage makes the fake use SendMessage when that tool is in its tool set.
 	SendMessage bool `json:"send_message,omitempty"`
+	// Usage, when set, is what the success result line reports: its usage tokens,
+	// total_cost_usd, duration_ms and duration_api_ms (modelUsage carries the same
+	// tokens and cost for the model in use).
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is a result line's cost and usage.
+type Usage struct {
+	InputTokens         int64   `json:"input_tokens"`
+	OutputTokens        int64   `json:"output_tokens"`
+	CacheCreationTokens int64   `json:"cache_creation_tokens"`
+	CacheReadTokens     int64   `json:"cache_read_tokens"`
+	CostUSD             float64 `json:"cost_usd"`
+	DurationMS          int64   `json:"duration_ms"`
+	DurationAPIMS       int64   `json:"duration_api_ms"`
 }
 
 // HelperIsHonored applies the default of HelperHonored.
@@ -152,6 +167,7 @@ type Flags struct {
 	NoSessionPersistence bool     `json:"no_session_persistence"`
 	Model                string   `json:"model"`
 	Settings             *string  `json:"settings"`
+	SystemPrompt         *string  `json:"system_prompt"`
 }
 
 // Hook is one command hook found in a settings source.

@@ -1,0 +1,156 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/claude-mem/claude-mem-go/project"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// checkQuery bounds a query: a huge one is a tool error, not a slow search.
+func checkQuery(q string, required bool) error {
+	if required && strings.TrimSpace(q) == "" {
+		return errors.New("query is empty: give a few plain words to look for")
+	}
+	if n := utf8.RuneCountInString(q); n > maxQuery {
+		return fmt.Errorf("query is %d characters; at most %d (a few distinctive words work best)", n, maxQuery)
+	}
+	return nil
+}
+
+// intArg is an optional whole-number argument within [lo, hi].
+func intArg(name string, v *int, def, lo, hi int) (int, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v < lo || *v > hi {
+		return 0, fmt.Errorf("%s %d is out of range: use %d to %d", name, *v, lo, hi)
+	}
+	return *v, nil
+}
+
+// typeArg reads search's type: a kind narrows the kinds, an observation type narrows
+// observations.
+func typeArg(t string) (kinds []string, obsType string, err error) {
+	t = strings.ToLower(strings.TrimSpace(t))
+	switch t {
+	case "":
+		return nil, "", nil
+	case "observation", "observations":
+		return []string{store.KindObservation}, "", nil
+	case "summary", "summaries":
+		return []string{store.KindSummary}, "", nil
+	case "prompt", "prompts":
+		return []string{store.KindPrompt}, "", nil
+	}
+	if slices.Contains(noteTypes, t) {
+		return nil, t, nil
+	}
+	return nil, "", fmt.Errorf("type %q: use an observation type (%s) or observation, summary, prompt", t, strings.Join(noteTypes, ", "))
+}
+
+var ageRE = regexp.MustCompile(`^(\d{1,5})\s*(m|min|h|d|w)$`)
+
+// timeArg reads since/until: a date (UTC; for until the whole day is included), an RFC
+// 3339 time, or an age before now.
+func timeArg(name, v string, now time.Time, until bool) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.Parse("2006-01-02", v); err == nil {
+		if until {
+			d = d.AddDate(0, 0, 1)
+		}
+		return d, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	if m := ageRE.FindStringSubmatch(strings.ToLower(v)); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		unit := map[string]time.Duration{"m": time.Minute, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
+		return now.Add(-time.Duration(n) * unit), nil
+	}
+	return time.Time{}, fmt.Errorf("%s %q: use a date (2026-11-30), an RFC 3339 time, or an age such as 7d, 12h, 2w", name, v)
+}
+
+var refRE = regexp.MustCompile(`^#?([sSpPoO]?)(\d{1,18})$`)
+
+// parseRef reads one ref: a number (an observation) or a string "12", "#12", "S3", "P7".
+func parseRef(raw json.RawMessage) (store.Ref, error) {
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err == nil {
+		id, err := strconv.ParseInt(n.String(), 10, 64)
+		if err != nil || id < 1 {
+			return store.Ref{}, fmt.Errorf("id %s is not a ref: use a whole number ≥ 1 (an observation), or \"S3\" (summary), \"P7\" (prompt)", n)
+		}
+		return store.Ref{Kind: store.KindObservation, ID: id}, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return store.Ref{}, fmt.Errorf("id %s is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clipRunes(string(raw), 40))
+	}
+	m := refRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return store.Ref{}, fmt.Errorf("id %q is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clipRunes(s, 40))
+	}
+	id, _ := strconv.ParseInt(m[2], 10, 64)
+	if id < 1 {
+		return store.Ref{}, fmt.Errorf("id %q is not a ref: ids start at 1", s)
+	}
+	kind := store.KindObservation
+	switch strings.ToUpper(m[1]) {
+	case "S":
+		kind = store.KindSummary
+	case "P":
+		kind = store.KindPrompt
+	}
+	return store.Ref{Kind: kind, ID: id}, nil
+}
+
+// refID is a ref as the tools take it: "12", "S3", "P7".
+func refID(r store.Ref) string {
+	switch r.Kind {
+	case store.KindSummary:
+		return "S" + strconv.FormatInt(r.ID, 10)
+	case store.KindPrompt:
+		return "P" + strconv.FormatInt(r.ID, 10)
+	}
+	return strconv.FormatInt(r.ID, 10)
+}
+
+// refString is a ref as the tools print it: "#12", "#S3", "#P7".
+func refString(r store.Ref) string { return "#" + refID(r) }
+
+func offReason(err error) string {
+	var re *project.RefusedError
+	var ee *project.ExcludedError
+	switch {
+	case errors.As(err, &re):
+		return "not a project: " + re.Reason
+	case errors.As(err, &ee):
+		return "excluded by CLAUDE_MEM_EXCLUDED_PROJECTS pattern " + strconv.Quote(ee.Pattern)
+	}
+	return err.Error()
+}
+
+// clipRunes shortens s to at most n bytes on a rune boundary, marking a cut with "…".
+func clipRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := max(n-len("…"), 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,220 @@
+// Package mcpserver is `hook mcp`: a stdio MCP server that gives the model its memory as
+// tools, compact first (DESIGN.md §19): search → timeline → get_observations, and
+// remember to keep a note.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/claude-mem/claude-mem-go/project"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// Deps is everything the server uses, passed in by cmd/hook.
+type Deps struct {
+	DBPath     string // <data>/claude-mem.db
+	DataDirErr error  // the data dir is unusable: every tool says so
+	// Cwd is the server's working directory: its project (project.Derive with Project) is
+	// the tools' default project, and a refused or excluded cwd turns memory off.
+	Cwd     string
+	Project project.Options
+	// SessionID is the Claude Code session the server runs in (CLAUDE_CODE_SESSION_ID);
+	// notes are stored under it. Empty: under "model-notes-<project>".
+	SessionID string
+	Now       func() time.Time
+	Log       zerolog.Logger
+	// Ingest brings pending captures into the database; it runs before every read, so
+	// what was captured a moment ago is found. nil: nothing to ingest.
+	Ingest func(context.Context) error
+	// Redact scrubs a note's title and text before it is stored. nil: stored as given.
+	Redact  func(string) string
+	Version string
+}
+
+// Server is the memory server: one per process.
+type Server struct {
+	d       Deps
+	proj    project.Project
+	projErr error
+	mcp     *mcp.Server
+
+	mu   sync.Mutex // guards db and dbFi
+	db   *store.DB  // the read-only handle, kept while the file at DBPath is the same file
+	dbFi os.FileInfo
+}
+
+// New builds the server and its tools. The project is derived once, from d.Cwd.
+func New(d Deps) *Server {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	s := &Server{d: d}
+	s.proj, s.projErr = project.Derive(d.Cwd, d.Project)
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "claude-mem", Title: "claude-mem memory", Version: d.Version},
+		&mcp.ServerOptions{
+			Instructions: instructions,
+			Logger:       slog.New(logHandler{d.Log}),
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		})
+	s.addTools()
+	s.mcp.AddReceivingMiddleware(s.guardCalls)
+	return s
+}
+
+// MCP is the protocol server, for tests that connect a client in process.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Close releases the database handle.
+func (s *Server) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db != nil {
+		s.db.Close()
+		s.db, s.dbFi = nil, nil
+	}
+}
+
+// Serve answers MCP over in/out (newline-delimited JSON-RPC) until in is closed or ctx is
+// done. Nothing but protocol is written to out.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	defer s.Close()
+	if s.projErr != nil {
+		s.d.Log.Info().Str("cwd", s.d.Cwd).Str("reason", s.projErr.Error()).Msg("mcp: memory is off in this directory")
+	} else {
+		s.d.Log.Info().Str("cwd", s.d.Cwd).Str("project", s.proj.Name).Str("session", s.d.SessionID).Msg("mcp: serving memory tools")
+	}
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+		err = nil
+	}
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// readDB returns the read-only handle, reopened when the file at DBPath was replaced
+// (another inode) or appeared since the last call. No transaction or lock is held
+// between calls. store.ErrNoDatabase: nothing was ever captured.
+func (s *Server) readDB() (*store.DB, error) {
+	if s.d.DataDirErr != nil {
+		return nil, s.d.DataDirErr
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fi, err := os.Stat(s.d.DBPath)
+	if err == nil && s.db != nil && os.SameFile(fi, s.dbFi) {
+		return s.db, nil
+	}
+	if s.db != nil {
+		s.db.Close()
+		s.db, s.dbFi = nil, nil
+	}
+	db, err := store.OpenReadOnly(s.d.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err = os.Stat(s.d.DBPath); err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.db, s.dbFi = db, fi
+	return db, nil
+}
+
+// dropDB forgets the handle after a failure that says the file is unusable, so the next
+// call opens it afresh.
+func (s *Server) dropDB(err error) {
+	var ue *store.UnavailableError
+	if !errors.As(err, &ue) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db != nil {
+		s.db.Close()
+		s.db, s.dbFi = nil, nil
+	}
+}
+
+// read ingests pending captures, then runs fn on the database. errNoMemory: nothing
+// stored yet.
+func (s *Server) read(ctx context.Context, fn func(*store.DB) error) error {
+	if s.d.Ingest != nil && s.d.DataDirErr == nil {
+		if err := s.d.Ingest(ctx); err != nil {
+			s.d.Log.Warn().Err(err).Msg("mcp: ingesting pending captures failed; reading what is stored")
+		}
+	}
+	db, err := s.readDB()
+	if errors.Is(err, store.ErrNoDatabase) {
+		return errNoMemory
+	}
+	if err != nil {
+		s.d.Log.Error().Err(err).Msg("mcp: database unavailable")
+		return fmt.Errorf("memory unavailable: %v (details: hook doctor)", err)
+	}
+	if err := fn(db); err != nil {
+		s.dropDB(err)
+		return err
+	}
+	return nil
+}
+
+var errNoMemory = errors.New("no memory stored yet")
+
+// guardCalls answers a call of a tool that does not exist with a tool error the model
+// can read (the SDK's answer is a JSON-RPC error), and turns a handler's panic into one.
+func (s *Server) guardCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		if ctr, ok := req.(*mcp.CallToolRequest); ok && ctr.Params != nil && !isTool(ctr.Params.Name) {
+			return toolError(fmt.Sprintf("unknown tool %q; the memory tools are search, timeline, get_observations and remember", ctr.Params.Name)), nil
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				s.d.Log.Error().Str("panic", fmt.Sprint(r)).Bytes("stack", debug.Stack()).Msg("mcp: tool panicked")
+				res, err = toolError("internal error in claude-mem's memory tool; it was logged (details: hook doctor)"), nil
+			}
+		}()
+		return next(ctx, method, req)
+	}
+}
+
+func toolError(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// logHandler sends the SDK's log records at WARN and above to the hook log.
+type logHandler struct{ log zerolog.Logger }
+
+func (h logHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+
+func (h logHandler) Handle(_ context.Context, r slog.Record) error {
+	ev := h.log.Warn()
+	if r.Level >= slog.LevelError {
+		ev = h.log.Error()
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		ev = ev.Str(a.Key, a.Value.String())
+		return true
+	})
+	ev.Msg("mcp sdk: " + r.Message)
+	return nil
+}
+
+func (h logHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h logHandler) WithGroup(string) slog.Handler      { return h }

@@ -1,0 +1,394 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// Bounds of the tools' inputs.
+const (
+	maxQuery      = 500  // characters of a search query
+	defaultLimit  = 20   // search hits
+	maxLimit      = 50   // search hits
+	defaultAround = 5    // timeline records on each side
+	maxAround     = 25   // timeline records on each side
+	maxIDs        = 20   // records in one get_observations call
+	maxNoteTitle  = 200  // characters
+	maxNoteText   = 4000 // characters
+)
+
+// noteTypes are the types remember accepts: the observer's, and note (the default).
+var noteTypes = []string{"note", "decision", "discovery", "bugfix", "feature", "refactor", "change"}
+
+// The tool names, as the model sees them after Claude Code's mcp__plugin_claude-mem_memory__ prefix.
+const (
+	toolSearch   = "search"
+	toolTimeline = "timeline"
+	toolGet      = "get_observations"
+	toolRemember = "remember"
+)
+
+func isTool(name string) bool {
+	return slices.Contains([]string{toolSearch, toolTimeline, toolGet, toolRemember}, name)
+}
+
+const instructions = `claude-mem: memory of this project's earlier Claude Code sessions. Before re-investigating something that may have come up before, search it (a compact index), then open only the records you need with get_observations (timeline shows what happened around one). Use remember to keep a decision, preference or gotcha for future sessions.`
+
+const refHelp = `A ref names a record: 12 (observation #12), "S3" (summary #S3) or "P7" (prompt #P7), as search and timeline print them.`
+
+func (s *Server) addTools() {
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:  toolSearch,
+		Title: "Search memory",
+		Description: `Search the memory of earlier Claude Code sessions in this project: observations (what was done, found and decided, with files), session summaries, and the user's past prompts. Use it before re-investigating something that may have been worked on before: a bug, a design decision, how a part of the code works, what the user asked for last time.
+Returns a compact index, best match first, one line per hit: "#id date [type] title (project) · size of the full record". Then open only the relevant records with get_observations, or see what happened around one with timeline.
+The query is plain words (no operators or quotes needed): records with all the words rank first; when none has them all, any word matches. Prefer a few distinctive words (a function, file or error name) over a sentence.`,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "description": "Plain words to look for, e.g. \"login cookie expiry\". At most 500 characters."},
+    "project": {"type": "string", "description": "Project name to search; default: the current project. \"*\" searches every project."},
+    "type": {"type": "string", "description": "Only this kind of record: an observation type (bugfix, feature, refactor, change, discovery, decision, note), or \"observation\", \"summary\", \"prompt\"."},
+    "since": {"type": "string", "description": "Only records from this time on: a date (2026-11-30), an RFC 3339 time, or an age such as 7d, 12h, 2w."},
+    "until": {"type": "string", "description": "Only records before this time: a date (whole day included), an RFC 3339 time, or an age such as 1d."},
+    "limit": {"type": "integer", "description": "Most hits to return, 1 to 50; default 20."}
+  },
+  "required": ["query"],
+  "additionalProperties": false
+}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, s.search)
+
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:  toolTimeline,
+		Title: "Memory timeline",
+		Description: `Show what happened around one memory record, oldest first: the observations, session summaries and user prompts just before and after it in its project, one line each. Use it to understand a search hit in context: what led to a change and what followed.
+Give id (a ref from search, e.g. 12, "S3" or "P7"), or query to anchor on the best search hit. ` + refHelp,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "id": {"type": ["integer", "string"], "description": "The record to center on: 12, \"#12\", \"S3\" or \"P7\"."},
+    "query": {"type": "string", "description": "Instead of id: plain words; the best search hit is the center."},
+    "before": {"type": "integer", "description": "Records to show before it, 0 to 25; default 5."},
+    "after": {"type": "integer", "description": "Records to show after it, 0 to 25; default 5."},
+    "project": {"type": "string", "description": "With query: the project to search; default the current one, \"*\" for every project."}
+  },
+  "additionalProperties": false
+}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, s.timeline)
+
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        toolGet,
+		Title:       "Get memory records",
+		Description: `Fetch the full memory records for refs found with search or timeline: an observation's narrative, facts, concepts and files read or modified; a summary's request, findings and next steps; a prompt's text. Ask only for the records you need (at most 20): the answer is bounded to about 6 KB and names any record left out, and any ref that does not exist. ` + refHelp,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "ids": {"type": "array", "items": {"type": ["integer", "string"]}, "description": "Refs to fetch, e.g. [12, 15, \"S3\"]."}
+  },
+  "required": ["ids"],
+  "additionalProperties": false
+}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, s.get)
+
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        toolRemember,
+		Title:       "Remember a note",
+		Description: `Store a note in this project's memory so that future sessions find it: it is searchable at once and shows in the next session's context. Use it when the user asks you to remember something, or to keep a durable fact worth knowing next time: a decision and its reason, a preference, a gotcha, where something lives. Write a short specific title and a self-contained text (it will be read without this conversation). Never store secrets. The note is marked as written by the model.`,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "title": {"type": "string", "description": "One line, at most 200 characters, e.g. \"Deploys go through the staging pipeline\"."},
+    "text": {"type": "string", "description": "The note itself, self-contained, at most 4000 characters."},
+    "type": {"type": "string", "enum": ["note", "decision", "discovery", "bugfix", "feature", "refactor", "change"], "description": "What kind of note; default note."}
+  },
+  "required": ["title", "text"],
+  "additionalProperties": false
+}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
+	}, s.remember)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// SearchArgs is search's input.
+type SearchArgs struct {
+	Query   string `json:"query"`
+	Project string `json:"project,omitempty"`
+	Type    string `json:"type,omitempty"`
+	Since   string `json:"since,omitempty"`
+	Until   string `json:"until,omitempty"`
+	Limit   *int   `json:"limit,omitempty"`
+}
+
+// TimelineArgs is timeline's input.
+type TimelineArgs struct {
+	ID      json.RawMessage `json:"id,omitempty"`
+	Query   string          `json:"query,omitempty"`
+	Before  *int            `json:"before,omitempty"`
+	After   *int            `json:"after,omitempty"`
+	Project string          `json:"project,omitempty"`
+}
+
+// GetArgs is get_observations' input.
+type GetArgs struct {
+	IDs []json.RawMessage `json:"ids"`
+}
+
+// RememberArgs is remember's input.
+type RememberArgs struct {
+	Title string `json:"title"`
+	Text  string `json:"text"`
+	Type  string `json:"type,omitempty"`
+}
+
+// scope is the project a call reads: "" for every project.
+func (s *Server) scope(arg string) string {
+	switch strings.TrimSpace(arg) {
+	case "":
+		return s.proj.Name
+	case "*":
+		return ""
+	}
+	return strings.TrimSpace(arg)
+}
+
+func scopeLabel(project string) string {
+	if project == "" {
+		return "every project"
+	}
+	return "project " + project
+}
+
+// offText is what every tool says in a directory where memory is off.
+func (s *Server) offText() string {
+	return "claude-mem: memory is off in this directory (" + offReason(s.projErr) + "); nothing is returned and nothing is stored."
+}
+
+func (s *Server) offIndex() (*mcp.CallToolResult, *IndexOut, error) {
+	msg := s.offText()
+	return textResult(msg), &IndexOut{Message: msg, Entries: []EntryOut{}}, nil
+}
+
+func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, a SearchArgs) (*mcp.CallToolResult, *IndexOut, error) {
+	if s.projErr != nil {
+		return s.offIndex()
+	}
+	if err := checkQuery(a.Query, true); err != nil {
+		return nil, nil, err
+	}
+	limit, err := intArg("limit", a.Limit, defaultLimit, 1, maxLimit)
+	if err != nil {
+		return nil, nil, err
+	}
+	f := store.MemoryFilter{Project: s.scope(a.Project)}
+	if f.Kinds, f.Type, err = typeArg(a.Type); err != nil {
+		return nil, nil, err
+	}
+	now := s.d.Now()
+	if f.Since, err = timeArg("since", a.Since, now, false); err != nil {
+		return nil, nil, err
+	}
+	if f.Until, err = timeArg("until", a.Until, now, true); err != nil {
+		return nil, nil, err
+	}
+	var hits []store.MemoryHit
+	err = s.read(ctx, func(db *store.DB) (err error) {
+		hits, err = db.SearchMemory(ctx, a.Query, f, limit)
+		return err
+	})
+	if errors.Is(err, errNoMemory) {
+		return noEntries(f.Project, "No memory stored yet.")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	entries := make([]store.Entry, len(hits))
+	for i, h := range hits {
+		entries[i] = h.Entry
+	}
+	head := fmt.Sprintf("No memory matches %q in %s.", a.Query, scopeLabel(f.Project))
+	if len(hits) > 0 {
+		head = fmt.Sprintf("%d hit(s) for %q in %s, best first:", len(hits), a.Query, scopeLabel(f.Project))
+	}
+	res, out := index(head, entries, nil, "Open records with get_observations (ids as shown, e.g. [12, \"S3\"]); see what happened around one with timeline.")
+	out.Project = projectOut(f.Project)
+	return res, out, nil
+}
+
+func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, a TimelineArgs) (*mcp.CallToolResult, *IndexOut, error) {
+	if s.projErr != nil {
+		return s.offIndex()
+	}
+	before, err := intArg("before", a.Before, defaultAround, 0, maxAround)
+	if err != nil {
+		return nil, nil, err
+	}
+	after, err := intArg("after", a.After, defaultAround, 0, maxAround)
+	if err != nil {
+		return nil, nil, err
+	}
+	var anchor store.Ref
+	hasID := len(a.ID) > 0 && string(a.ID) != "null"
+	switch {
+	case hasID && strings.TrimSpace(a.Query) != "":
+		return nil, nil, errors.New("give id or query, not both")
+	case hasID:
+		if anchor, err = parseRef(a.ID); err != nil {
+			return nil, nil, err
+		}
+	case strings.TrimSpace(a.Query) == "":
+		return nil, nil, errors.New("give id (a ref from search, e.g. 12 or \"S3\") or query")
+	default:
+		if err := checkQuery(a.Query, false); err != nil {
+			return nil, nil, err
+		}
+	}
+	project := s.scope(a.Project)
+	var entries []store.Entry
+	err = s.read(ctx, func(db *store.DB) error {
+		if !hasID {
+			hits, err := db.SearchMemory(ctx, a.Query, store.MemoryFilter{Project: project}, 1)
+			if err != nil || len(hits) == 0 {
+				return err
+			}
+			anchor = hits[0].Ref
+		}
+		var err error
+		entries, err = db.Timeline(ctx, anchor, before, after)
+		return err
+	})
+	switch {
+	case errors.Is(err, errNoMemory):
+		return noEntries(project, "No memory stored yet.")
+	case errors.Is(err, store.ErrNotFound):
+		return nil, nil, fmt.Errorf("no record %s (search prints the refs that exist)", refString(anchor))
+	case err != nil:
+		return nil, nil, err
+	case anchor.Kind == "":
+		return noEntries(project, fmt.Sprintf("No memory matches %q in %s, so there is no timeline.", a.Query, scopeLabel(project)))
+	}
+	head := fmt.Sprintf("Timeline of project %s around %s, oldest first (%s marks it):", entries[0].Project, refString(anchor), "→")
+	res, out := index(head, entries, &anchor, "Open records with get_observations.")
+	out.Project = entries[0].Project
+	out.Anchor = refID(anchor)
+	return res, out, nil
+}
+
+func (s *Server) get(ctx context.Context, _ *mcp.CallToolRequest, a GetArgs) (*mcp.CallToolResult, *RecordsOut, error) {
+	if s.projErr != nil {
+		msg := s.offText()
+		return textResult(msg), &RecordsOut{Message: msg, Records: []RecordOut{}, Missing: []string{}, LeftOut: []string{}}, nil
+	}
+	if len(a.IDs) == 0 {
+		return nil, nil, errors.New("ids is empty: give the refs to fetch, e.g. [12, \"S3\"]")
+	}
+	if len(a.IDs) > maxIDs {
+		return nil, nil, fmt.Errorf("%d ids asked for; at most %d at once (the answer is bounded to about 6 KB)", len(a.IDs), maxIDs)
+	}
+	var refs []store.Ref
+	for _, raw := range a.IDs {
+		ref, err := parseRef(raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !slices.Contains(refs, ref) {
+			refs = append(refs, ref)
+		}
+	}
+	var found []store.Record
+	var missing []store.Ref
+	err := s.read(ctx, func(db *store.DB) (err error) {
+		found, missing, err = db.Records(ctx, refs)
+		return err
+	})
+	if errors.Is(err, errNoMemory) {
+		missing = refs
+	} else if err != nil {
+		return nil, nil, err
+	}
+	res, out := records(found, missing)
+	if len(found) == 0 {
+		res.IsError = true // every ref was wrong: the model should look again
+	}
+	return res, out, nil
+}
+
+func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, a RememberArgs) (*mcp.CallToolResult, *RememberOut, error) {
+	if s.projErr != nil {
+		return nil, nil, errors.New(s.offText()) // a tool error: the note was not kept
+	}
+	if s.d.DataDirErr != nil {
+		return nil, nil, fmt.Errorf("memory unavailable: %v (details: hook doctor)", s.d.DataDirErr)
+	}
+	title, text := strings.TrimSpace(a.Title), strings.TrimSpace(a.Text)
+	switch {
+	case title == "":
+		return nil, nil, errors.New("title is empty: give the note a short specific title")
+	case text == "":
+		return nil, nil, errors.New("text is empty: write the note itself")
+	case strings.ContainsAny(title, "\r\n"):
+		return nil, nil, errors.New("title must be one line")
+	case utf8.RuneCountInString(title) > maxNoteTitle:
+		return nil, nil, fmt.Errorf("title is %d characters; at most %d", utf8.RuneCountInString(title), maxNoteTitle)
+	case utf8.RuneCountInString(text) > maxNoteText:
+		return nil, nil, fmt.Errorf("text is %d characters; at most %d: keep the note to what a future session needs", utf8.RuneCountInString(text), maxNoteText)
+	}
+	typ := strings.TrimSpace(a.Type)
+	if typ == "" {
+		typ = "note"
+	}
+	if !slices.Contains(noteTypes, typ) {
+		return nil, nil, fmt.Errorf("type %q: use one of %s", typ, strings.Join(noteTypes, ", "))
+	}
+	if s.d.Redact != nil {
+		title, text = s.d.Redact(title), s.d.Redact(text)
+	}
+	session := s.d.SessionID
+	if session == "" {
+		session = "model-notes-" + s.proj.Name
+	}
+	db, err := store.Open(s.d.DBPath)
+	if err != nil {
+		s.d.Log.Error().Err(err).Msg("mcp: database unavailable; note not stored")
+		return nil, nil, fmt.Errorf("memory unavailable, the note was not stored: %v (details: hook doctor)", err)
+	}
+	defer db.Close()
+	id, err := db.Remember(ctx, store.Note{SessionID: session, Project: s.proj.Name, Cwd: s.d.Cwd,
+		Type: typ, Title: title, Text: text, At: s.d.Now()})
+	if err != nil {
+		s.d.Log.Error().Err(err).Msg("mcp: storing a note failed")
+		return nil, nil, fmt.Errorf("the note was not stored: %v", err)
+	}
+	s.d.Log.Info().Int64("observation", id).Str("project", s.proj.Name).Msg("mcp: note remembered")
+	msg := fmt.Sprintf("Remembered as #%d [%s] %s (project %s). It is searchable now and shows in the next session's context.", id, typ, title, s.proj.Name)
+	return textResult(msg), &RememberOut{Message: msg, Ref: refID(store.Ref{Kind: store.KindObservation, ID: id}), ID: id, Project: s.proj.Name, Type: typ, Title: title}, nil
+}
+
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// noEntries is an index answer with no entries: msg as the text and as the structured
+// content's message (Claude Code 2.1.328 shows the model the structured content alone).
+func noEntries(project, msg string) (*mcp.CallToolResult, *IndexOut, error) {
+	return textResult(msg), &IndexOut{Message: msg, Project: projectOut(project), Entries: []EntryOut{}}, nil
+}
+
+func projectOut(p string) string {
+	if p == "" {
+		return "*"
+	}
+	return p
+}

@@ -1,0 +1,52 @@
+package observe
+
+import (
+	"context"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// Budget is today's recorded observer cost against CLAUDE_MEM_DAILY_BUDGET_USD.
+type Budget struct {
+	Spent, Limit float64   // dollars; Limit 0 is no cap
+	Until        time.Time // the next local midnight, when the day's spending starts over
+}
+
+// Reached: no observer run starts until Until; events stay pending.
+func (b Budget) Reached() bool { return b.Limit > 0 && b.Spent >= b.Limit }
+
+// Day is the local day [start, end) holding now; a nil loc is UTC.
+func Day(now time.Time, loc *time.Location) (start, end time.Time) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	t := now.In(loc)
+	start = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
+	return start, start.AddDate(0, 0, 1) // AddDate keeps midnight across a DST change
+}
+
+// TodayBudget reads today's cost from the runs table: one indexed sum, cheap enough for
+// Stop, and always current (nothing to invalidate at midnight, unlike a flag in
+// health.json that the crossing run would have to write and every reader to expire).
+func TodayBudget(ctx context.Context, db *store.DB, s *settings.Settings, now time.Time, loc *time.Location) (Budget, error) {
+	start, end := Day(now, loc)
+	b := Budget{Limit: s.DailyBudgetUSD, Until: end}
+	if b.Limit == 0 {
+		return b, nil
+	}
+	var err error
+	b.Spent, err = db.CostBetween(ctx, start, end)
+	return b, err
+}
+
+// BatchDue is Stop's rule for starting a run: the session has at least
+// CLAUDE_MEM_BATCH_EVENTS pending events, or its oldest pending event has waited
+// CLAUDE_MEM_BATCH_WAIT. SessionEnd and SessionStart's stale pass flush without it.
+func BatchDue(pending int, oldest, now time.Time, s *settings.Settings) bool {
+	if pending == 0 {
+		return false
+	}
+	return pending >= s.BatchEvents || now.Sub(oldest) >= s.BatchWait
+}

@@ -1,0 +1,360 @@
+// Package redact is the product's one scrubber (DESIGN.md §16, §18): Captured replaces
+// credential shapes in captured content before it is journaled, and Scrub, ScrubEnv and
+// Writer clean every diagnostic before it is logged, persisted or shown. Both use the one
+// rule table in rules.go.
+package redact
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Counts is how many values of each kind were redacted. The zero value (nil) is empty.
+type Counts map[string]int
+
+// Add merges o into c.
+func (c *Counts) Add(o Counts) {
+	for k, n := range o {
+		if *c == nil {
+			*c = Counts{}
+		}
+		(*c)[k] += n
+	}
+}
+
+// Total is the number of values redacted, all kinds together.
+func (c Counts) Total() int {
+	t := 0
+	for _, n := range c {
+		t += n
+	}
+	return t
+}
+
+// Kinds lists c's kinds in the order of Kinds(), so a display is stable.
+func (c Counts) Kinds() []string {
+	var ks []string
+	for _, k := range Kinds() {
+		if c[k] > 0 {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// String is "anthropic=1 jwt=2" (kinds in the order of Kinds()), or "" when empty.
+func (c Counts) String() string {
+	var b strings.Builder
+	for _, k := range c.Kinds() {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s=%d", k, c[k])
+	}
+	return b.String()
+}
+
+// Kinds is every kind Captured can report, in the order of the rule table.
+func Kinds() []string {
+	var ks []string
+	for _, r := range rules {
+		if r.scope&capture != 0 && !slices.Contains(ks, r.kind) {
+			ks = append(ks, r.kind)
+		}
+	}
+	return ks
+}
+
+// Captured replaces every credential shape in s with [REDACTED:<kind>] and counts them.
+// Counts is nil when nothing was found, and s is then returned as it is.
+func Captured(s string) (string, Counts) { return apply(s, capture) }
+
+// Scrub cleans text that is about to be logged, written to health.json or a run file, or
+// shown: every known secret of 8 bytes or more becomes its short form (sk-a…(108)), and so
+// does every credential shape whose first characters are a published prefix; other shapes,
+// URL userinfo, secret-named query values and NAME=value pairs whose name says secret
+// (see SensitiveName) become [REDACTED:<kind>].
+func Scrub(text string, known ...string) string { return scrub(text, sortKnown(known)) }
+
+// sortKnown keeps the known secrets Scrub replaces, longest first (so a secret that holds
+// another is replaced whole), and only those of 8 bytes or more: a shorter value would match
+// ordinary words.
+func sortKnown(known []string) []string {
+	var ks []string
+	for _, k := range known {
+		if len(k) >= 8 {
+			ks = append(ks, k)
+		}
+	}
+	sort.Slice(ks, func(i, j int) bool { return len(ks[i]) > len(ks[j]) })
+	return ks
+}
+
+func scrub(text string, known []string) string {
+	for _, k := range known {
+		text = strings.ReplaceAll(text, k, Short(k))
+	}
+	out, _ := apply(text, diag)
+	return out
+}
+
+// sensitiveParts are the name parts that make an environment variable secret.
+var sensitiveParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "AUTH", "CREDENTIAL"}
+
+// SensitiveName reports whether an environment variable named name holds a secret: its
+// name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD, AUTH or CREDENTIAL, in any case
+// (MY_GATEWAY_KEY, github_token), and it is not CLAUDE_MEM_AUTH_SOURCE, the setting that
+// names a source (a settings error must show the value it rejects).
+func SensitiveName(name string) bool {
+	u := strings.ToUpper(name)
+	return u != "CLAUDE_MEM_AUTH_SOURCE" &&
+		slices.ContainsFunc(sensitiveParts, func(p string) bool { return strings.Contains(u, p) })
+}
+
+// ScrubEnv is the printable form of one environment variable's value: the short form when
+// its name is sensitive, else the value through Scrub (a proxy URL with a token in it).
+func ScrubEnv(name, value string) string {
+	if SensitiveName(name) {
+		return Short(value)
+	}
+	return Scrub(value)
+}
+
+const shownPrefix = 4
+
+// Short is a secret's printable form: its first four characters, an ellipsis and its length
+// in characters (sk-ant-… → sk-a…(108)); no prefix for a secret of eight characters or fewer,
+// which the prefix would half reveal; "" for "".
+func Short(s string) string {
+	if s == "" {
+		return ""
+	}
+	r := []rune(s)
+	n := shownPrefix
+	if len(r) <= 2*shownPrefix {
+		n = 0
+	}
+	return fmt.Sprintf("%s…(%d)", string(r[:n]), len(r))
+}
+
+// apply runs the rules of scope sc over s, in table order, all on s as it is: a match that
+// overlaps a secret an earlier rule took is left alone (the earlier, more specific rule
+// has it), as if the earlier rule's marker stood there.
+func apply(s string, sc scope) (string, Counts) {
+	at := scan(s, sc)
+	var taken []span // sorted by lo
+	var counts Counts
+	for i := range rules {
+		if len(at[i]) > 0 {
+			if found := rules[i].find(s, at[i], taken, sc); len(found) > 0 {
+				counts.Add(Counts{rules[i].kind: len(found)})
+				taken = merge(taken, found)
+			}
+		}
+	}
+	if len(taken) == 0 {
+		return s, nil
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, t := range taken {
+		b.WriteString(s[last:t.lo])
+		b.WriteString(t.repl)
+		last = t.hi
+	}
+	b.WriteString(s[last:])
+	return b.String(), counts
+}
+
+// span is a secret at s[lo:hi] and what replaces it.
+type span struct {
+	lo, hi int
+	repl   string
+}
+
+// merge returns the spans of a and b (each sorted, none overlapping another) sorted.
+func merge(a, b []span) []span {
+	out := make([]span, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].lo < b[0].lo {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// anchorRef is one anchor of rules[rule].
+type anchorRef struct {
+	rule int
+	lit  string
+	fold bool
+}
+
+// pairs indexes the anchors by their first two bytes, lower-cased (every match is longer than
+// a byte, and a one-byte anchor is listed under every pair it begins): one pass over a text
+// then finds every rule's anchors, and most offsets cost two table look-ups.
+var pairs = func() (x struct {
+	at   [1 << 16]uint16 // 1 + index in refs; 0: no anchor begins so
+	refs [][]anchorRef
+}) {
+	add := func(k int, ref anchorRef) {
+		if x.at[k] == 0 {
+			x.refs = append(x.refs, nil)
+			x.at[k] = uint16(len(x.refs))
+		}
+		x.refs[x.at[k]-1] = append(x.refs[x.at[k]-1], ref)
+	}
+	for i, r := range rules {
+		for _, a := range r.anchors {
+			k := int(lower[a[0]]) << 8
+			if len(a) > 1 {
+				add(k|int(lower[a[1]]), anchorRef{i, a, r.fold})
+				continue
+			}
+			for c := range 256 {
+				if lower[c] == byte(c) {
+					add(k|c, anchorRef{i, a, r.fold})
+				}
+			}
+		}
+	}
+	return x
+}()
+
+// lower maps a byte to its ASCII lower case.
+var lower = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	return t
+}()
+
+// scan finds, in one pass, where each rule of scope sc has an anchor in s: at[i] lists
+// rules[i]'s offsets, ascending.
+func scan(s string, sc scope) [][]int {
+	at := make([][]int, len(rules))
+	if len(s) < 2 {
+		return at
+	}
+	k := uint16(lower[s[0]])
+	for p := 0; p+1 < len(s); p++ {
+		k = k<<8 | uint16(lower[s[p+1]]) // the pair at p
+		i := pairs.at[k]
+		if i == 0 {
+			continue
+		}
+		for _, a := range pairs.refs[i-1] {
+			if rules[a.rule].scope&sc != 0 && hasPrefix(s[p:], a.lit, a.fold) {
+				if l := at[a.rule]; len(l) == 0 || l[len(l)-1] != p {
+					at[a.rule] = append(l, p)
+				}
+			}
+		}
+	}
+	return at
+}
+
+// hasPrefix is strings.HasPrefix, ASCII case-insensitive when fold (lit is lower case).
+func hasPrefix(s, lit string, fold bool) bool {
+	if len(s) < len(lit) {
+		return false
+	}
+	if !fold {
+		return s[:len(lit)] == lit
+	}
+	for i := 0; i < len(lit); i++ {
+		if lower[s[i]] != lit[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// find returns r's secrets in s, from its anchors at offsets at, sorted, leaving out every
+// match that overlaps a span of taken.
+func (r *rule) find(s string, at []int, taken []span, sc scope) []span {
+	var found []span
+	last := 0 // end of the previous secret found
+	for _, p := range at {
+		if p < last || r.bound && p > 0 && isWord(s[p-1]) {
+			continue
+		}
+		if r.sep != "" && !sepFollows(s, p, r.sep) {
+			continue
+		}
+		end := min(p+r.fwd, len(s))
+		if !r.lines {
+			if i := strings.IndexByte(s[p:end], '\n'); i >= 0 {
+				end = p + i
+			}
+		}
+		m := r.re.FindStringSubmatchIndex(s[p:end])
+		if m == nil {
+			continue
+		}
+		for len(taken) > 0 && taken[0].hi <= p {
+			taken = taken[1:]
+		}
+		if len(taken) > 0 && taken[0].lo < p+m[1] {
+			continue
+		}
+		lo, hi := m[0], m[1]
+		for g := 2; g < len(m); g += 2 {
+			if m[g] >= 0 {
+				lo, hi = m[g], m[g+1]
+				break
+			}
+		}
+		lo, hi = p+lo, p+hi
+		if r.keep != nil && r.keep(s[lo:hi], s[wordStart(s, p):p+m[1]]) {
+			continue
+		}
+		repl := "[REDACTED:" + r.kind + "]"
+		if sc == diag && r.public {
+			repl = Short(s[lo:hi])
+		}
+		found = append(found, span{lo, hi, repl})
+		last = hi
+	}
+	return found
+}
+
+func isWord(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
+}
+
+// sepFollows reports whether, past the word at s[p:] (letters, digits, _ and -), a quote
+// (escaped or not) and blanks, the next byte is one of sep.
+func sepFollows(s string, p int, sep string) bool {
+	i := p
+	for i < len(s) && (isWord(s[i]) || s[i] == '-') {
+		i++
+	}
+	if i < len(s) && s[i] == '\\' { // a JSON-encoded string's \"
+		i++
+	}
+	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		i++
+	}
+	for i < len(s) && strings.IndexByte(" \t\r\n\f", s[i]) >= 0 {
+		i++
+	}
+	return i < len(s) && strings.IndexByte(sep, s[i]) >= 0
+}
+
+// wordStart is where the word holding s[p] begins, looking back 64 bytes at most.
+func wordStart(s string, p int) int {
+	i := p
+	for i > 0 && p-i < 64 && isWord(s[i-1]) {
+		i--
+	}
+	return i
+}

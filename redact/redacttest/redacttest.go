@@ -1,0 +1,65 @@
+// Package redacttest holds a canary credential of every kind package redact knows, for
+// black-box tests: whatever took them in (the database, an export, the observer's stdin, a
+// log) must hold none of their Secret bytes afterwards.
+package redacttest
+
+import (
+	"bytes"
+	"slices"
+)
+
+// Canary is one credential as a tool or a user might show it.
+type Canary struct {
+	Kind   string // the redact kind that catches it
+	Text   string // the line holding it
+	Secret string // the bytes that must never be kept
+}
+
+// Captured is one canary per kind redact.Captured reports.
+func Captured() []Canary { return slices.Clone(captured) }
+
+// Diagnostic is Captured plus the shapes only redact.Scrub removes: a token as a URL's whole
+// userinfo (http://TOKEN@proxy:8080) and a NAME=value whose name alone says secret.
+func Diagnostic() []Canary { return append(Captured(), diagnostic...) }
+
+// Leaks lists the canaries of cs whose Secret is in b.
+func Leaks(b []byte, cs []Canary) []Canary {
+	var out []Canary
+	for _, c := range cs {
+		if bytes.Contains(b, []byte(c.Secret)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+const pemBody = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQCanaryPemKey0\n" +
+	"q8Zt4hY2mUeN0vJ7XbLwKcP3sRfD1gQ9aT6uE5iO2pA8sD4fG7hJ1kL3zX5cV9bN\n" +
+	"7mQ2wE4rT6yU8iO0pA1sD3fG5hJ7kL9zX2cV4bN6mQ8wE0rT2yU4iO6pA8sD0fG2\n"
+
+var captured = []Canary{
+	{"gcp_private_key", `  "private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvgIBADANBgkqCanaryGcpKey7Zt4hY2mUeN0vJ7XbLwKcP3sRfD1gQ9aT6u\n-----END PRIVATE KEY-----\n",`,
+		`MIIEvgIBADANBgkqCanaryGcpKey7Zt4hY2mUeN0vJ7XbLwKcP3sRfD1gQ9aT6u`},
+	{"private_key", "-----BEGIN RSA PRIVATE KEY-----\n" + pemBody + "-----END RSA PRIVATE KEY-----", "CanaryPemKey0"},
+	{"anthropic", "ANTHROPIC_API_KEY=sk-ant-api03-CanaryAnthropic7Zq9xW2vB7nM4kL1pR8tY6uI3oP5aS0dF2gH4jK6lZ8xC1vB3nM5qW7eR9tY1uI3oP5aS7dF9gAA",
+		"CanaryAnthropic7Zq9xW2vB7nM4kL1pR8tY6uI3oP5aS0dF2gH4jK6lZ8xC1vB3nM5"},
+	{"openai", `client = OpenAI(api_key="sk-proj-CanaryOpenAI4kT9mW2xQ7vB5nL8pR3sY6uZ1cA0dF4gH7jK2")`,
+		"CanaryOpenAI4kT9mW2xQ7vB5nL8pR3sY6uZ1cA0dF4gH7jK2"},
+	{"github", "remote: https://github.com/settings/tokens ghp_CanaryGitHub0a1B2c3D4e5F6g7H8i9J0kLm", "ghp_CanaryGitHub0a1B2c3D4e5F6g7H8i9J0kLm"},
+	{"aws_access_key_id", "aws_access_key_id = AKIACANARY7Q2W3E4R5T", "AKIACANARY7Q2W3E4R5T"},
+	{"aws_secret", "aws_secret_access_key = CanaryAwsSecret/K7MDENG+bPxRfiCY01234567", "CanaryAwsSecret/K7MDENG+bPxRfiCY01234567"},
+	{"google_api_key", "https://maps.googleapis.com/maps/api/js?callback=init&v=3 AIzaSyCanaryGoogle0123456789abcdefghijk", "AIzaSyCanaryGoogle0123456789abcdefghijk"},
+	{"slack", "SLACK_BOT=xoxb-123456789012-1234567890123-CanaryS1ackB0tT0ken", "CanaryS1ackB0tT0ken"},
+	{"stripe", "Stripe::API.key = 'sk_live_CanaryStripe51H8xY2zQ9wE4rT6y'", "CanaryStripe51H8xY2zQ9wE4rT6y"},
+	{"jwt", "id_token: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJjYW5hcnkiLCJpYXQiOjE3MDAwMDAwMDB9.CanaryJwtSig_4kT9mW2xQ7vB5nL8pR3sY6",
+		"eyJzdWIiOiJjYW5hcnkiLCJpYXQiOjE3MDAwMDAwMDB9.CanaryJwtSig_4kT9mW2xQ7vB5nL8pR3sY6"},
+	{"bearer", `curl -H "Authorization: Bearer CanaryBearer0123456789abcdefXYZ" https://api.example.com/v1/me`, "CanaryBearer0123456789abcdefXYZ"},
+	{"url_userinfo", "DATABASE_URL=postgres://app:CanaryDbPass-9x7Q@db.internal:5432/app", "CanaryDbPass-9x7Q"},
+	{"url_query", "GET https://api.example.com/v2/items?page=2&api_key=CanaryQueryKey0123456789 HTTP/1.1", "CanaryQueryKey0123456789"},
+	{"assignment", "DB_PASSWORD=CanaryPw-7f3a9c2e", "CanaryPw-7f3a9c2e"},
+}
+
+var diagnostic = []Canary{
+	{"url_userinfo", "HTTPS_PROXY=http://CanaryProxyToken@proxy:8080", "CanaryProxyToken"},
+	{"env", "MY_GATEWAY_KEY=CanaryGatewayValue", "CanaryGatewayValue"},
+}

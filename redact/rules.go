@@ -1,0 +1,229 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// scope says which of the two jobs a rule serves.
+type scope uint8
+
+const (
+	capture scope = 1 << iota // captured content (Captured)
+	diag                      // diagnostics (Scrub)
+	both    = capture | diag
+)
+
+// rule is one credential shape. Every match begins with one of the rule's anchors (literals):
+// one pass over a text finds every rule's anchors, and each anchor found costs one regexp
+// run anchored there (^), which fails within a few bytes on ordinary text.
+type rule struct {
+	kind    string
+	scope   scope
+	anchors []string // literals every match begins with
+	fold    bool     // anchors are lower case and searched case-insensitively
+	bound   bool     // an anchor counts only at the start of a word (ghp_…, not xghp_…)
+	// sep, when set, is a cheap test before the regexp, for a name and its separator: past
+	// the anchor's word (letters, digits, _ and -), a quote and blanks, one of these
+	// bytes comes next.
+	sep   string
+	fwd   int  // the longest match, in bytes
+	lines bool // a match may span lines (else it ends at the line's end)
+	// re matches the shape from an anchor (it begins with ^). The secret is its first
+	// capturing group that took part, or the whole match when it has none; only the
+	// secret is replaced.
+	re *regexp.Regexp
+	// keep spares a value v that is no secret (a placeholder, a variable, code); match is
+	// the whole match, from the start of the word its anchor stands in. nil: none.
+	keep func(v, match string) bool
+	// public: the secret's first four characters are the kind's published prefix
+	// (sk-a, ghp_, AKIA, eyJh), so diagnostics may show the short form (sk-a…(108))
+	// instead of the kind label without revealing anything.
+	public bool
+}
+
+// The secret-named assignment keys: password|passwd|secret|token|api_key|apikey|access_key.
+// An anchor is the end of the name (DB_PASSWORD, "api_key", accessToken, SECRET_KEY), not
+// part of a longer one (token_type, max_tokens, secret_name): the separator follows it.
+var assignAnchors = []string{"passw", "secret", "token", "api", "access"}
+
+// rules is the one table of credential shapes, applied in order: specific shapes before the
+// generic ones, so a key is counted under its own kind and a later rule sees only the
+// [REDACTED:…] marker where it stood (no rule matches a marker).
+var rules = []rule{
+	{kind: "gcp_private_key", scope: both, anchors: []string{`"private_key"`}, fwd: 16 << 10,
+		// The whole JSON string value; a truncated field may have lost its closing quote.
+		re: regexp.MustCompile(`^"private_key"\s*:\s*"(-----BEGIN[^"]*)`)},
+	{kind: "private_key", scope: both, anchors: []string{"-----BEGIN"}, fwd: 16 << 10, lines: true,
+		// The whole block; without its END line (a field cut in the middle) the body up to
+		// the first character that cannot be base64 or a (JSON-escaped) line break.
+		re: regexp.MustCompile(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)`)},
+	{kind: "anthropic", scope: both, anchors: []string{"sk-ant-"}, fwd: 512,
+		re: regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{16,}`), keep: value(placeholder), public: true},
+	{kind: "openai", scope: both, anchors: []string{"sk-"}, bound: true, fwd: 512,
+		re:   regexp.MustCompile(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
+		keep: value(notMixed), public: true},
+	{kind: "github", scope: both, anchors: []string{"gh", "github_pat_"}, bound: true, fwd: 512,
+		re: regexp.MustCompile(`^(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), keep: value(placeholder), public: true},
+	{kind: "aws_access_key_id", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 32,
+		re: regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`), keep: value(placeholder), public: true},
+	{kind: "aws_secret", scope: both, anchors: []string{"secret"}, fold: true, sep: ":=", fwd: 96,
+		// 40 characters exactly: the trailing class keeps a longer run from matching.
+		re: regexp.MustCompile(`^(?i:secret[_-]?access[_-]?key)["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`)},
+	{kind: "google_api_key", scope: both, anchors: []string{"AIza"}, bound: true, fwd: 64,
+		re: regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), keep: value(placeholder), public: true},
+	{kind: "slack", scope: both, anchors: []string{"xox"}, bound: true, fwd: 256,
+		re: regexp.MustCompile(`^xox[abposr]-[0-9A-Za-z-]{10,}`), keep: value(placeholder), public: true},
+	{kind: "stripe", scope: both, anchors: []string{"sk_live_", "rk_live_"}, bound: true, fwd: 256,
+		re: regexp.MustCompile(`^[sr]k_live_[0-9A-Za-z]{16,}`), keep: value(placeholder), public: true},
+	{kind: "jwt", scope: both, anchors: []string{"eyJ"}, bound: true, fwd: 8 << 10,
+		re: regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`), public: true},
+	{kind: "bearer", scope: both, anchors: []string{"authorization"}, fold: true, bound: true, sep: ":=", fwd: 2 << 10,
+		// Any scheme of the Authorization header (Bearer, Basic, token, Digest); just the
+		// credential when the scheme is named.
+		re:   regexp.MustCompile(`^(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?([A-Za-z0-9\-._~+/]{8,}=*)`),
+		keep: value(placeholder)},
+	{kind: "bearer", scope: both, anchors: []string{"bearer"}, fold: true, bound: true, fwd: 2 << 10,
+		re:   regexp.MustCompile(`^(?i)bearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
+		keep: value(notRandom)},
+	// URL userinfo: the whole of it (a username may be the token: https://TOKEN:x-oauth-basic@,
+	// https://x-access-token:ghp_…@), so the URL keeps its host and stays usable. A username
+	// alone is kept when it does not look generated (ssh://git@host, https://alice@host)…
+	{kind: "url_userinfo", scope: both, anchors: []string{"://"}, fwd: 512,
+		re:   regexp.MustCompile(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`),
+		keep: value(func(v string) bool { return !strings.Contains(v, ":") && (len(v) < 16 || notRandom(v)) })},
+	// … except in a diagnostic (issue 12: http://TOKEN@proxy:8080 leaked).
+	{kind: "url_userinfo", scope: diag, anchors: []string{"://"}, fwd: 512,
+		re: regexp.MustCompile(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`)},
+	{kind: "url_query", scope: both, anchors: []string{"?", "&"}, fwd: 1 << 10,
+		re:   regexp.MustCompile(`^[?&](?i:api[_-]?key|apikey|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|sig|signature|password|secret|client[_-]?secret|auth)=([^&#\s"'<>\[\]\\]+)`),
+		keep: value(placeholder)},
+	// Assignments, in env, shell, ini, JSON, YAML and code forms (see keepAssignment), also
+	// inside a JSON-encoded string (\"api_key\": \"…\", DB_PASSWORD=…\n): no value holds a
+	// backslash.
+	{kind: "assignment", scope: both, anchors: assignAnchors, fold: true, sep: ":=", fwd: 320,
+		re: regexp.MustCompile(`^(?i:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key)(?i:[_-]?key)?(?:\\?["'])?\s*` +
+			`(?::=|=>|==?|:)\s*(?:\\?"([^"\\\r\n]+)\\?"|\\?'([^'\\\r\n]+)\\?'|([^\s"'` + "`" + `,;&|<>{}\[\]\\]+))`),
+		keep: keepAssignment},
+	// Diagnostics: any NAME=value (or "NAME": "value") whose name says it holds a secret
+	// (MY_GATEWAY_KEY=…), as SensitiveName does for a name on its own.
+	{kind: "env", scope: diag, anchors: sensitiveParts, fwd: 2 << 10,
+		re:   regexp.MustCompile(`^(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Z0-9_]*(?:=|"\s*:\s*")([^\s"']+)`),
+		keep: func(v, m string) bool { return redacted(v) || !SensitiveName(m[:strings.IndexAny(m, `="`)]) }},
+}
+
+// value makes a test of the value alone a keep function.
+func value(f func(v string) bool) func(v, match string) bool {
+	return func(v, _ string) bool { return f(v) }
+}
+
+// redacted reports a value an earlier rule has already replaced.
+func redacted(v string) bool {
+	return strings.HasPrefix(v, "[REDACTED:") || strings.Contains(v, "…(")
+}
+
+// placeholderWords are values that stand for a secret in docs, templates and tests.
+var placeholderWords = map[string]bool{
+	"password": true, "passwd": true, "secret": true, "token": true, "apikey": true, "api_key": true,
+	"changeme": true, "change_me": true, "change-me": true, "null": true, "nil": true, "none": true,
+	"undefined": true, "true": true, "false": true, "string": true, "str": true, "bytes": true,
+	"number": true, "boolean": true, "object": true, "optional": true, "required": true,
+	"redacted": true, "hidden": true, "masked": true, "dummy": true, "example": true, "sample": true,
+	"placeholder": true, "test": true, "testing": true, "foobar": true, "secret123": true,
+	"password123": true, "hunter2": true,
+}
+
+// placeholder reports a value that stands for a secret rather than being one: too short to
+// be one, a variable or template reference ($X, ${X}, %s, <x>, {{ x }}), a redaction marker,
+// a masked value (xxx, ***), an upper-case constant name (YOUR_API_KEY, GITHUB_TOKEN), all
+// digits (max_tokens: 100000), or a word of the placeholder list or one that says so
+// (your-api-key-here, example-token).
+func placeholder(v string) bool {
+	if len(v) < 6 || strings.ContainsAny(v[:1], "$%<{[*") {
+		return true
+	}
+	l := strings.ToLower(v)
+	if placeholderWords[l] || strings.Contains(l, "your") || strings.Contains(l, "example") ||
+		strings.Contains(l, "placeholder") || strings.Contains(l, "changeme") ||
+		strings.Contains(l, "xxxx") || strings.Contains(l, "...") || strings.Contains(l, "…") {
+		return true
+	}
+	masked, digits, upperConst := true, true, true
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		masked = masked && strings.IndexByte("xX*.-_#", c) >= 0
+		digits = digits && c >= '0' && c <= '9'
+		upperConst = upperConst && (c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_')
+	}
+	return masked || digits || upperConst && strings.Contains(v, "_")
+}
+
+// keepAssignment spares an assignment's value v (match is the whole assignment) that is no
+// secret. A quoted value is data: a secret unless a placeholder. An unquoted one after = (env,
+// shell, ini, flags) is a secret unless a placeholder or code. An unquoted one after a colon
+// (YAML, headers, prose) must also hold a digit or a symbol, so "Password: required" stays.
+func keepAssignment(v, match string) bool {
+	if !strings.HasSuffix(match, v) { // a closing quote follows
+		return placeholder(v)
+	}
+	if match[strings.IndexAny(match, ":=")] == '=' {
+		return codeOrPlaceholder(v)
+	}
+	return codeOrPlaceholder(v) || onlyLetters(v)
+}
+
+// codeOrPlaceholder also spares an unquoted value that reads as code: a call (getToken()),
+// a dotted path (self.token, os.environ), or a camelCase identifier (accessToken).
+func codeOrPlaceholder(v string) bool {
+	if placeholder(v) || strings.ContainsAny(v, "()") {
+		return true
+	}
+	ident, dotted, camel := true, false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '.':
+			dotted = true
+		case c >= 'a' && c <= 'z', c == '_':
+		case c >= 'A' && c <= 'Z':
+			camel = camel || i > 0 && v[i-1] >= 'a' && v[i-1] <= 'z'
+		default:
+			ident = false
+		}
+	}
+	return ident && (dotted || camel)
+}
+
+func onlyLetters(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// notMixed spares what lacks the upper case, lower case and digits of a generated key
+// (sk-circle-bounce-delay1 is a CSS class).
+func notMixed(v string) bool {
+	var up, low, digit bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		up = up || c >= 'A' && c <= 'Z'
+		low = low || c >= 'a' && c <= 'z'
+		digit = digit || c >= '0' && c <= '9'
+	}
+	return !up || !low || !digit || placeholder(v)
+}
+
+// notRandom spares what does not look generated (a token has letters and digits: "Bearer
+// authentication" is prose) and placeholders.
+func notRandom(v string) bool {
+	var letter, digit bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		letter = letter || c|0x20 >= 'a' && c|0x20 <= 'z'
+		digit = digit || c >= '0' && c <= '9'
+	}
+	return !letter || !digit || placeholder(v)
+}

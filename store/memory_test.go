@@ -1,0 +1,191 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// refsOf lists entries as "kind id" strings.
+func refsOf(es []Entry) []Ref {
+	out := make([]Ref, len(es))
+	for i, e := range es {
+		out[i] = e.Ref
+	}
+	return out
+}
+
+// memoryFixture: project alpha with interleaved prompts, observations and a summary (two
+// at the same instant), and project beta with one observation in between.
+func memoryFixture(t *testing.T) *DB {
+	t.Helper()
+	ctx := context.Background()
+	db, _ := openTest(t)
+	alpha, beta := session("a1", "alpha"), session("b1", "beta")
+	if err := db.RecordPrompt(ctx, alpha, Prompt{Text: "fix the parser\nplease", At: at(1)}); err != nil { // prompt 1
+		t.Fatal(err)
+	}
+	remember(t, db, alpha, 2, []Observation{ // observations 1, 2
+		{Type: "bugfix", Title: "Parser bound fixed", Narrative: "loop stopped early", Facts: []string{"len-1"}, At: at(2)},
+		{Type: "decision", Title: "Keep WAL", Narrative: "readers never block", At: at(3)},
+	}, nil)
+	remember(t, db, beta, 4, []Observation{{Type: "feature", Title: "Beta parser", At: at(4)}}, nil) // observation 3
+	if err := db.RecordPrompt(ctx, alpha, Prompt{Text: "now the summary", At: at(5)}); err != nil {  // prompt 2
+		t.Fatal(err)
+	}
+	remember(t, db, alpha, 5, []Observation{{Type: "change", Title: "Same instant as prompt 2", At: at(5)}}, // observation 4
+		&Summary{Request: "Fix the parser", Learned: "bounds", At: at(6)}) // summary 1
+	return db
+}
+
+func TestTimeline(t *testing.T) {
+	ctx := context.Background()
+	db := memoryFixture(t)
+	obs := func(id int64) Ref { return Ref{KindObservation, id} }
+	prompt := func(id int64) Ref { return Ref{KindPrompt, id} }
+	sum := Ref{KindSummary, 1}
+	for _, c := range []struct {
+		name          string
+		anchor        Ref
+		before, after int
+		want          []Ref
+	}{
+		// At the instant 5 the order is observation, summary, prompt: observation 4 first.
+		{"all of alpha around observation 2", obs(2), 10, 10, []Ref{prompt(1), obs(1), obs(2), obs(4), prompt(2), sum}},
+		{"one each side", obs(2), 1, 1, []Ref{obs(1), obs(2), obs(4)}},
+		{"none before", obs(2), 0, 1, []Ref{obs(2), obs(4)}},
+		{"tie: prompt 2 after observation 4", prompt(2), 1, 1, []Ref{obs(4), prompt(2), sum}},
+		{"tie: observation 4 before prompt 2", obs(4), 1, 1, []Ref{obs(2), obs(4), prompt(2)}},
+		{"anchored on a summary", sum, 2, 2, []Ref{obs(4), prompt(2), sum}},
+		{"beta alone", obs(3), 5, 5, []Ref{obs(3)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := db.Timeline(ctx, c.anchor, c.before, c.after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(refsOf(got), c.want) {
+				t.Errorf("timeline %v, want %v", refsOf(got), c.want)
+			}
+			for i := 1; i < len(got); i++ {
+				if got[i].At.Before(got[i-1].At) {
+					t.Errorf("not oldest first: %v", got)
+				}
+			}
+		})
+	}
+	got, _ := db.Timeline(ctx, prompt(1), 0, 0)
+	if len(got) != 1 || got[0].Title != "fix the parser" || got[0].Type != "prompt" || got[0].Size != len("fix the parser\nplease") || got[0].Project != "alpha" {
+		t.Errorf("prompt entry %+v: want its first line as title, kind as type, the full size", got)
+	}
+	if _, err := db.Timeline(ctx, obs(99), 1, 1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing anchor: %v, want ErrNotFound", err)
+	}
+	if _, err := db.Timeline(ctx, Ref{"event", 1}, 1, 1); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("unknown kind: %v, want ErrInvalidArgument", err)
+	}
+}
+
+func TestRecords(t *testing.T) {
+	ctx := context.Background()
+	db := memoryFixture(t)
+	want := []Ref{{KindSummary, 1}, {KindObservation, 1}, {KindPrompt, 2}}
+	found, missing, err := db.Records(ctx, []Ref{want[0], {KindObservation, 42}, want[1], want[2], {KindPrompt, 9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Ref
+	for _, r := range found {
+		got = append(got, r.Ref)
+	}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(missing, []Ref{{KindObservation, 42}, {KindPrompt, 9}}) {
+		t.Fatalf("found %v missing %v", got, missing)
+	}
+	if o := found[1].Observation; o == nil || o.Title != "Parser bound fixed" || !slices.Equal(o.Facts, []string{"len-1"}) || found[1].Origin != "observer" {
+		t.Errorf("observation record %+v origin %q", o, found[1].Origin)
+	}
+	if s := found[0].Summary; s == nil || s.Request != "Fix the parser" || s.Learned != "bounds" {
+		t.Errorf("summary record %+v", s)
+	}
+	if p := found[2].Prompt; p == nil || p.Text != "now the summary" || p.Project != "alpha" {
+		t.Errorf("prompt record %+v", p)
+	}
+}
+
+func TestRememberIsSearchableAtOnce(t *testing.T) {
+	ctx := context.Background()
+	db := memoryFixture(t)
+	// The control: nothing matches the note's word before it is stored.
+	if hits, err := db.SearchMemory(ctx, "zanzibar", MemoryFilter{}, 10); err != nil || len(hits) != 0 {
+		t.Fatalf("before: %v %v", hits, err)
+	}
+	id, err := db.Remember(ctx, Note{SessionID: "s-new", Project: "alpha", Cwd: "/w/alpha", Type: "decision",
+		Title: "Deploys go through zanzibar", Text: "The user wants every deploy through the zanzibar pipeline.", At: at(9)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := db.SearchMemory(ctx, "pipeline", MemoryFilter{Project: "alpha"}, 10)
+	if err != nil || len(hits) != 1 || hits[0].ID != id || hits[0].Kind != KindObservation || hits[0].Type != "decision" {
+		t.Fatalf("after: %+v %v", hits, err)
+	}
+	found, _, err := db.Records(ctx, []Ref{{KindObservation, id}})
+	if err != nil || len(found) != 1 || found[0].Origin != OriginModel || found[0].Observation.SessionID != "s-new" {
+		t.Errorf("stored note %+v %v", found, err)
+	}
+	if n := count(t, db, `SELECT count(*) FROM sessions WHERE id = 's-new' AND project = 'alpha'`); n != 1 {
+		t.Errorf("the note's session was not recorded")
+	}
+	for _, bad := range []Note{
+		{Project: "alpha", Title: "x", At: at(1)},
+		{SessionID: "s", Title: "x", At: at(1)},
+		{SessionID: "s", Project: "alpha", Title: "  ", At: at(1)},
+		{SessionID: "s", Project: "alpha", Title: "x"},
+	} {
+		if _, err := db.Remember(ctx, bad); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("Remember(%+v) = %v, want ErrInvalidArgument", bad, err)
+		}
+	}
+}
+
+func TestSearchMemoryFilters(t *testing.T) {
+	ctx := context.Background()
+	db := memoryFixture(t)
+	for _, c := range []struct {
+		name string
+		f    MemoryFilter
+		want []Ref
+	}{
+		{"every kind and project", MemoryFilter{}, []Ref{{KindObservation, 1}, {KindObservation, 3}, {KindSummary, 1}, {KindPrompt, 1}}},
+		{"project", MemoryFilter{Project: "beta"}, []Ref{{KindObservation, 3}}},
+		{"kinds", MemoryFilter{Kinds: []string{KindPrompt, KindSummary}}, []Ref{{KindSummary, 1}, {KindPrompt, 1}}},
+		{"type", MemoryFilter{Type: "feature"}, []Ref{{KindObservation, 3}}},
+		{"type with other kinds only", MemoryFilter{Type: "feature", Kinds: []string{KindPrompt}}, nil},
+		{"since", MemoryFilter{Since: at(4)}, []Ref{{KindObservation, 3}, {KindSummary, 1}}},
+		{"until", MemoryFilter{Until: at(4)}, []Ref{{KindObservation, 1}, {KindPrompt, 1}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hits, err := db.SearchMemory(ctx, "parser", c.f, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []Ref
+			for _, h := range hits {
+				got = append(got, h.Ref)
+				if h.Size <= 0 || h.Title == "" || h.At.IsZero() {
+					t.Errorf("hit %+v lacks its compact fields", h)
+				}
+			}
+			slices.SortFunc(got, func(a, b Ref) int {
+				if a.Kind != b.Kind {
+					return map[string]int{KindObservation: 0, KindSummary: 1, KindPrompt: 2}[a.Kind] - map[string]int{KindObservation: 0, KindSummary: 1, KindPrompt: 2}[b.Kind]
+				}
+				return int(a.ID - b.ID)
+			})
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("hits %v, want %v", got, c.want)
+			}
+		})
+	}
+}
