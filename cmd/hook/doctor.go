@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -33,14 +34,7 @@ func doctorCmd(p *proc, args []string) int {
 		}
 		fmt.Fprintln(p.stderr, "observer pause cleared: the next Stop may run the observer")
 	}
-	in := doctor.Inputs{
-		Version: version, Hook: p.exe, PluginRoot: doctor.PluginRoot(p.env, exeDir(p.exe)),
-		Settings: s, DataDirErr: st.dataDirErr, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log,
-	}
-	if p.goos == "darwin" {
-		in.Lineage = auth.ParentChain(ctx, auth.ExecRunner{}, p.pid, p.goos)
-	}
-	r := doctor.Build(ctx, in)
+	r := doctor.Build(ctx, doctorInputs(ctx, p, st))
 	if *asJSON {
 		enc := json.NewEncoder(p.stdout)
 		enc.SetIndent("", "  ")
@@ -52,4 +46,17 @@ func doctorCmd(p *proc, args []string) int {
 		return 0
 	}
 	return 1
+}
+
+// doctorInputs fills the report's inputs from the process: doctor and the viewer's health
+// page build the same report.
+func doctorInputs(ctx context.Context, p *proc, st *envState) doctor.Inputs {
+	in := doctor.Inputs{
+		Version: version, Hook: p.exe, PluginRoot: doctor.PluginRoot(p.env, exeDir(p.exe)),
+		Settings: st.s, DataDirErr: st.dataDirErr, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log,
+	}
+	if p.goos == "darwin" {
+		in.Lineage = auth.ParentChain(ctx, auth.ExecRunner{}, p.pid, p.goos)
+	}
+	return in
 }

@@ -49,6 +49,8 @@ Commands:
                               run the observer for a session (started by hook mode)
   mcp                         the memory tools for the model, an MCP server on stdio
                               (started by Claude Code from the plugin's .mcp.json)
+  viewer [--port N] [--no-open]
+                              open the local web viewer (127.0.0.1 only) until Ctrl-C
   forget ID… | --session S | --project P | --before DATE [--dry-run] [--yes] [--vacuum]
                               remove memory: shows what goes and asks first
   export [--project P] [--since DATE] [-o FILE]
@@ -79,6 +81,8 @@ func run(p *proc) int {
 		return statsCmd(p, p.args[1:])
 	case "mcp":
 		return mcpCmd(p, p.args[1:])
+	case "viewer":
+		return viewerCmd(p, p.args[1:])
 	case "forget":
 		return forgetCmd(p, p.args[1:])
 	case "export":

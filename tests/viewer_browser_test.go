@@ -1,0 +1,305 @@
+package tests
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// viewerArtifacts is where the browser test leaves its screenshots (gitignored).
+func viewerArtifacts(t *testing.T) string {
+	dir := os.Getenv("CLAUDE_MEM_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(repoRoot, "tests", "artifacts", "viewer")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// chromium finds Debian's chromium; without it the test skips, unless CI=true.
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no chromium on PATH: .ci/run installs it (apt-get install -y chromium)")
+	}
+	t.Skip("no chromium on PATH (apt-get install -y chromium); the viewer's browser test needs it")
+	return ""
+}
+
+// memory stores what the screenshots show, through the store as the observer would.
+type memory struct {
+	t    *testing.T
+	db   *store.DB
+	runs int
+}
+
+func (m *memory) observe(sessionID, project string, obs []store.Observation, sum *store.Summary) {
+	m.t.Helper()
+	ctx := context.Background()
+	m.runs++
+	s := store.Session{ID: sessionID, Project: project, Cwd: "/home/dev/" + project, StartedAt: time.Now().Add(-30 * time.Hour)}
+	e := store.Event{Hook: "PostToolUse", ToolName: "Edit", ToolUseID: fmt.Sprint("tu-", m.runs), Input: `{}`, Response: `{}`, At: time.Now()}
+	if err := m.db.RecordEvent(ctx, s, e); err != nil {
+		m.t.Fatal(err)
+	}
+	run := fmt.Sprint("run-", m.runs)
+	if _, err := m.db.Claim(ctx, sessionID, run, 100, time.Now()); err != nil {
+		m.t.Fatal(err)
+	}
+	if err := m.db.Complete(ctx, run, obs, sum); err != nil {
+		m.t.Fatal(err)
+	}
+}
+
+func seedViewerMemory(t *testing.T, dataDir string) *memory {
+	db, err := store.Open(filepath.Join(dataDir, settings.DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	m := &memory{t: t, db: db}
+	now := time.Now()
+	ago := func(h float64) time.Time { return now.Add(-time.Duration(h * float64(time.Hour))) }
+	m.observe("77aa-session-c", "website", []store.Observation{
+		{Type: "feature", Title: "Dark mode follows the system setting", Subtitle: "prefers-color-scheme", At: ago(50)},
+	}, nil)
+	m.observe("4c2e-session-b", "claude-mem-go", []store.Observation{
+		{Type: "change", Title: "Search cuts queries into plain words", Subtitle: "no FTS5 syntax reaches the engine", At: ago(27)},
+		{Type: "refactor", Title: "Doctor report becomes a value", Subtitle: "rendered by hook doctor and the viewer's health page", At: ago(26)},
+	}, nil)
+	m.observe("9b1f-session-a", "claude-mem-go", []store.Observation{
+		{Type: "discovery", Title: "Claude Code sends PostToolUseFailure for denied tools", Subtitle: "not PostToolUse with is_error",
+			Narrative: "A denied tool call arrives as its own hook event; capture must accept both.", At: ago(4)},
+		{Type: "decision", Title: "Observer runs use a fixed system prompt", Subtitle: "9,987 → 347 characters of system text per request",
+			Narrative: "Replacing Claude Code's default system prompt cuts the request size; the events go in the user message.", Concepts: []string{"trade-off"}, At: ago(3.5)},
+		{Type: "feature", Title: "Viewer timeline paginates by keyset", Subtitle: "constant cost at any depth",
+			Narrative: "The timeline seeks on (project, at, id) instead of OFFSET, so page 2,000 costs what page 1 does.", Concepts: []string{"pattern"}, At: ago(2)},
+		{Type: "bugfix", Title: "Stop no longer waits on a locked database", Subtitle: "the journal takes the write; ingestion happens later",
+			Narrative: "Hook mode appended to SQLite directly and waited up to 10 s when the observer held the write lock. Captured records now go to an append-only journal and are ingested at Stop.",
+			Facts:     []string{"one O_APPEND write per record", "ingestion is idempotent by record id"}, Concepts: []string{"problem-solution", "gotcha"},
+			FilesRead: []string{"hooks/stop.go"}, FilesModified: []string{"journal/journal.go", "hooks/posttooluse.go"}, At: ago(1.2)},
+	}, &store.Summary{Request: "Make capture never block the user", Investigated: "lock waits in hook mode",
+		Learned: "SQLite's write lock is held for the observer's whole transaction", Completed: "journal + ingestion at Stop", NextSteps: "fallback journal dir on ENOSPC", At: ago(1)})
+	for i := range 9 { // a week and a bit of observer runs for the cost page
+		r := store.RunRecord{ID: fmt.Sprint("cost-", i), Project: "claude-mem-go", Outcome: "ok", StartedAt: ago(float64(24*i) + 0.5),
+			Events: 10 + i, Observations: 3, Usage: store.Usage{InputTokens: int64(4000 + 900*i), OutputTokens: int64(700 + 50*i), CostUSD: 0.012 * float64(1+(i*5)%7)}}
+		if err := db.RecordRun(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.RecordPrompt(context.Background(), store.Session{ID: "9b1f-session-a", Project: "claude-mem-go"},
+		store.Prompt{Text: "why does Stop hang when the observer is running?", At: ago(1.5)}); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestViewerInABrowser drives headless Chromium against a real `hook viewer` process: the
+// printed URL, projects, search and open the hit, forget it, the live feed receiving an
+// observation stored meanwhile (inserted through the store from this process, as the
+// observer would; the hook-mode + observer path is covered by its own tests), and a
+// screenshot of every page. Then SIGTERM: the process exits 0 and the port is closed.
+func TestViewerInABrowser(t *testing.T) {
+	chrome := chromium(t)
+	art := viewerArtifacts(t)
+	dataDir := t.TempDir()
+	home := t.TempDir()
+	mem := seedViewerMemory(t, dataDir)
+
+	// A claude executable and a credential, so the health page shows a working setup; the
+	// observer is never started here.
+	claude := filepath.Join(t.TempDir(), "claude")
+	if err := os.WriteFile(claude, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(hookBin, "viewer", "--no-open", "--port", "0")
+	cmd.Dir = dataDir
+	cmd.Env = []string{"HOME=" + home, "CLAUDE_MEM_DATA_DIR=" + dataDir, "PATH=" + binDir, "TZ=UTC",
+		"CLAUDE_MEM_CLAUDE_PATH=" + claude, "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-viewer-test-not-a-real-token"}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	t.Cleanup(func() { cmd.Process.Kill() })
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() {
+		t.Fatalf("hook viewer printed nothing: %v", lines.Err())
+	}
+	m := regexp.MustCompile(`http://127\.0\.0\.1:(\d+)/\?token=[0-9a-f]{32}`).FindStringSubmatch(lines.Text())
+	if m == nil {
+		t.Fatalf("no URL in %q", lines.Text())
+	}
+	url, port := m[0], m[1]
+	go func() {
+		for lines.Scan() {
+		}
+		exited <- cmd.Wait()
+	}()
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.Headless,
+		chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1100, 860),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.NoFirstRun)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelA()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	if err := chromedp.Do(ctx); err != nil { // starts the browser, without a deadline
+		t.Fatal(err)
+	}
+	step := func(name string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, scancel := context.WithTimeout(ctx, 15*time.Second)
+		defer scancel()
+		if err := chromedp.Do(sctx, actions...); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(art, name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(sel))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return s
+	}
+	location := func() string {
+		t.Helper()
+		l, err := chromedp.Run(ctx, chromedp.Location())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+
+	// The printed URL: the token becomes a cookie and leaves the address bar.
+	step("open the printed URL", chromedp.Navigate(url), chromedp.WaitVisible(`a[href="/timeline?project=claude-mem-go"]`))
+	if l := location(); strings.Contains(l, "token") || l != "http://127.0.0.1:"+port+"/" {
+		t.Fatalf("address after opening: %s", l)
+	}
+	if h := text("main h1"); h != "Projects" {
+		t.Fatalf("projects page heading %q", h)
+	}
+	shot("projects")
+
+	step("timeline", chromedp.Click(`a[href="/timeline?project=claude-mem-go"]`), chromedp.WaitVisible(`.day h2`))
+	if s := text("main"); !strings.Contains(s, "Stop no longer waits on a locked database") || !strings.Contains(s, "Make capture never block the user") {
+		t.Fatalf("timeline:\n%s", s)
+	}
+	shot("timeline")
+
+	step("search", chromedp.SendKeys(`header input[name=q]`, "keyset"), chromedp.Submit(`header input[name=q]`),
+		chromedp.WaitVisible(`ol.hits mark`))
+	if mk := text(`ol.hits mark`); !strings.EqualFold(mk, "keyset") {
+		t.Fatalf("highlight %q", mk)
+	}
+	shot("search")
+	step("open the hit", chromedp.Click(`ol.hits li a`), chromedp.WaitVisible(`article.record`))
+	if h := text("main h1"); h != "Viewer timeline paginates by keyset" {
+		t.Fatalf("record heading %q", h)
+	}
+	hit := location()
+	shot("record")
+
+	step("forget: confirm", chromedp.Click(`form.danger button`), chromedp.WaitVisible(`form[method=post] button`))
+	shot("forget")
+	step("forget: apply", chromedp.Click(`form[method=post] button`), chromedp.WaitVisible(`h1.forgotten`))
+	step("gone from search", chromedp.Navigate("http://127.0.0.1:"+port+"/search?q=keyset"), chromedp.WaitVisible(`section.empty`))
+	if s := text("main"); !strings.Contains(s, "Nothing matches") {
+		t.Fatalf("the forgotten observation is still found:\n%s", s)
+	}
+	step("gone: its page", chromedp.Navigate(hit), chromedp.WaitVisible(`main h1`))
+	if h := text("main h1"); h != "Not found" {
+		t.Fatalf("forgotten record page: %q", h)
+	}
+
+	step("session", chromedp.Navigate("http://127.0.0.1:"+port+"/session/9b1f-session-a"), chromedp.WaitVisible(`ol.prompts`))
+	shot("session")
+
+	// The live feed: an observation stored while the page is open appears within 5 s.
+	step("live", chromedp.Navigate("http://127.0.0.1:"+port+"/live"), chromedp.WaitVisible(`#feed li`))
+	const liveTitle = "Live feed shows this without a reload"
+	mem.observe("9b1f-session-a", "claude-mem-go", []store.Observation{{Type: "feature", Title: liveTitle,
+		Subtitle: "server-sent events", At: time.Now()}}, nil)
+	start := time.Now()
+	step("live: the new observation appears", chromedp.Poll[chromedp.Void](
+		fmt.Sprintf(`document.querySelector("#feed li a")?.textContent === %q`, liveTitle), chromedp.WithPollingTimeout(5*time.Second)))
+	t.Logf("the live feed showed the new observation %v after it was stored", time.Since(start).Round(time.Millisecond))
+	shot("live")
+
+	for _, p := range []struct{ path, wait, name string }{
+		{"/health", "main h1 .badge", "health"},
+		{"/cost", "svg.chart rect", "cost"},
+		{"/settings", "table.list td", "settings"},
+	} {
+		step(p.name, chromedp.Navigate("http://127.0.0.1:"+port+p.path), chromedp.WaitVisible(p.wait))
+		shot(p.name)
+	}
+
+	// Dark mode follows the system setting: the same timeline with prefers-color-scheme: dark.
+	step("dark timeline", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+		return err
+	}), chromedp.Navigate("http://127.0.0.1:"+port+"/timeline?project=claude-mem-go"), chromedp.WaitVisible(`.day h2`))
+	bg, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.body).backgroundColor`))
+	if err != nil || bg != "rgb(22, 23, 26)" {
+		t.Fatalf("dark background %q, %v", bg, err)
+	}
+	shot("timeline-dark")
+
+	// SIGTERM stops it cleanly and nothing listens afterwards.
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("hook viewer after SIGTERM: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("hook viewer did not stop on SIGTERM")
+	}
+	if c, err := net.DialTimeout("tcp", "127.0.0.1:"+port, time.Second); err == nil {
+		c.Close()
+		t.Fatal("something still listens on the viewer's port")
+	}
+	t.Logf("screenshots in %s", art)
+}

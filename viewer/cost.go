@@ -1,0 +1,105 @@
+package viewer
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/claude-mem/claude-mem-go/stats"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// costDays is how many local days the cost page shows unless ?days= says otherwise.
+const costDays = 14
+
+// Chart geometry, in SVG user units.
+const (
+	chartW, chartH = 720.0, 220.0
+	chartLeft      = 54.0 // room for the axis labels
+	chartPad       = 18.0
+	chartBottom    = 24.0 // room for the day labels
+)
+
+// bar is one local day of the chart: all projects' cost together.
+type bar struct {
+	Day        string
+	CostUSD    float64
+	Runs       int
+	X, Y, W, H float64
+	LX         float64 // the middle of the bar, where its label goes
+	Label      string  // the day under its bar, on every few bars
+}
+
+type tick struct {
+	Y     float64
+	Label string
+}
+
+type costData struct {
+	*stats.Report
+	Bars          []bar
+	Ticks         []tick
+	Width, Height float64
+	Base          float64 // the y of the chart's baseline
+}
+
+func (s *server) cost(w http.ResponseWriter, r *http.Request) {
+	days := costDays
+	if n, err := strconv.Atoi(r.URL.Query().Get("days")); err == nil && n >= 1 && n <= 366 {
+		days = n
+	}
+	project := r.URL.Query().Get("project")
+	s.withDB(w, r, func(db *store.DB, notice string) error {
+		rep := stats.Empty(s.cfg.Now(), s.cfg.Loc, days, project, s.cfg.BudgetUSD)
+		if db != nil {
+			var err error
+			if rep, err = stats.Build(r.Context(), db, s.cfg.Now(), s.cfg.Loc, days, project, s.cfg.BudgetUSD); err != nil {
+				return err
+			}
+		}
+		d := costData{Report: rep, Width: chartW, Height: chartH, Base: chartH - chartBottom}
+		d.layout()
+		s.render(w, http.StatusOK, "cost", page{Title: "Cost", Nav: "cost", Notice: notice, Data: d})
+		return nil
+	})
+}
+
+// layout makes one bar per local day of the report, oldest on the left, its height
+// proportional to the day's cost, and three labelled grid lines.
+func (d *costData) layout() {
+	at := map[string]int{}
+	for day := d.From; day.Before(d.To); day = day.AddDate(0, 0, 1) {
+		at[day.Format("2006-01-02")] = len(d.Bars)
+		d.Bars = append(d.Bars, bar{Day: day.Format("2006-01-02"), Label: day.Format("2 Jan")})
+	}
+	every := (len(d.Bars) + 6) / 7 // at most about seven labels
+	for i := range d.Bars {
+		if (len(d.Bars)-1-i)%every != 0 { // today is always labelled
+			d.Bars[i].Label = ""
+		}
+	}
+	top := 0.0
+	for _, row := range d.Rows {
+		if i, ok := at[row.Day]; ok {
+			d.Bars[i].CostUSD += row.CostUSD
+			d.Bars[i].Runs += row.Runs
+			top = max(top, d.Bars[i].CostUSD)
+		}
+	}
+	if top == 0 {
+		top = 1
+	}
+	plotH := d.Base - chartPad
+	for i := range 3 {
+		d.Ticks = append(d.Ticks, tick{Y: d.Base - plotH*float64(i)/2, Label: fmt.Sprintf("$%.2f", top*float64(i)/2)})
+	}
+	slot := (chartW - chartLeft) / float64(max(len(d.Bars), 1))
+	for i := range d.Bars {
+		b := &d.Bars[i]
+		b.W = max(slot*0.7, 1)
+		b.X = chartLeft + slot*float64(i) + (slot-b.W)/2
+		b.H = plotH * b.CostUSD / top
+		b.Y = d.Base - b.H
+		b.LX = b.X + b.W/2
+	}
+}

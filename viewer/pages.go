@@ -1,0 +1,522 @@
+package viewer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/doctor"
+	"github.com/claude-mem/claude-mem-go/forget"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// pageSize is how many timeline items one page shows.
+const pageSize = 50
+
+// observationTypes are the observer's types, offered as the timeline's filter.
+var observationTypes = []string{"bugfix", "feature", "refactor", "change", "discovery", "decision"}
+
+type server struct {
+	cfg   Config
+	csrf  string
+	pages map[string]*template.Template
+}
+
+// New returns the viewer's handler: every page behind the guard.
+func New(cfg Config) (http.Handler, error) {
+	if cfg.Loc == nil {
+		cfg.Loc = time.Local
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = time.Second
+	}
+	csrf, err := NewToken()
+	if err != nil {
+		return nil, err
+	}
+	s := &server{cfg: cfg, csrf: csrf, pages: map[string]*template.Template{}}
+	if err := s.parse(); err != nil {
+		return nil, err
+	}
+	static, _ := fs.Sub(staticFS, "static")
+	mux := http.NewServeMux()
+	files := http.StripPrefix("/static/", http.FileServerFS(static))
+	mux.HandleFunc("GET /static/", func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") { // no directory listings
+			s.notFound(w, r, "There is no page here.")
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /{$}", s.projects)
+	mux.HandleFunc("GET /timeline", s.timeline)
+	mux.HandleFunc("GET /observation/{id}", s.observation)
+	mux.HandleFunc("GET /summary/{id}", s.summary)
+	mux.HandleFunc("GET /prompt/{id}", s.prompt)
+	mux.HandleFunc("GET /session/{id}", s.session)
+	mux.HandleFunc("GET /search", s.search)
+	mux.HandleFunc("GET /live", s.live)
+	mux.HandleFunc("GET /live/events", s.liveEvents)
+	mux.HandleFunc("GET /health", s.health)
+	mux.HandleFunc("GET /cost", s.cost)
+	mux.HandleFunc("GET /settings", s.settings)
+	mux.HandleFunc("GET /forget", s.forgetConfirm)
+	mux.HandleFunc("POST /forget", s.forgetApply)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.notFound(w, r, "There is no page here.") })
+	return s.guard(mux), nil
+}
+
+func (s *server) parse() error {
+	funcs := template.FuncMap{
+		"day":      func(t time.Time) string { return t.In(s.cfg.Loc).Format("Monday 2 January 2006") },
+		"clock":    func(t time.Time) string { return t.In(s.cfg.Loc).Format("15:04") },
+		"datetime": func(t time.Time) string { return s.when(t) },
+		"iso":      func(t time.Time) string { return t.In(s.cfg.Loc).Format(time.RFC3339) },
+		"path":     url.PathEscape,
+		"query":    url.QueryEscape,
+	}
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if n == "templates/layout.html" {
+			continue
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n)
+		if err != nil {
+			return err
+		}
+		s.pages[strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")] = t
+	}
+	return nil
+}
+
+// when is a time in the viewer's zone, with the zone named.
+func (s *server) when(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.In(s.cfg.Loc).Format("Mon 2 Jan 2006 15:04 MST")
+}
+
+// page is what every template gets.
+type page struct {
+	Title  string
+	Nav    string // the section highlighted in the navigation
+	Query  string // the search box's text
+	CSRF   string
+	Notice string // a problem worth a line above the page (ingestion failed)
+	Data   any
+}
+
+func (s *server) render(w http.ResponseWriter, status int, name string, p page) {
+	p.CSRF = s.csrf
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	var b strings.Builder
+	if err := s.pages[name].Execute(&b, p); err != nil {
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprintf(w, "<!doctype html><title>Error</title><p>%s", template.HTMLEscapeString(err.Error()))
+		return
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+func (s *server) refuse(w http.ResponseWriter, r *http.Request, why string) {
+	s.render(w, http.StatusForbidden, "message", page{Title: "Not allowed", Data: message{Heading: "Not allowed", Text: why}})
+}
+
+func (s *server) notFound(w http.ResponseWriter, r *http.Request, why string) {
+	s.render(w, http.StatusNotFound, "message", page{Title: "Not found", Data: message{Heading: "Not found", Text: why}})
+}
+
+func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	text := err.Error()
+	if errors.Is(err, store.ErrNotFound) {
+		s.notFound(w, r, "Nothing with that id is stored (it may have been forgotten).")
+		return
+	}
+	var se *store.SchemaVersionError
+	if errors.As(err, &se) {
+		text = se.Error()
+	}
+	s.render(w, http.StatusInternalServerError, "message", page{Title: "Memory unavailable",
+		Data: message{Heading: "Memory unavailable", Text: text}})
+}
+
+type message struct{ Heading, Text string }
+
+// open ingests pending journals and opens the database for one request, so a database
+// replaced or migrated while the viewer runs is simply the one the next request sees. A
+// data dir with nothing captured yet is a nil *store.DB and no error: pages show their
+// empty state. notice is an ingestion problem worth showing; reading goes on without it.
+func (s *server) open(ctx context.Context, write bool) (db *store.DB, notice string, err error) {
+	if s.cfg.Ingest != nil {
+		if err := s.cfg.Ingest(ctx); err != nil {
+			notice = "Captured records waiting in journals could not be stored yet: " + err.Error()
+		}
+	}
+	if write {
+		db, err = store.Open(s.cfg.DBPath)
+		return db, notice, err
+	}
+	db, err = store.OpenReadOnly(s.cfg.DBPath)
+	var se *store.SchemaVersionError
+	switch {
+	case errors.Is(err, store.ErrNoDatabase):
+		return nil, notice, nil
+	case errors.As(err, &se) && se.Have < se.Want:
+		// Written by an older claude-mem: bring it forward, as the next hook would.
+		db, err = store.Open(s.cfg.DBPath)
+	}
+	return db, notice, err
+}
+
+// withDB runs fn with the request's database (nil when nothing is stored yet).
+func (s *server) withDB(w http.ResponseWriter, r *http.Request, fn func(db *store.DB, notice string) error) {
+	db, notice, err := s.open(r.Context(), false)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if db != nil {
+		defer db.Close()
+	}
+	if err := fn(db, notice); err != nil {
+		s.fail(w, r, err)
+	}
+}
+
+func (s *server) projects(w http.ResponseWriter, r *http.Request) {
+	s.withDB(w, r, func(db *store.DB, notice string) error {
+		var ps []store.ProjectStats
+		if db != nil {
+			var err error
+			if ps, err = db.Projects(r.Context()); err != nil {
+				return err
+			}
+		}
+		s.render(w, http.StatusOK, "projects", page{Title: "Projects", Nav: "projects", Notice: notice, Data: ps})
+		return nil
+	})
+}
+
+// dayGroup is one local day of a timeline page.
+type dayGroup struct {
+	Day   time.Time
+	Items []store.TimelineItem
+}
+
+type timelineData struct {
+	Project string
+	Type    string
+	Types   []string
+	Days    []dayGroup
+	Next    string // the next page's cursor; "" on the last page
+	First   bool
+}
+
+func (s *server) timeline(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	d := timelineData{Project: q.Get("project"), Type: q.Get("type"), Types: append(observationTypes, store.TypeSummary)}
+	if d.Project == "" {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	var after *store.Cursor
+	if a := q.Get("after"); a != "" {
+		c, err := store.ParseCursor(a)
+		if err != nil {
+			s.notFound(w, r, "That page of the timeline does not exist.")
+			return
+		}
+		after = &c
+	}
+	d.First = after == nil
+	s.withDB(w, r, func(db *store.DB, notice string) error {
+		if db != nil {
+			items, next, err := db.TimelinePage(r.Context(), d.Project, d.Type, after, pageSize)
+			if err != nil {
+				return err
+			}
+			if next != nil {
+				d.Next = next.String()
+			}
+			d.Days = s.byDay(items)
+		}
+		s.render(w, http.StatusOK, "timeline", page{Title: d.Project, Nav: "projects", Notice: notice, Data: d})
+		return nil
+	})
+}
+
+// byDay groups items (newest first) by their local day.
+func (s *server) byDay(items []store.TimelineItem) []dayGroup {
+	var days []dayGroup
+	for _, it := range items {
+		t := it.At().In(s.cfg.Loc)
+		day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, s.cfg.Loc)
+		if len(days) == 0 || !days[len(days)-1].Day.Equal(day) {
+			days = append(days, dayGroup{Day: day})
+		}
+		days[len(days)-1].Items = append(days[len(days)-1].Items, it)
+	}
+	return days
+}
+
+// id parses the {id} of a path; a bad one is a 404 like an unknown one.
+func (s *server) id(w http.ResponseWriter, r *http.Request) (int64, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		s.notFound(w, r, "Record ids are whole numbers.")
+		return 0, false
+	}
+	return id, true
+}
+
+type recordData struct {
+	Observation *store.Observation // one of the two is set
+	Summary     *store.Summary
+	Session     *store.Session
+}
+
+func (d recordData) sessionID() string {
+	if d.Summary != nil {
+		return d.Summary.SessionID
+	}
+	return d.Observation.SessionID
+}
+
+func (s *server) observation(w http.ResponseWriter, r *http.Request) {
+	s.record(w, r, func(ctx context.Context, db *store.DB, id int64) (recordData, string, error) {
+		o, err := db.Observation(ctx, id)
+		if err != nil {
+			return recordData{}, "", err
+		}
+		return recordData{Observation: o}, o.Title, nil
+	})
+}
+
+func (s *server) summary(w http.ResponseWriter, r *http.Request) {
+	s.record(w, r, func(ctx context.Context, db *store.DB, id int64) (recordData, string, error) {
+		sum, err := db.Summary(ctx, id)
+		if err != nil {
+			return recordData{}, "", err
+		}
+		return recordData{Summary: sum}, "Session summary", nil
+	})
+}
+
+// record shows the row load finds by the path's {id}, with the session it came from.
+func (s *server) record(w http.ResponseWriter, r *http.Request, load func(context.Context, *store.DB, int64) (recordData, string, error)) {
+	id, ok := s.id(w, r)
+	if !ok {
+		return
+	}
+	s.withDB(w, r, func(db *store.DB, notice string) error {
+		if db == nil {
+			return store.ErrNotFound
+		}
+		d, title, err := load(r.Context(), db, id)
+		if err != nil {
+			return err
+		}
+		if d.Session, err = db.SessionByID(r.Context(), d.sessionID()); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		s.render(w, http.StatusOK, "record", page{Title: title, Nav: "projects", Notice: notice, Data: d})
+		return nil
+	})
+}
+
+// prompt is a search hit's link for a prompt: its session shows it among the others.
+func (s *server) prompt(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.id(w, r)
+	if !ok {
+		return
+	}
+	s.withDB(w, r, func(db *store.DB, _ string) error {
+		if db == nil {
+			return store.ErrNotFound
+		}
+		p, err := db.Prompt(r.Context(), id)
+		if err != nil {
+			return err
+		}
+		http.Redirect(w, r, "/session/"+url.PathEscape(p.SessionID)+"#prompt-"+strconv.FormatInt(id, 10), http.StatusSeeOther)
+		return nil
+	})
+}
+
+// sessionLimit bounds the prompts and observations a session page lists.
+const sessionLimit = 500
+
+type sessionData struct {
+	Session      *store.Session
+	Prompts      []store.Prompt
+	Observations []store.Observation
+	Summaries    []store.Summary
+}
+
+func (s *server) session(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.withDB(w, r, func(db *store.DB, notice string) error {
+		if db == nil {
+			return store.ErrNotFound
+		}
+		ctx := r.Context()
+		var d sessionData
+		var err error
+		if d.Session, err = db.SessionByID(ctx, id); err != nil {
+			return err
+		}
+		if d.Prompts, err = db.SessionPrompts(ctx, id, sessionLimit); err != nil {
+			return err
+		}
+		if d.Observations, err = db.SessionObservations(ctx, id, sessionLimit); err != nil {
+			return err
+		}
+		if d.Summaries, err = db.SessionSummaries(ctx, id); err != nil {
+			return err
+		}
+		s.render(w, http.StatusOK, "session", page{Title: "Session " + id, Nav: "projects", Notice: notice, Data: d})
+		return nil
+	})
+}
+
+// searchLimit is how many hits the search page shows, as `hook search` does by default.
+const searchLimit = 20
+
+type searchHit struct {
+	store.Hit
+	URL     string
+	Title   template.HTML
+	Snippet template.HTML
+}
+
+type searchData struct {
+	Query, Project string
+	Hits           []searchHit
+	Searched       bool
+}
+
+func (s *server) search(w http.ResponseWriter, r *http.Request) {
+	d := searchData{Query: strings.TrimSpace(r.URL.Query().Get("q")), Project: r.URL.Query().Get("project")}
+	s.withDB(w, r, func(db *store.DB, notice string) error {
+		if db != nil && d.Query != "" {
+			d.Searched = true
+			hits, err := db.Search(r.Context(), d.Query, d.Project, searchLimit)
+			if err != nil {
+				return err
+			}
+			words := queryWords(d.Query)
+			for _, h := range hits {
+				d.Hits = append(d.Hits, searchHit{Hit: h, URL: "/" + h.Kind + "/" + strconv.FormatInt(h.ID, 10),
+					Title: highlight(h.Title, words), Snippet: highlight(strings.ReplaceAll(h.Snippet, store.SnippetOpen, ""), words)})
+			}
+		}
+		d.Searched = d.Query != ""
+		s.render(w, http.StatusOK, "search", page{Title: "Search", Nav: "search", Query: d.Query, Notice: notice, Data: d})
+		return nil
+	})
+}
+
+func (s *server) health(w http.ResponseWriter, r *http.Request) {
+	var rep *doctor.Report
+	if s.cfg.Report != nil {
+		rep = s.cfg.Report(r.Context())
+	}
+	s.render(w, http.StatusOK, "health", page{Title: "Health", Nav: "health", Data: rep})
+}
+
+func (s *server) settings(w http.ResponseWriter, r *http.Request) {
+	var rep *doctor.Report
+	if s.cfg.Report != nil {
+		rep = s.cfg.Report(r.Context())
+	}
+	s.render(w, http.StatusOK, "settings", page{Title: "Settings", Nav: "settings", Data: rep})
+}
+
+// forgetTarget is what a forget form names: one observation or a whole session.
+type forgetTarget struct {
+	ID      int64
+	Session string
+	Back    string // the page to return to when the person changes their mind
+}
+
+func (t forgetTarget) selector() forget.Selector {
+	if t.Session != "" {
+		return forget.Selector{Session: t.Session}
+	}
+	return forget.Selector{IDs: []int64{t.ID}}
+}
+
+// forgetTargetOf reads the target from a query or form; ok is false when it names none.
+func forgetTargetOf(v url.Values) (forgetTarget, bool) {
+	t := forgetTarget{Session: v.Get("session")}
+	if t.Session != "" {
+		t.Back = "/session/" + url.PathEscape(t.Session)
+		return t, true
+	}
+	id, err := strconv.ParseInt(v.Get("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return t, false
+	}
+	t.ID, t.Back = id, "/observation/"+strconv.FormatInt(id, 10)
+	return t, true
+}
+
+type forgetData struct {
+	Target forgetTarget
+	Plan   forget.Plan
+	Done   bool
+}
+
+func (s *server) forgetConfirm(w http.ResponseWriter, r *http.Request) {
+	t, ok := forgetTargetOf(r.URL.Query())
+	if !ok {
+		s.notFound(w, r, "Forget needs an observation id or a session.")
+		return
+	}
+	s.withDB(w, r, func(db *store.DB, notice string) error {
+		if db == nil {
+			return store.ErrNotFound
+		}
+		plan, err := forget.Preview(r.Context(), db, s.cfg.JournalDirs, t.selector())
+		if err != nil {
+			return err
+		}
+		if len(plan.Missing) > 0 || plan.Empty() {
+			return store.ErrNotFound
+		}
+		s.render(w, http.StatusOK, "forget", page{Title: "Forget", Nav: "projects", Notice: notice, Data: forgetData{Target: t, Plan: plan}})
+		return nil
+	})
+}
+
+func (s *server) forgetApply(w http.ResponseWriter, r *http.Request) {
+	t, ok := forgetTargetOf(r.PostForm)
+	if !ok {
+		s.notFound(w, r, "Forget needs an observation id or a session.")
+		return
+	}
+	db, notice, err := s.open(r.Context(), true)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer db.Close()
+	plan, err := forget.Apply(r.Context(), db, s.cfg.JournalDirs, t.selector(), r.PostFormValue("vacuum") == "1")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, http.StatusOK, "forget", page{Title: "Forgotten", Nav: "projects", Notice: notice, Data: forgetData{Target: t, Plan: plan, Done: true}})
+}

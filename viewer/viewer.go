@@ -1,0 +1,172 @@
+// Package viewer is `hook viewer`: a local web UI over the memory, served from the same
+// binary (net/http, html/template, embedded assets), bound to 127.0.0.1 and locked to the
+// person who started it by a per-launch token.
+package viewer
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/doctor"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Config is what a viewer serves: paths, clock and the parts of other packages it shows,
+// as values.
+type Config struct {
+	DBPath      string
+	JournalDirs []string                             // handed to forget, which removes a forgotten session's journals
+	Ingest      func(context.Context) error          // stores pending capture journals; called before reads
+	Report      func(context.Context) *doctor.Report // the doctor report (§13) for health and settings
+	Loc         *time.Location                       // dates are shown in this zone
+	BudgetUSD   float64                              // CLAUDE_MEM_DAILY_BUDGET_USD, shown on the cost page
+	Now         func() time.Time
+	Port        int           // the port the listener holds: the only one Host and Origin may name
+	Token       string        // the per-launch secret of the printed URL
+	Poll        time.Duration // how often the live feed looks for new observations
+}
+
+// ErrNoToken: the random source failed, so no secret token could be made.
+var ErrNoToken = errors.New("viewer: no random token")
+
+// NewToken returns a fresh random secret: 32 hex characters.
+func NewToken() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", errors.Join(ErrNoToken, err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// URL is the address to open: it carries the token once, the cookie after.
+func URL(port int, token string) string {
+	return "http://127.0.0.1:" + strconv.Itoa(port) + "/?token=" + url.QueryEscape(token)
+}
+
+// Listen takes 127.0.0.1:port (0: a free port chosen by the system), never another
+// interface, and returns the listener with the port it holds.
+func Listen(port int) (net.Listener, int, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return nil, 0, err
+	}
+	return ln, ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Serve answers on ln until ctx ends, then lets requests under way finish for up to 2 s
+// (the live feed's streams end with ctx) and closes what is left: a browser's idle
+// preconnected socket would otherwise hold Shutdown for 5 s. Every request only reads,
+// or writes in one transaction, so nothing is lost by closing.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// csp allows only this origin's own stylesheet and script, and images inlined as data:.
+const csp = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// guard refuses every request that is not from the person who started the viewer, before
+// any page runs: a foreign Host (DNS rebinding), no token, a cross-origin POST, a POST
+// without the form token.
+func (s *server) guard(next http.Handler) http.Handler {
+	hosts := map[string]bool{
+		"127.0.0.1:" + strconv.Itoa(s.cfg.Port): true,
+		"localhost:" + strconv.Itoa(s.cfg.Port): true,
+	}
+	cookie := "claude_mem_viewer_" + strconv.Itoa(s.cfg.Port) // browsers share cookies across ports
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", csp)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cache-Control", "no-store")
+		if !hosts[r.Host] {
+			s.refuse(w, r, "This address is not the viewer's.")
+			return
+		}
+		if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && s.equal(t, s.cfg.Token) {
+			http.SetCookie(w, &http.Cookie{Name: cookie, Value: s.cfg.Token, Path: "/",
+				HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			q := r.URL.Query()
+			q.Del("token")
+			// Cleaned, so "//host" cannot become a redirect to another site.
+			u := url.URL{Path: path.Clean("/" + r.URL.Path), RawQuery: q.Encode()}
+			http.Redirect(w, r, u.String(), http.StatusSeeOther)
+			return
+		}
+		c, err := r.Cookie(cookie)
+		if err != nil || !s.equal(c.Value, s.cfg.Token) {
+			s.refuse(w, r, "Open the viewer with the address `hook viewer` printed: it carries this launch's token.")
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if !sameOrigin(r, hosts) {
+				s.refuse(w, r, "A form from another site may not change your memory.")
+				return
+			}
+			if r.Method != http.MethodPost || !s.equal(r.PostFormValue("csrf"), s.csrf) {
+				s.refuse(w, r, "This form is out of date: open the page again.")
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sameOrigin reports whether a POST comes from one of the viewer's own pages: its Origin
+// names the viewer, or, when there is no Origin, its Referer does. Under the viewer's
+// Referrer-Policy: no-referrer a browser sends "Origin: null" and no Referer even for the
+// viewer's own forms; then only the browser's own Sec-Fetch-Site: same-origin (which no
+// page can set) vouches for it.
+func sameOrigin(r *http.Request, hosts map[string]bool) bool {
+	is := func(origin string) bool {
+		u, err := url.Parse(origin)
+		return err == nil && u.Scheme == "http" && hosts[u.Host] && (u.Path == "" || u.Path == "/")
+	}
+	switch o := r.Header.Get("Origin"); {
+	case o != "" && o != "null":
+		return is(o)
+	case r.Referer() != "":
+		u, err := url.Parse(r.Referer())
+		return err == nil && is(u.Scheme+"://"+u.Host)
+	default:
+		return r.Header.Get("Sec-Fetch-Site") == "same-origin"
+	}
+}
+
+func (s *server) equal(a, b string) bool {
+	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}
