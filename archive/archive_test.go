@@ -210,3 +210,23 @@ func TestEmptyFile(t *testing.T) {
 		}
 	}
 }
+
+// The same record twice in one file is stored once.
+func TestDuplicateInAFile(t *testing.T) {
+	src, _ := memtest.Open(t)
+	memtest.Fill(t, src)
+	good, _ := export(t, src, store.ExportFilter{}, exportedAt)
+	lines := strings.Split(strings.TrimSuffix(good, "\n"), "\n")
+	twice := strings.Join(append(lines, lines[7], lines[5]), "\n") + "\n"
+	dst, _ := memtest.Open(t)
+	res, err := Import(context.Background(), dst, strings.NewReader(twice))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Observations != (store.ImportCount{Added: 4, Skipped: 1}) || res.Prompts != (store.ImportCount{Added: 2, Skipped: 1}) {
+		t.Errorf("observations %+v, prompts %+v; want the repeats skipped", res.Observations, res.Prompts)
+	}
+	if again, _ := export(t, dst, store.ExportFilter{}, exportedAt); again != good {
+		t.Errorf("a repeated record was stored twice:\n%s", again)
+	}
+}

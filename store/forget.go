@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -147,10 +148,27 @@ func (db *DB) Vacuum(ctx context.Context) error {
 			return db.fail("vacuum", err)
 		}
 	}
-	for _, q := range []string{`PRAGMA wal_checkpoint(TRUNCATE)`, `VACUUM`, `PRAGMA wal_checkpoint(TRUNCATE)`} {
-		if _, err := db.sql.ExecContext(ctx, q); err != nil {
-			return db.fail("vacuum", err)
-		}
+	if err := db.checkpoint(ctx); err != nil {
+		return err
+	}
+	if _, err := db.sql.ExecContext(ctx, `VACUUM`); err != nil {
+		return db.fail("vacuum", err)
+	}
+	return db.checkpoint(ctx)
+}
+
+// ErrWALBusy: another process kept the WAL from being emptied (past the busy timeout), so
+// it may still hold removed text; running Vacuum again later finishes the job.
+var ErrWALBusy = errors.New("the WAL could not be emptied while another process used the database")
+
+// checkpoint copies the WAL into the database and truncates it to zero bytes.
+func (db *DB) checkpoint(ctx context.Context) error {
+	var busy, log, done int
+	if err := db.sql.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &log, &done); err != nil {
+		return db.fail("vacuum", err)
+	}
+	if busy != 0 {
+		return db.fail("vacuum", ErrWALBusy)
 	}
 	return nil
 }

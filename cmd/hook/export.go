@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/claude-mem/claude-mem-go/archive"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -29,7 +28,7 @@ func exportCmd(p *proc, args []string) int {
 		err = fmt.Errorf("unexpected %q", fs.Arg(0))
 	}
 	if err == nil && *since != "" {
-		if f.Since, err = parseDate(*since, time.Local); err != nil {
+		if f.Since, err = parseDate(*since, p.loc); err != nil {
 			err = fmt.Errorf("--since: %w", err)
 		}
 	}

@@ -21,7 +21,7 @@ const forgetUsage = "usage: hook forget ID… | --session S | --project P | --be
 // exit 2, when stdin is not a terminal), and removes it. Exit 1 when the user says no or
 // the database fails.
 func forgetCmd(p *proc, args []string) int {
-	o, err := parseForgetArgs(args, time.Local)
+	o, err := parseForgetArgs(args, p.loc)
 	if err != nil {
 		fmt.Fprintf(p.stderr, "hook forget: %v\n%s\n", err, forgetUsage)
 		return 2
@@ -81,7 +81,10 @@ func forgetCmd(p *proc, args []string) int {
 // vacuum rewrites the database after a forget, or for one made earlier without --vacuum.
 func vacuum(ctx context.Context, p *proc, db *store.DB) int {
 	if err := db.Vacuum(ctx); err != nil {
-		fmt.Fprintf(p.stderr, "hook forget: vacuum: %v\n", err)
+		fmt.Fprintf(p.stderr, "hook forget: %v\n", err)
+		if errors.Is(err, store.ErrWALBusy) {
+			fmt.Fprintln(p.stderr, "hook forget: run the same command again when no session is busy: it finds nothing left to forget and finishes the rewrite")
+		}
 		return 1
 	}
 	fmt.Fprintln(p.stdout, "Database rewritten: the removed text is in no free page or WAL frame.")
