@@ -332,6 +332,9 @@ func connect(path string, readOnly bool) (*DB, error) {
 	q.Add("_pragma", "foreign_keys(1)")
 	if readOnly {
 		q.Set("mode", "ro")
+		// Readers are short queries or the long-lived MCP server: a 1 MiB page cache
+		// (SQLite's default is 2 MiB) keeps the server's resident memory small.
+		q.Add("_pragma", "cache_size(-1024)")
 	} else {
 		q.Set("mode", "rw")
 		q.Set("_txlock", "immediate")
