@@ -149,3 +149,20 @@ func TestPluginFindings(t *testing.T) {
 		})
 	}
 }
+
+func TestShellQuote(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/home/u/.claude/plugins/bin/hook", "/home/u/.claude/plugins/bin/hook"},
+		{"my-app_2.0", "my-app_2.0"},
+		{"my app", "'my app'"},
+		{"it's", `'it'\''s'`},
+		{`C:\Users\u\hook.exe`, `'C:\Users\u\hook.exe'`},
+		{"$(rm -rf)", "'$(rm -rf)'"},
+		{"", "''"},
+	}
+	for _, tt := range tests {
+		if got := shellQuote(tt.in); got != tt.want {
+			t.Errorf("shellQuote(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
-	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/pluginreg"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
@@ -79,9 +79,9 @@ func reinstall(root string) string {
 		return "claude plugin marketplace add <the claude-mem directory> && claude plugin install " + pluginreg.ID
 	}
 	if _, err := os.Stat(filepath.Join(root, "Makefile")); err == nil {
-		return "make -C " + notice.ShellQuote(root) + " install"
+		return "make -C " + shellQuote(root) + " install"
 	}
-	return "claude plugin marketplace add " + notice.ShellQuote(root) + " && claude plugin install " + pluginreg.ID
+	return "claude plugin marketplace add " + shellQuote(root) + " && claude plugin install " + pluginreg.ID
 }
 
 // summary is the section in one line for the text report.
@@ -103,4 +103,15 @@ func (p Plugin) summary() string {
 		s += ", bin/hook " + p.HookState
 	}
 	return s
+}
+
+// shellQuote makes a path safe to paste into a shell command: the fixes doctor prints are
+// meant to be copied.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:,@%=", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -128,14 +128,3 @@ func clip(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
-
-// ShellQuote makes a path or project name safe to paste into a shell command, which is
-// how the model will use the search hint.
-func ShellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:,@%=", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
