@@ -10,9 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -136,7 +136,7 @@ func (f file) count(p *Plan) {
 func files(db *store.DB, journalDirs []string, f store.Forgotten) []file {
 	var out []file
 	for _, s := range f.Sessions {
-		for _, path := range journalFiles(journalDirs, s) {
+		for _, path := range journal.SessionFiles(journalDirs, s) {
 			out = append(out, file{path, false})
 		}
 	}
@@ -145,22 +145,6 @@ func files(db *store.DB, journalDirs []string, f store.Forgotten) []file {
 		if dir, ok := observer.RunDir(runs, id); ok {
 			out = append(out, file{dir, true})
 		}
-	}
-	return out
-}
-
-// plainSession is a session id that is safe as a file name.
-var plainSession = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// journalFiles are a session's pending journal files in dirs: `<session>.jsonl`. Only a
-// plain id names one, so no id can reach a path outside the dirs.
-func journalFiles(dirs []string, session string) []string {
-	if !plainSession.MatchString(session) {
-		return nil
-	}
-	var out []string
-	for _, d := range dirs {
-		out = append(out, filepath.Join(d, session+".jsonl"))
 	}
 	return out
 }

@@ -37,7 +37,8 @@ const lockWait = 10 * time.Second
 //	  "setup": {"state": "ok|required|unknown", "reason": "...", "probed": ["..."], "since": "RFC 3339"},
 //	  "settings_errors": ["KEY=value: problem; using default"],
 //	  "last_run": {"id": "...", "outcome": "ok|auth_failed|setup_required|transient|error", "reason": "...", "time": "RFC 3339", "events": 0},
-//	  "paused_until": "RFC 3339", "pause_reason": "...", "pause_fingerprint": "..."
+//	  "paused_until": "RFC 3339", "pause_reason": "...", "pause_fingerprint": "...",
+//	  "ingest_error": "...", "ingest_error_at": "RFC 3339"
 //	}
 
 // Auth is the state of the observer's credential as of its last use.
@@ -78,6 +79,10 @@ type Health struct {
 	PausedUntil      time.Time `json:"paused_until,omitzero"`
 	PauseReason      string    `json:"pause_reason,omitempty"`
 	PauseFingerprint string    `json:"pause_fingerprint,omitempty"`
+	// IngestError is why the last ingestion of the capture journal failed, since
+	// IngestErrorAt; the next one that succeeds clears both.
+	IngestError   string    `json:"ingest_error,omitempty"`
+	IngestErrorAt time.Time `json:"ingest_error_at,omitzero"`
 }
 
 // CorruptError is returned by Load when health.json exists but cannot be decoded. Readers

@@ -15,6 +15,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -84,7 +85,8 @@ func FuzzHookMode(f *testing.F) {
 	dbPath := filepath.Join(dataDir, settings.DBFile)
 	clock := t0
 	base := hooks.Deps{
-		Settings: s, Env: env, Home: env["HOME"], GOOS: runtime.GOOS,
+		Settings: s, Journal: journal.New(dataDir, "", "", func() time.Time { return clock }),
+		Env: env, Home: env["HOME"], GOOS: runtime.GOOS,
 		Hook: filepath.Join(root, "bin", "hook"), ExecutableDir: filepath.Join(root, "bin"),
 		Now:           func() time.Time { return clock },
 		OpenStore:     func() (*store.DB, error) { return store.Open(dbPath) },

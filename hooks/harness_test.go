@@ -19,6 +19,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -46,6 +47,7 @@ type harness struct {
 	openStore               func() (*store.DB, error) // nil: the real store in dataDir
 	startObserver, loadHlth func()                    // optional hooks run inside the fakes (e.g. to panic)
 	reaps                   int                       // ReapOrphans calls
+	journal                 *journal.Journal
 }
 
 func newHarness(t *testing.T, kv ...string) *harness {
@@ -77,8 +79,9 @@ func newHarness(t *testing.T, kv ...string) *harness {
 	if err := settings.EnsureDataDir(s.DataDir); err != nil {
 		t.Fatal(err)
 	}
+	h.journal = journal.New(s.DataDir, filepath.Join(root, "cache"), filepath.Join(root, "tmp"), func() time.Time { return h.now })
 	h.deps = &hooks.Deps{
-		Settings: s, Env: h.env, Home: h.home, GOOS: runtime.GOOS,
+		Settings: s, Journal: h.journal, Env: h.env, Home: h.home, GOOS: runtime.GOOS,
 		Hook: filepath.Join(h.exeDir, "hook"), ExecutableDir: h.exeDir,
 		Now: func() time.Time { return h.now },
 		Log: zerolog.New(&h.log),
@@ -157,10 +160,28 @@ func (h *harness) toolEvent(session, toolUseID string) []byte {
 	})
 }
 
-// count is the number of rows of table (optionally filtered) in the data dir's database;
-// a database never created counts as empty.
+// ingest stores what the hooks journaled, as the next reader would; with nothing journaled
+// it creates no database.
+func (h *harness) ingest() {
+	h.t.Helper()
+	if b, err := h.journal.Pending(); err != nil || b.Records == 0 {
+		return
+	}
+	db, err := store.Open(h.dbPath())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := h.journal.Ingest(context.Background(), db); err != nil {
+		h.t.Fatalf("ingest: %v", err)
+	}
+}
+
+// count is the number of rows of table (optionally filtered) in the data dir's database,
+// once what was journaled is ingested; a database never created counts as empty.
 func (h *harness) count(table string, where ...any) int {
 	h.t.Helper()
+	h.ingest()
 	if _, err := os.Stat(h.dbPath()); errors.Is(err, os.ErrNotExist) {
 		return 0
 	}
@@ -185,6 +206,7 @@ func (h *harness) count(table string, where ...any) int {
 // query returns the single value of a one-row, one-column query.
 func (h *harness) query(q string, args ...any) any {
 	h.t.Helper()
+	h.ingest()
 	db, err := sql.Open("sqlite", "file:"+h.dbPath()+"?mode=ro")
 	if err != nil {
 		h.t.Fatal(err)
@@ -197,9 +219,10 @@ func (h *harness) query(q string, args ...any) any {
 	return v
 }
 
-// withDB opens the real store for test setup.
+// withDB opens the real store for test setup, once what was journaled is ingested.
 func (h *harness) withDB(fn func(*store.DB)) {
 	h.t.Helper()
+	h.ingest()
 	db, err := store.Open(h.dbPath())
 	if err != nil {
 		h.t.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/claude-mem/claude-mem-go/clip"
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -25,13 +25,11 @@ func handlePostToolUse(ctx context.Context, d *Deps, in Input) Result {
 	if !ok {
 		return Result{}
 	}
-	_ = withStore(d, in.Event, func(db *store.DB) error {
-		return db.RecordEvent(ctx, d.session(in, p), store.Event{
-			SessionID: in.SessionID, Project: p.Name, Hook: in.Event,
-			ToolName: in.ToolName, ToolUseID: in.ToolUseID,
-			Input: clip.HeadTail(in.ToolInput, MaxField), Response: clip.HeadTail(in.ToolResponse, MaxField),
-			IsError: in.IsError, Cwd: in.Cwd, At: d.Now(), State: store.StatePending,
-		})
-	})
+	r := journal.Record{
+		Kind: store.CaptureEvent, Hook: in.Event, Tool: in.ToolName, ToolUseID: in.ToolUseID,
+		Input: in.ToolInput, Response: in.ToolResponse, IsError: in.IsError,
+	}
+	d.redacted(&r, MaxField, &r.Input, &r.Response)
+	d.capture(in, p, r)
 	return Result{}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/selfcapture"
@@ -25,6 +25,7 @@ import (
 type Deps struct {
 	Settings      *settings.Settings
 	DataDirErr    error // the data dir could not be created: memory is unavailable
+	Journal       *journal.Journal
 	Env           settings.Env
 	Home          string
 	GOOS          string
@@ -34,8 +35,11 @@ type Deps struct {
 	Loc           *time.Location // the budget's local day; nil is UTC
 	Log           zerolog.Logger
 
-	// OpenStore opens (creating when needed) the database.
+	// OpenStore opens (creating when needed) the database, its writes waiting at most
+	// store.HookBusyTimeout.
 	OpenStore func() (*store.DB, error)
+	// FreeBytes is the free space of a dir's filesystem (journal.FreeBytes).
+	FreeBytes func(dir string) (uint64, error)
 	// ClaudeCheck is the live, process-free check for the claude executable (nil = found),
 	// given the health SessionStart already read (it remembers an unstartable binary).
 	ClaudeCheck func(health.Health) error
@@ -133,10 +137,24 @@ func writeJSON(d *Deps, w io.Writer, v any) {
 // admit applies the self-capture guard and project derivation, in that order, before
 // anything is stored. ok=false: the event is dropped and nothing at all may be stored.
 func admit(d *Deps, in Input) (project.Project, bool) {
+	p, v := admission(d, in)
+	return p, v == admitted
+}
+
+// verdict is what admission decided of an event.
+type verdict int
+
+const (
+	admitted verdict = iota
+	ours             // our own observer's: dropped without a trace
+	refused          // an excluded or refused cwd: memory withheld, notices still given
+)
+
+func admission(d *Deps, in Input) (project.Project, verdict) {
 	guard := d.guardInput(in)
 	if dec := selfcapture.Check(guard); dec.Ours {
 		d.Log.Debug().Str("event", in.Event).Str("reason", dec.Reason).Msg("event is our own observer's; dropped")
-		return project.Project{}, false
+		return project.Project{}, ours
 	}
 	// Check has just ruled out a cwd inside our dirs, so Derive is not given them again:
 	// canonicalising them twice would double the stats every hook makes.
@@ -150,9 +168,9 @@ func admit(d *Deps, in Input) (project.Project, bool) {
 		} else {
 			d.Log.Warn().Str("event", in.Event).Str("reason", err.Error()).Msg("project refused; dropped")
 		}
-		return project.Project{}, false
+		return project.Project{}, refused
 	}
-	return p, true
+	return p, admitted
 }
 
 func (d *Deps) guardInput(in Input) selfcapture.Input {
@@ -160,10 +178,6 @@ func (d *Deps) guardInput(in Input) selfcapture.Input {
 		Env: d.Env, Home: d.Home, DataDir: d.Settings.DataDir, ExecutableDir: d.ExecutableDir,
 		Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, GOOS: d.GOOS,
 	}
-}
-
-func (d *Deps) session(in Input, p project.Project) store.Session {
-	return store.Session{ID: in.SessionID, Project: p.Name, Cwd: filepath.Clean(in.Cwd), StartedAt: d.Now()}
 }
 
 // withStore opens the store for one handler; a failure is logged at ERROR and reported.

@@ -3,27 +3,29 @@ package hooks
 import (
 	"context"
 
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// handleSessionEnd records the end time and starts a final observer run, which also writes
-// the session summary, when the session left anything to observe: it flushes whatever
-// Stop's batch rule left pending, unless today's observer budget is spent. The request is recorded,
-// so a final run that is paused or fails is offered again by a later SessionStart.
+// handleSessionEnd journals the end, ingests the journal (which records the end time
+// and, when the session left anything to observe, that its summary is owed), and starts a
+// final observer run, which also writes the summary: it flushes whatever Stop's batch rule
+// left pending, unless today's observer budget is spent. The owed summary is recorded, so
+// a final run that is paused, fails, or waits behind a locked database is offered again by
+// a later SessionStart.
 func handleSessionEnd(ctx context.Context, d *Deps, in Input) Result {
-	if _, ok := admit(d, in); !ok {
+	p, ok := admit(d, in)
+	if !ok {
 		return Result{}
 	}
+	d.capture(in, p, journal.Record{Kind: store.CaptureEnd, Final: d.observerEnabled()})
 	var active, spent bool
 	_ = withStore(d, in.Event, func(db *store.DB) error {
-		if err := db.EndSession(ctx, in.SessionID, d.Now()); err != nil {
-			return err
+		if err := d.ingest(ctx, db); err != nil || !d.observerEnabled() {
+			return nil
 		}
 		var err error
-		if active, err = db.NeedsSummary(ctx, in.SessionID); err != nil || !active || !d.observerEnabled() {
-			return err
-		}
-		if err := db.RequestFinal(ctx, in.SessionID); err != nil {
+		if active, err = db.NeedsSummary(ctx, in.SessionID); err != nil || !active {
 			return err
 		}
 		// Recorded but not started: SessionStart offers it again once the budget allows.

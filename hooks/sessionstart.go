@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -37,12 +38,17 @@ func sessionStartOutput(context, systemMessage string) sessionStartJSON {
 	return o
 }
 
-// handleSessionStart answers with notices first, then the project's memory. A dropped or
-// refused event gets an empty context and stores nothing.
+// handleSessionStart journals the session's start, ingests the capture journal, and
+// answers with notices first, then the project's memory. Our own observer's event gets an
+// empty context; an excluded or refused cwd gets the notices and no memory, and stores
+// nothing of its own.
 func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
-	p, ok := admit(d, in)
-	if !ok {
+	p, v := admission(d, in)
+	if v == ours {
 		return Result{Output: sessionStartOutput("", "")}
+	}
+	if v == admitted {
+		d.capture(in, p, journal.Record{Kind: store.CaptureStart})
 	}
 	var (
 		obs           []store.Observation
@@ -51,17 +57,18 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		budget        observe.Budget
 	)
 	storeErr := withStore(d, in.Event, func(db *store.DB) error {
-		// A failed session row (a database locked past the busy timeout) must not hide the
-		// project's memory: log it and read on.
-		if err := db.TouchSession(ctx, d.session(in, p)); err != nil {
-			d.Log.Error().Err(err).Msg("recording the session start failed")
-		}
+		// A journal the database would not take (locked past the hook's wait) must not
+		// hide the project's memory: reads go on (WAL readers are not blocked), and the
+		// records wait for the next pass.
+		_ = d.ingest(ctx, db)
 		var err error
-		if obs, err = db.RecentObservations(ctx, p.Name, d.Settings.ContextObservations); err != nil {
-			return err
-		}
-		if sum, err = db.LatestSummary(ctx, p.Name); err != nil {
-			return err
+		if v == admitted {
+			if obs, err = db.RecentObservations(ctx, p.Name, d.Settings.ContextObservations); err != nil {
+				return err
+			}
+			if sum, err = db.LatestSummary(ctx, p.Name); err != nil {
+				return err
+			}
 		}
 		if d.observerEnabled() {
 			if budget, err = observe.TodayBudget(ctx, db, d.Settings, d.Now(), d.Loc); err != nil {
@@ -82,7 +89,7 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		d.ReapOrphans() // a few stats of slot files; a kill only for a child past its deadline
 	}
 	h := d.health()
-	lines := notice.Collect(notice.Inputs{
+	ni := notice.Inputs{
 		Hook:            d.Hook,
 		ObserverEnabled: d.observerEnabled(),
 		Binary:          d.claudeCheck(h),
@@ -90,11 +97,35 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		SettingsErrors:  d.Settings.Errors,
 		StoreErr:        storeErr,
 		Budget:          budget,
-	})
+		Now:             d.Now(),
+		DataDir:         d.Settings.DataDir,
+	}
+	d.journalState(&ni)
+	lines := notice.Collect(ni)
+	// A refused cwd has no project name: Render gives the notices alone.
 	text := notice.Render(notice.Context{Project: p.Name, Observations: obs, Summary: sum, Notices: lines})
 	res := Result{Output: sessionStartOutput(text, notice.SystemMessage(lines))}
 	res.Observe = leftBehind(stale, finals)
 	return res
+}
+
+// journalState reads, live, what waits in the capture journal and the data dir's free
+// space, for the notices.
+func (d *Deps) journalState(in *notice.Inputs) {
+	if d.DataDirErr != nil {
+		return
+	}
+	b, err := d.Journal.Pending()
+	if err != nil {
+		d.Log.Warn().Err(err).Msg("reading the capture journal's backlog failed")
+	}
+	b.Oldest = b.Oldest.In(d.loc())
+	in.Journal = b
+	if d.FreeBytes != nil {
+		if free, err := d.FreeBytes(d.Settings.DataDir); err == nil {
+			in.FreeBytes, in.FreeKnown = free, true
+		}
+	}
 }
 
 func (d *Deps) claudeCheck(h health.Health) error {

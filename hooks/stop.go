@@ -7,18 +7,20 @@ import (
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// handleStop starts the observer when the session's pending events make a batch
-// (observe.BatchDue) and today's budget is not spent. It returns at once: the observer runs
-// detached, in its own session.
+// handleStop ingests the capture journal, then starts the observer when the session's
+// pending events make a batch (observe.BatchDue) and today's budget is not spent. It
+// returns at once: the observer runs detached, in its own session.
 func handleStop(ctx context.Context, d *Deps, in Input) Result {
-	if !d.observerEnabled() {
-		return Result{}
-	}
 	if _, ok := admit(d, in); !ok {
 		return Result{}
 	}
 	var due bool
 	_ = withStore(d, in.Event, func(db *store.DB) error {
+		// A database that would not take the journal (locked past the hook's wait) is
+		// not written again here: the records wait, and no hook waits twice.
+		if err := d.ingest(ctx, db); err != nil || !d.observerEnabled() {
+			return nil
+		}
 		n, oldest, err := db.PendingOf(ctx, in.SessionID)
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -60,8 +61,8 @@ func handleUserPromptSubmit(ctx context.Context, d *Deps, in Input) Result {
 		d.Log.Debug().Msg("empty prompt (after removing private spans) not stored")
 		return Result{}
 	}
-	_ = withStore(d, in.Event, func(db *store.DB) error {
-		return db.RecordPrompt(ctx, d.session(in, p), store.Prompt{SessionID: in.SessionID, Project: p.Name, Text: text, At: d.Now()})
-	})
+	r := journal.Record{Kind: store.CapturePrompt, Text: text}
+	d.redacted(&r, 0, &r.Text)
+	d.capture(in, p, r)
 	return Result{}
 }

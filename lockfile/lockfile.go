@@ -151,3 +151,34 @@ func SlotFiles(dir string) []string {
 func slotPath(dir string, i int) string {
 	return filepath.Join(dir, fmt.Sprintf("slot-%d", i))
 }
+
+// LockOpen waits until it holds the exclusive lock of an already open file f, or until
+// ctx is done; gone is asked between tries, and a true answer stops the wait with ok false
+// (the caller's file was renamed away: the capture journal's appenders then reopen the
+// path). Release with UnlockOpen.
+func LockOpen(ctx context.Context, f *os.File, gone func() bool) (ok bool, err error) {
+	backoff := time.Millisecond / 4
+	for {
+		ok, err := tryLockFile(f)
+		if err != nil || ok {
+			return ok, err
+		}
+		if gone != nil && gone() {
+			return false, nil
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false, ctx.Err()
+		case <-t.C:
+		}
+		backoff = min(2*backoff, maxBackoff/4)
+	}
+}
+
+// TryLockOpen takes the exclusive lock of an open file without waiting.
+func TryLockOpen(f *os.File) (bool, error) { return tryLockFile(f) }
+
+// UnlockOpen releases a lock LockOpen or TryLockOpen took.
+func UnlockOpen(f *os.File) error { return unlockFile(f) }

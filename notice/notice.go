@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
@@ -56,6 +57,19 @@ func BudgetReached(spent, budget float64, until time.Time, hook string) string {
 		spent, budget, until.Format("2006-01-02 15:04 MST"), oneLine(hook))
 }
 
+// EventsNotStored is the notice for records that have waited in the capture journal past
+// journal.StuckAfter: the database would not take them.
+func EventsNotStored(n int, since time.Time, reason, hook string) string {
+	return fmt.Sprintf("claude-mem: events not stored — %d waiting in the journal since %s: %s (details: %s doctor)",
+		n, since.Format("2006-01-02 15:04 MST"), oneLine(reason), oneLine(hook))
+}
+
+// DiskFull is the notice for a data dir with less than journal.LowSpace free.
+func DiskFull(dataDir string, free uint64, hook string) string {
+	return fmt.Sprintf("claude-mem: disk full — %s has %d MiB free; new events cannot be kept (details: %s doctor)",
+		oneLine(dataDir), free>>20, oneLine(hook))
+}
+
 // setupFailed covers a binary check that failed in a way claudebin does not type; it keeps
 // the shape of the other setup notices.
 func setupFailed(reason, hook string) string {
@@ -89,10 +103,15 @@ type Inputs struct {
 	SettingsErrors  []*settings.Error
 	StoreErr        error // non-nil: memory unavailable
 	Budget          observe.Budget
+	Now             time.Time
+	Journal         journal.Backlog // what waits in the capture journal
+	DataDir         string
+	FreeBytes       uint64 // the data dir's free space; read only when FreeKnown
+	FreeKnown       bool
 }
 
 // Collect returns the notices for the current problems, most severe first: memory
-// unavailable, setup, auth failed, budget reached, then settings errors in key order. Each problem gives at
+// unavailable, disk full, events not stored, setup, auth failed, budget reached, then settings errors in key order. Each problem gives at
 // most one line, and a notice disappears as soon as its cause is gone:
 //   - setup comes from the live binary check only. health.Setup records what the last
 //     run saw, which is stale once claude is installed or fixed; a binary found now clears
@@ -105,6 +124,12 @@ func Collect(in Inputs) []string {
 	var out []string
 	if in.StoreErr != nil {
 		out = append(out, MemoryUnavailable(in.StoreErr.Error(), in.Hook))
+	}
+	if in.FreeKnown && in.FreeBytes < journal.LowSpace {
+		out = append(out, DiskFull(in.DataDir, in.FreeBytes, in.Hook))
+	}
+	if b := in.Journal; b.Stuck(in.Now) {
+		out = append(out, EventsNotStored(b.Records, b.Oldest, cmp.Or(in.Health.IngestError, "not ingested yet"), in.Hook))
 	}
 	if in.ObserverEnabled {
 		if line := setupNotice(in.Binary, in.Hook); line != "" {

@@ -46,6 +46,9 @@ type Deps struct {
 	// Lineage is the process ancestry the desktop-app rule reads (darwin), walked once by
 	// the caller before any lock or slot wait: the hook's parent may be gone by then.
 	Lineage []string
+	// Ingest stores what waits in the capture journal, before the run reads its pending
+	// events (nil: nothing is ingested).
+	Ingest func(context.Context, *store.DB) error
 }
 
 // Run is one `hook observe`: it takes the session's lock and one agent slot, then runs the
@@ -96,6 +99,9 @@ func (o *observeRun) run(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
+	if o.d.Ingest != nil {
+		_ = o.d.Ingest(ctx, db) // a failure is logged and noted; the stored events still run
+	}
 	now := o.d.Now()
 	if n, err := db.RequeueStale(ctx, now.Add(-(s.ObserverTimeout + 2*time.Minute))); err == nil && n > 0 {
 		o.log.Warn().Int("events", n).Msg("events left processing by a dead run are pending again")

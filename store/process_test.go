@@ -90,11 +90,11 @@ func runChild(role string) error {
 					if err := upsertSession(ctx, t, s); err != nil {
 						return err
 					}
-					if err := insertPrompt(ctx, t, s, Prompt{Text: bulk, At: now}); err != nil {
+					if _, err := insertPrompt(ctx, t, s, Prompt{Text: bulk, At: now}); err != nil {
 						return err
 					}
 					id := strconv.Itoa(tx) + "-" + strconv.Itoa(i)
-					if err := insertEvent(ctx, t, s, Event{ToolUseID: id, Input: bulk, At: now}); err != nil {
+					if _, err := insertEvent(ctx, t, s, Event{ToolUseID: id, Input: bulk, At: now}); err != nil {
 						return err
 					}
 				}
@@ -204,7 +204,7 @@ func TestLockedDatabaseWaitsInsteadOfFailing(t *testing.T) {
 	if err := upsertSession(context.Background(), tx, session("holder", "p")); err != nil {
 		t.Fatal(err)
 	}
-	if err := insertEvent(context.Background(), tx, session("holder", "p"), Event{ToolUseID: "held", At: t0}); err != nil {
+	if _, err := insertEvent(context.Background(), tx, session("holder", "p"), Event{ToolUseID: "held", At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	cmd := child(t, "one-write", path, "waiter", "w", 1)

@@ -21,7 +21,8 @@ func (db *DB) RecordPrompt(ctx context.Context, s Session, p Prompt) error {
 		if err := upsertSession(ctx, tx, s); err != nil {
 			return err
 		}
-		return insertPrompt(ctx, tx, s, p)
+		_, err := insertPrompt(ctx, tx, s, p)
+		return err
 	}))
 }
 
@@ -33,7 +34,8 @@ func (db *DB) RecordEvent(ctx context.Context, s Session, e Event) error {
 		if err := upsertSession(ctx, tx, s); err != nil {
 			return err
 		}
-		return insertEvent(ctx, tx, s, e)
+		_, err := insertEvent(ctx, tx, s, e)
+		return err
 	}))
 }
 
@@ -80,30 +82,42 @@ func orDefault(v, def string) string {
 	return v
 }
 
-func insertPrompt(ctx context.Context, tx *sql.Tx, s Session, p Prompt) error {
+// insertPrompt stores p unless its record id is stored already; added says which.
+func insertPrompt(ctx context.Context, tx *sql.Tx, s Session, p Prompt) (added bool, err error) {
 	if err := belongs(s, p.SessionID); err != nil {
-		return err
+		return false, err
 	}
 	if p.At.IsZero() {
-		return fmt.Errorf("prompt without a time: %w", ErrInvalidArgument)
+		return false, fmt.Errorf("prompt without a time: %w", ErrInvalidArgument)
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO prompts (session_id, project, text, at) VALUES (?, ?, ?, ?)`,
-		s.ID, orDefault(p.Project, s.Project), p.Text, p.At.UnixNano())
-	return err
+	return inserted(tx.ExecContext(ctx, `
+INSERT INTO prompts (session_id, project, text, at, record_id) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT DO NOTHING`,
+		s.ID, orDefault(p.Project, s.Project), p.Text, p.At.UnixNano(), p.RecordID))
 }
 
-func insertEvent(ctx context.Context, tx *sql.Tx, s Session, e Event) error {
+// insertEvent stores e unless its (session, tool use id) or its record id is stored
+// already; added says which.
+func insertEvent(ctx context.Context, tx *sql.Tx, s Session, e Event) (added bool, err error) {
 	if err := belongs(s, e.SessionID); err != nil {
-		return err
+		return false, err
 	}
 	if e.At.IsZero() {
-		return fmt.Errorf("event without a time: %w", ErrInvalidArgument)
+		return false, fmt.Errorf("event without a time: %w", ErrInvalidArgument)
 	}
-	_, err := tx.ExecContext(ctx, `
-INSERT INTO events (session_id, project, hook, tool_name, tool_use_id, input, response, is_error, cwd, at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (session_id, tool_use_id) WHERE tool_use_id <> '' DO NOTHING`,
+	// No conflict target: either unique index (tool use, record id) makes it a duplicate.
+	return inserted(tx.ExecContext(ctx, `
+INSERT INTO events (session_id, project, hook, tool_name, tool_use_id, input, response, is_error, cwd, at, record_id)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT DO NOTHING`,
 		s.ID, orDefault(e.Project, s.Project), e.Hook, e.ToolName, e.ToolUseID, e.Input, e.Response,
-		e.IsError, orDefault(e.Cwd, s.Cwd), e.At.UnixNano())
-	return err
+		e.IsError, orDefault(e.Cwd, s.Cwd), e.At.UnixNano(), e.RecordID))
+}
+
+func inserted(r sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	n, err := r.RowsAffected()
+	return n == 1, err
 }

@@ -20,10 +20,13 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// BusyTimeout is how long a write waits for another process's lock before failing. Hooks
-// of one session, the observer and SessionStart of another session all write the same
-// file; waiting is always better than dropping a captured event.
+// BusyTimeout is how long a write waits for another process's lock before failing, for
+// the observer and the commands: waiting is better than failing a run.
 const BusyTimeout = 10 * time.Second
+
+// HookBusyTimeout is the wait of a hook (OpenBusy): no hook waits more than 2 s on the
+// database (DESIGN.md §15). What a hook could not store waits in the capture journal.
+const HookBusyTimeout = 1500 * time.Millisecond
 
 // ApplicationID marks a claude-mem database (PRAGMA application_id, "cmem"): a file at
 // the path without it is another program's, and is never migrated or switched to WAL.
@@ -104,7 +107,10 @@ type DB struct {
 // A file that is not claude-mem's (see owner) is refused before any connection that could
 // change it (journal_mode=WAL rewrites the header): ErrForeign. A claude-mem database from
 // before ApplicationID existed is adopted (the id is set).
-func Open(path string) (*DB, error) {
+func Open(path string) (*DB, error) { return OpenBusy(path, BusyTimeout) }
+
+// OpenBusy is Open whose writes wait at most busy for another process's lock.
+func OpenBusy(path string, busy time.Duration) (*DB, error) {
 	removeStaleCreations(path)
 	if err := createFile(path); err != nil {
 		return nil, &UnavailableError{Path: path, Err: err}
@@ -113,7 +119,7 @@ func Open(path string) (*DB, error) {
 	if err != nil {
 		return nil, &UnavailableError{Path: path, Err: err}
 	}
-	db, err := connect(path, false)
+	db, err := connect(path, false, busy)
 	if err != nil {
 		return nil, &UnavailableError{Path: path, Err: err}
 	}
@@ -170,7 +176,7 @@ func owner(path string) (ownership, error) {
 	} else if id != 0 {
 		return ours, fmt.Errorf("%w: application_id %#x", ErrForeign, id)
 	}
-	db, err := connect(path, true)
+	db, err := connect(path, true, BusyTimeout)
 	if err != nil {
 		return ours, err
 	}
@@ -234,7 +240,7 @@ func OpenReadOnly(path string) (*DB, error) {
 	if _, err := owner(path); err != nil {
 		return nil, &UnavailableError{Path: path, Err: err}
 	}
-	db, err := connect(path, true)
+	db, err := connect(path, true, BusyTimeout)
 	if err != nil {
 		return nil, &UnavailableError{Path: path, Err: err}
 	}
@@ -296,7 +302,7 @@ func create(path string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	db, err := connect(tmp, false)
+	db, err := connect(tmp, false, BusyTimeout)
 	if err != nil {
 		return err
 	}
@@ -326,9 +332,9 @@ var afterCreateConnect = func() {}
 // file itself; _txlock=immediate makes every transaction take the write lock at BEGIN,
 // where the busy timeout applies, instead of failing at once with SQLITE_BUSY when a read
 // transaction later tries to write.
-func connect(path string, readOnly bool) (*DB, error) {
+func connect(path string, readOnly bool, busy time.Duration) (*DB, error) {
 	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "foreign_keys(1)")
 	if readOnly {
 		q.Set("mode", "ro")

@@ -26,6 +26,7 @@ type Prompt struct {
 	Project   string
 	Text      string
 	At        time.Time
+	RecordID  string // the capture journal's record id: a second ingestion of it is skipped
 }
 
 // Event is one captured tool use waiting for (or processed by) the observer.
@@ -44,6 +45,7 @@ type Event struct {
 	State     string
 	Attempts  int
 	RunID     string
+	RecordID  string // the capture journal's record id: a second ingestion of it is skipped
 }
 
 // Observation is one unit of memory the observer produced.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/settings"
@@ -48,9 +49,10 @@ func hookMode(p *proc) (code int) {
 	}()
 	s := st.s
 	d := &hooks.Deps{
-		Settings: s, DataDirErr: st.dataDirErr, Env: p.env, Home: homeDir(p.env, p.goos), GOOS: p.goos,
+		Settings: s, DataDirErr: st.dataDirErr, Journal: journalOf(p, s), Env: p.env, Home: homeDir(p.env, p.goos), GOOS: p.goos,
 		Hook: p.exe, ExecutableDir: exeDir(p.exe), Now: p.now, Loc: p.loc, Log: st.log,
-		OpenStore:   func() (*store.DB, error) { return store.Open(dbPath(s)) },
+		OpenStore:   func() (*store.DB, error) { return store.OpenBusy(dbPath(s), store.HookBusyTimeout) },
+		FreeBytes:   journal.FreeBytes,
 		ClaudeCheck: func(h health.Health) error { _, err := observe.ClaudeStatus(p.env, s, p.goos, h); return err },
 		LoadHealth:  func() (health.Health, error) { return health.Load(s.DataDir) },
 		StartObserver: func(id string, final bool) error {
@@ -69,3 +71,8 @@ func hookMode(p *proc) (code int) {
 }
 
 func dbPath(s *settings.Settings) string { return filepath.Join(s.DataDir, settings.DBFile) }
+
+// journalOf is the capture journal of the data dir, with its fallback dirs.
+func journalOf(p *proc, s *settings.Settings) *journal.Journal {
+	return journal.New(s.DataDir, p.xdgCacheHome, p.tempDir, p.now)
+}

@@ -19,7 +19,7 @@ func main() {
 	os.Exit(run(&proc{
 		args: os.Args[1:], env: settings.EnvFrom(os.Environ()),
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		now: time.Now, loc: time.Local, exe: exe, cwd: cwd, xdgDataHome: xdg.DataHome, goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
+		now: time.Now, loc: time.Local, exe: exe, cwd: cwd, xdgDataHome: xdg.DataHome, xdgCacheHome: xdg.CacheHome, tempDir: os.TempDir(), goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
 		isTerminal: func() bool { return isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()) },
 	}))
 }

@@ -7,7 +7,9 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/mcpserver"
 	"github.com/claude-mem/claude-mem-go/project"
+	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/selfcapture"
+	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 // mcpCmd is `hook mcp`: the memory tools over stdio (DESIGN.md §19), started by Claude Code
@@ -34,11 +36,24 @@ func mcpCmd(p *proc, args []string) int {
 			Ours: selfcapture.Input{Env: p.env, Home: home, DataDir: s.DataDir, ExecutableDir: exeDir(p.exe)}},
 		SessionID: p.env.Get("CLAUDE_CODE_SESSION_ID"),
 		Now:       p.now, Log: st.log, Version: version,
-		Ingest: func(context.Context) error { return nil },
+		Ingest: func(ctx context.Context) error { return ingestPending(ctx, p, st) },
+		Redact: redactNote(s),
 	})
 	if err := srv.Serve(ctx, p.stdin, p.stdout); err != nil && ctx.Err() == nil {
 		st.log.Error().Err(err).Msg("mcp: server stopped")
 		return 1
 	}
 	return 0
+}
+
+// redactNote is what the remember tool stores of a note: redacted as captured text is
+// (CLAUDE_MEM_REDACT_SECRETS), since a model may quote a secret it saw.
+func redactNote(s *settings.Settings) func(string) string {
+	if !s.RedactSecrets {
+		return nil
+	}
+	return func(text string) string {
+		out, _ := redact.Captured(text)
+		return out
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -51,11 +50,20 @@ func openMemory(p *proc, cmd string, readOnly bool) (m memoryCmd, close func(), 
 	return m, close, true
 }
 
-// ingestPending stores what waits in the capture journal (DESIGN §15). Until the journal
-// package is on main there is no journal to ingest.
-func ingestPending(ctx context.Context, p *proc, st *envState) error { return nil }
+// ingestPending stores what waits in the capture journal (DESIGN.md §15), so a command
+// reads what was captured a moment ago. With nothing waiting it opens no database.
+func ingestPending(ctx context.Context, p *proc, st *envState) error {
+	j := journalOf(p, st.s)
+	if b, err := j.Pending(); err == nil && b.Records == 0 {
+		return nil
+	}
+	db, err := store.Open(dbPath(st.s))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return j.IngestNoted(ctx, db, st.log)
+}
 
 // journalDirs are the dirs a session's pending journal can be in.
-func journalDirs(p *proc, st *envState) []string {
-	return []string{filepath.Join(st.s.DataDir, "journal")}
-}
+func journalDirs(p *proc, st *envState) []string { return journalOf(p, st.s).Dirs() }

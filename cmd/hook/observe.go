@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"runtime/debug"
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/observe"
+	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // observeCmd is `hook observe --session ID [--final]`, started detached by Stop, SessionEnd
@@ -57,5 +59,8 @@ func observeCmd(p *proc, args []string) int {
 const observeMemoryLimit = 40 << 20
 
 func observeDeps(p *proc, st *envState) observe.Deps {
-	return observe.Deps{Settings: st.s, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log}
+	return observe.Deps{
+		Settings: st.s, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log,
+		Ingest: func(ctx context.Context, db *store.DB) error { return journalOf(p, st.s).IngestNoted(ctx, db, st.log) },
+	}
 }

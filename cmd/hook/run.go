@@ -30,6 +30,8 @@ type proc struct {
 	exe            string
 	cwd            string
 	xdgDataHome    string
+	xdgCacheHome   string // the capture journal's fallback dir is under it
+	tempDir        string // … else under this one
 	goos           string
 	pid, ppid      int
 	isTerminal     func() bool // stdin is a terminal a person can answer on

@@ -22,6 +22,11 @@ func searchCmd(p *proc, args []string) int {
 	defer st.closeLog.Close()
 	ctx, stop := signalContext()
 	defer stop()
+	if st.dataDirErr == nil {
+		if err := ingestPending(ctx, p, st); err != nil {
+			st.log.Warn().Err(err).Msg("ingesting the capture journal failed; searching without what it holds")
+		}
+	}
 	db, err := store.OpenReadOnly(dbPath(st.s))
 	if errors.Is(err, store.ErrNoDatabase) {
 		if !opts.json {

@@ -1,0 +1,68 @@
+package hooks
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/clip"
+	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/project"
+	"github.com/claude-mem/claude-mem-go/redact"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// capture appends one record to the session's capture journal (DESIGN.md §15): no
+// capturing hook waits on the database. A record the data dir refused went to a fallback
+// dir (logged; SessionStart's disk notice says why); one no dir took is lost, and logged at
+// ERROR.
+func (d *Deps) capture(in Input, p project.Project, r journal.Record) {
+	if d.DataDirErr != nil {
+		d.Log.Error().Err(d.DataDirErr).Str("event", in.Event).Msg("data dir unavailable; event not stored")
+		return
+	}
+	r.Session, r.Project, r.Cwd, r.At = in.SessionID, p.Name, filepath.Clean(in.Cwd), d.Now().UnixNano()
+	dir, err := d.Journal.Append(r)
+	switch {
+	case err != nil:
+		d.Log.Error().Err(err).Str("event", in.Event).Msg("no journal dir could take the record; event not stored")
+	case dir != d.Journal.Dir:
+		d.Log.Warn().Str("event", in.Event).Str("dir", dir).Msg("data dir refused the record; kept in the fallback journal")
+	}
+}
+
+// redacted passes each field through the redactor when CLAUDE_MEM_REDACT_SECRETS is on,
+// shortens it to max bytes (0: kept whole), and counts what was replaced into r. The
+// redactor reads four times what is kept, so a secret near the cut is still seen whole.
+func (d *Deps) redacted(r *journal.Record, max int, fields ...*string) {
+	var all redact.Counts
+	for _, f := range fields {
+		if max > 0 {
+			*f = clip.HeadTail(*f, 4*max)
+		}
+		if d.Settings.RedactSecrets {
+			var c redact.Counts
+			*f, c = redact.Captured(*f)
+			all.Add(c)
+		}
+		if max > 0 {
+			*f = clip.HeadTail(*f, max)
+		}
+	}
+	if len(all) > 0 {
+		r.Redacted, r.Day = all, d.Now().In(d.loc()).Format(time.DateOnly)
+	}
+}
+
+func (d *Deps) loc() *time.Location {
+	if d.Loc == nil {
+		return time.UTC
+	}
+	return d.Loc
+}
+
+// ingest stores what waits in the capture journal before a handler reads or starts the
+// observer; a failure is recorded and logged, and the records wait for the next pass.
+func (d *Deps) ingest(ctx context.Context, db *store.DB) error {
+	return d.Journal.IngestNoted(ctx, db, d.Log)
+}

@@ -1,0 +1,213 @@
+// Package journal is the capture journal (DESIGN.md §15): hook mode appends each captured
+// record as one line of <data>/journal/<session>.jsonl and returns without touching
+// SQLite; Ingest moves the records into the store exactly once. When the data dir cannot
+// take a line (full, read-only, not ours), it goes to a fallback dir on another
+// filesystem, which Ingest reads too.
+package journal
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/lockfile"
+)
+
+// DirName is the journal dir under the data dir.
+const DirName = "journal"
+
+// Version is the record format this build writes and reads. A line of a later version
+// (a newer claude-mem wrote it) is left for that version to ingest.
+const Version = 1
+
+const (
+	ext      = ".jsonl"
+	claimExt = ".ingesting"
+	// appendWait bounds an appender's wait for the file lock, which another appender holds
+	// for one write and an ingester only while it takes over a renamed file.
+	appendWait = 500 * time.Millisecond
+)
+
+// Record is one line of a journal: one captured thing, with the id that makes its
+// ingestion idempotent.
+type Record struct {
+	V       int    `json:"v"`
+	ID      string `json:"id"`
+	Kind    string `json:"kind"` // store.CaptureStart, CapturePrompt, CaptureEvent, CaptureEnd
+	Session string `json:"session"`
+	Project string `json:"project"`
+	Cwd     string `json:"cwd"`
+	At      int64  `json:"at"` // unix nanoseconds
+
+	Text      string `json:"text,omitempty"` // prompt
+	Hook      string `json:"hook,omitempty"` // event
+	Tool      string `json:"tool,omitempty"`
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	Input     string `json:"input,omitempty"`
+	Response  string `json:"response,omitempty"`
+	IsError   bool   `json:"is_error,omitempty"`
+	Final     bool   `json:"final,omitempty"` // end: a summary is owed
+
+	Day      string         `json:"day,omitempty"` // local date of capture, for Redacted
+	Redacted map[string]int `json:"redacted,omitempty"`
+}
+
+// Journal is a data dir's journal dir and its fallbacks.
+type Journal struct {
+	// Dir is <data>/journal; Fallbacks are tried in order when an append to Dir fails
+	// (the user cache dir, then the temp dir), each private to this data dir.
+	Dir       string
+	Fallbacks []string
+	now       func() time.Time
+}
+
+// New is the journal of dataDir. cacheHome and tempDir (either may be "") hold the
+// fallback dirs, named for the data dir so two data dirs never ingest each other's records.
+func New(dataDir, cacheHome, tempDir string, now func() time.Time) *Journal {
+	j := &Journal{Dir: filepath.Join(dataDir, DirName), now: now}
+	sum := sha256.Sum256([]byte(filepath.Clean(dataDir)))
+	tag := "journal-" + hex.EncodeToString(sum[:6])
+	if cacheHome != "" {
+		j.Fallbacks = append(j.Fallbacks, filepath.Join(cacheHome, "claude-mem", tag))
+	}
+	if tempDir != "" {
+		j.Fallbacks = append(j.Fallbacks, filepath.Join(tempDir, "claude-mem", tag))
+	}
+	return j
+}
+
+// Dirs is every dir a record may wait in: Dir, then the fallbacks.
+func (j *Journal) Dirs() []string { return append([]string{j.Dir}, j.Fallbacks...) }
+
+// plainSession is a session id that is safe as a file name as it is.
+var plainSession = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// FileName is the journal file of a session: <session>.jsonl for a plain id, else a hash of
+// it, so no id reaches a path outside the journal dir.
+func FileName(session string) string {
+	if plainSession.MatchString(session) {
+		return session + ext
+	}
+	sum := sha256.Sum256([]byte(session))
+	return "h-" + hex.EncodeToString(sum[:16]) + ext
+}
+
+// SessionFiles are the files in dirs that hold a session's pending records: its journal
+// and the claims an ingester took of it and has not finished.
+func SessionFiles(dirs []string, session string) []string {
+	var out []string
+	for _, d := range dirs {
+		// FileName has no glob metacharacter, and a claim is <file>.<id>.ingesting.
+		m, _ := filepath.Glob(filepath.Join(d, FileName(session)+"*"))
+		out = append(out, m...)
+	}
+	return out
+}
+
+// AppendError is an append that no dir could take; Errs holds each dir's reason.
+type AppendError struct {
+	Dirs []string
+	Errs []error
+}
+
+func (e *AppendError) Error() string {
+	return fmt.Sprintf("journal: no dir could take the record: %v", errors.Join(e.Errs...))
+}
+
+func (e *AppendError) Unwrap() []error { return e.Errs }
+
+// Append writes r as one line of its session's journal: in Dir, else in the first fallback
+// that takes it. It fills r's version, id and time. dir is where it went.
+func (j *Journal) Append(r Record) (dir string, err error) {
+	r.V = Version
+	if r.ID == "" {
+		r.ID = newID()
+	}
+	if r.At == 0 {
+		r.At = j.now().UnixNano()
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		return "", err
+	}
+	line = append(line, '\n')
+	ae := &AppendError{}
+	for _, d := range j.Dirs() {
+		err := appendLine(filepath.Join(d, FileName(r.Session)), line)
+		if err == nil {
+			return d, nil
+		}
+		ae.Dirs = append(ae.Dirs, d)
+		ae.Errs = append(ae.Errs, err)
+	}
+	return "", ae
+}
+
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
+// appendLine appends line to path with one write, holding the file's lock so an ingester
+// that renamed the file away (its claim) reads every line written to it. A file renamed
+// between open and lock is reopened by its path; a short write (a full disk) is undone, so
+// the file never holds a partial line.
+func appendLine(path string, line []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), appendWait)
+	defer cancel()
+	for {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return err
+		}
+		err = appendLocked(ctx, f, path, line)
+		f.Close()
+		if !errors.Is(err, errRenamed) {
+			return err
+		}
+	}
+}
+
+var errRenamed = errors.New("journal renamed away while appending")
+
+func appendLocked(ctx context.Context, f *os.File, path string, line []byte) error {
+	renamed := func() bool {
+		fi, err1 := f.Stat()
+		pi, err2 := os.Stat(path)
+		return err1 != nil || err2 != nil || !os.SameFile(fi, pi)
+	}
+	ok, err := lockfile.LockOpen(ctx, f, renamed)
+	if err != nil {
+		return fmt.Errorf("journal: lock %s: %w", path, err)
+	}
+	if !ok || renamed() {
+		if ok {
+			lockfile.UnlockOpen(f)
+		}
+		return errRenamed
+	}
+	defer lockfile.UnlockOpen(f)
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if n, err := f.Write(line); err != nil {
+		if n > 0 {
+			_ = f.Truncate(fi.Size()) // this holder is the only writer: the size before is its own
+		}
+		return err
+	}
+	return nil
+}

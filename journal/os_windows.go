@@ -1,0 +1,18 @@
+//go:build windows
+
+package journal
+
+import "golang.org/x/sys/windows"
+
+// FreeBytes is the space the user may still write on dir's volume.
+func FreeBytes(dir string) (uint64, error) {
+	p, err := windows.UTF16PtrFromString(dir)
+	if err != nil {
+		return 0, err
+	}
+	var avail, total, free uint64
+	if err := windows.GetDiskFreeSpaceEx(p, &avail, &total, &free); err != nil {
+		return 0, err
+	}
+	return avail, nil
+}

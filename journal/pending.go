@@ -1,0 +1,80 @@
+package journal
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// StuckAfter is how long a record may wait in a journal before it is a notice (§11): a
+// healthy journal is ingested at the next Stop, within a turn.
+const StuckAfter = 10 * time.Minute
+
+// LowSpace is the free space under which the data dir is a notice: SQLite and the journal
+// need room to keep new events.
+const LowSpace = 64 << 20
+
+// Backlog is what waits in the journal dirs, not yet in the database.
+type Backlog struct {
+	Records    int
+	Files      int
+	Oldest     time.Time // the oldest file's first record's capture time; zero when none
+	InFallback int       // records waiting in a fallback dir: the data dir refused them
+}
+
+// Stuck reports records that have waited StuckAfter or longer at now.
+func (b Backlog) Stuck(now time.Time) bool {
+	return b.Records > 0 && !b.Oldest.IsZero() && now.Sub(b.Oldest) >= StuckAfter
+}
+
+// Pending reads every journal dir: the records waiting and the oldest one's time. It reads
+// the files whole (they are ingested at every Stop, so they are small), and is run by
+// SessionStart and doctor, not by the capturing hooks.
+func (j *Journal) Pending() (Backlog, error) {
+	var b Backlog
+	var errs []error
+	for i, d := range j.Dirs() {
+		entries, err := os.ReadDir(d)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, e := range entries {
+			if name := e.Name(); !strings.HasSuffix(name, ext) && !strings.HasSuffix(name, claimExt) {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(d, e.Name()))
+			if err != nil {
+				if !errors.Is(err, fs.ErrNotExist) { // ingested meanwhile
+					errs = append(errs, err)
+				}
+				continue
+			}
+			n := bytes.Count(data, []byte("\n"))
+			if n == 0 {
+				continue
+			}
+			b.Records += n
+			b.Files++
+			if i > 0 {
+				b.InFallback += n
+			}
+			first, _, _ := bytes.Cut(data, []byte("\n"))
+			if at := gjson.GetBytes(first, "at").Int(); at > 0 {
+				if t := time.Unix(0, at); b.Oldest.IsZero() || t.Before(b.Oldest) {
+					b.Oldest = t
+				}
+			}
+		}
+	}
+	return b, errors.Join(errs...)
+}
