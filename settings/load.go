@@ -168,12 +168,16 @@ func noHome(env Env, goos string) string {
 	return ""
 }
 
-// EnsureDataDir creates the data dir (0700) and its logs dir.
+// EnsureDataDir creates the data dir (0700) and its logs dir. An existing data dir keeps its
+// mode: its owner may share it on purpose (a 1777 dir), and every hook runs this.
 func EnsureDataDir(dir string) error {
-	if err := os.MkdirAll(filepath.Join(dir, LogsDir), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return err
 	}
-	return os.Chmod(dir, 0o700)
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return os.MkdirAll(filepath.Join(dir, LogsDir), 0o700)
 }
 
 // Load computes the effective settings: for each key the environment, then

@@ -262,6 +262,25 @@ func TestEnsureDataDir(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("mode %v err %v", fi.Mode(), err)
 	}
+	// An existing dir keeps its mode: it may be shared on purpose (a 1777 dir became 0700).
+	for _, mode := range []os.FileMode{0o755, os.ModeSticky | 0o777} {
+		shared := filepath.Join(t.TempDir(), "shared")
+		if err := os.Mkdir(shared, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(shared, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := EnsureDataDir(shared); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(shared); err != nil || fi.Mode()&(os.ModePerm|os.ModeSticky) != mode {
+			t.Fatalf("existing dir: mode %v, want %v kept (err %v)", fi.Mode(), mode, err)
+		}
+		if _, err := os.Stat(filepath.Join(shared, LogsDir)); err != nil {
+			t.Fatalf("no logs dir in an existing data dir: %v", err)
+		}
+	}
 	// A parent that is a file fails for root too (a read-only dir would not stop root).
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o600)
