@@ -54,6 +54,7 @@ const (
 	KeyBatchWait           = "CLAUDE_MEM_BATCH_WAIT"
 	KeySkipSubagents       = "CLAUDE_MEM_SKIP_SUBAGENTS"
 	KeySystemPrompt        = "CLAUDE_MEM_OBSERVER_SYSTEM_PROMPT"
+	KeyRedactSecrets       = "CLAUDE_MEM_REDACT_SECRETS"
 )
 
 // AuthSources are the values CLAUDE_MEM_AUTH_SOURCE accepts.
@@ -122,6 +123,7 @@ var keys = []key{
 	}},
 	{KeySkipSubagents, "false", func(s *Settings, v string) error { return parseBool(v, &s.SkipSubagents) }},
 	{KeySystemPrompt, "true", func(s *Settings, v string) error { return parseBool(v, &s.SystemPrompt) }},
+	{KeyRedactSecrets, "true", func(s *Settings, v string) error { return parseBool(v, &s.RedactSecrets) }},
 }
 
 // DataDir decides the data dir: CLAUDE_MEM_DATA_DIR when set (it must be absolute), else

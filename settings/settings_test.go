@@ -45,7 +45,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("errors with defaults: %v", s.Errors)
 	}
 	if s.MaxConcurrentAgents != 2 || s.Model != "haiku" || s.AuthSource != "auto" || !s.PreserveProxy ||
-		s.ContextObservations != 50 || s.ObserverTimeout != 300*time.Second || s.ObserverRetention != 50 || s.LogLevel != "info" {
+		s.ContextObservations != 50 || s.ObserverTimeout != 300*time.Second || s.ObserverRetention != 50 || s.LogLevel != "info" ||
+		!s.RedactSecrets {
 		t.Fatalf("defaults wrong: %+v", s)
 	}
 	if want := []string{"TodoWrite", "AskUserQuestion", "ListMcpResourcesTool", "Skill"}; !reflect.DeepEqual(s.SkipTools, want) {
@@ -110,6 +111,9 @@ func TestStrictParsing(t *testing.T) {
 		{KeySkipSubagents, "true", false, func(s *Settings) bool { return s.SkipSubagents }},
 		{KeySkipSubagents, "sometimes", true, func(s *Settings) bool { return !s.SkipSubagents }},
 		{KeySystemPrompt, "false", false, func(s *Settings) bool { return !s.SystemPrompt }},
+		{KeyRedactSecrets, "false", false, func(s *Settings) bool { return !s.RedactSecrets }},
+		{KeyRedactSecrets, "off", false, func(s *Settings) bool { return !s.RedactSecrets }},
+		{KeyRedactSecrets, "nah", true, func(s *Settings) bool { return s.RedactSecrets }},
 		{KeySkipTools, "", false, func(s *Settings) bool { return len(s.SkipTools) == 0 }},
 		{KeyPassEnv, "AWS_REGION, CLAUDE_CODE_USE_BEDROCK", false, func(s *Settings) bool {
 			return reflect.DeepEqual(s.PassEnv, []string{"AWS_REGION", "CLAUDE_CODE_USE_BEDROCK"})
