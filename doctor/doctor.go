@@ -56,14 +56,15 @@ type Report struct {
 		Enabled             bool `json:"enabled"`
 		MaxConcurrentAgents int  `json:"max_concurrent_agents"`
 	} `json:"observer"`
-	Claude  Claude             `json:"claude"`
-	Auth    Auth               `json:"auth"`
-	Health  health.Health      `json:"health"`
-	Queue   *Queue             `json:"queue"`
-	Cost    *Cost              `json:"cost"`
-	LastRun *health.Run        `json:"last_run"`
-	Spawn   *observer.Redacted `json:"spawn_spec"`
-	Plugin  Plugin             `json:"plugin"`
+	Claude   Claude             `json:"claude"`
+	Auth     Auth               `json:"auth"`
+	Health   health.Health      `json:"health"`
+	Queue    *Queue             `json:"queue"`
+	Cost     *Cost              `json:"cost"`
+	Redacted *Redacted          `json:"redacted"`
+	LastRun  *health.Run        `json:"last_run"`
+	Spawn    *observer.Redacted `json:"spawn_spec"`
+	Plugin   Plugin             `json:"plugin"`
 }
 
 type Claude struct {
@@ -89,6 +90,13 @@ type Cost struct {
 	Today     stats.Row `json:"today"`
 	Last7Days stats.Row `json:"last_7_days"`
 	BudgetUSD float64   `json:"budget_usd"` // 0: no cap
+}
+
+// Redacted is how many captured values were redacted, per kind, today and in the last 7
+// local days (DESIGN.md §16).
+type Redacted struct {
+	Today     redact.Counts `json:"today"`
+	Last7Days redact.Counts `json:"last_7_days"`
 }
 
 type Queue struct {
@@ -137,6 +145,10 @@ func Build(ctx context.Context, in Inputs) *Report {
 
 	var storeErr error
 	var budget observe.Budget
+	loc := in.Loc
+	if loc == nil {
+		loc = time.UTC // the store's day arithmetic needs a location
+	}
 	if in.DataDirErr != nil {
 		storeErr = in.DataDirErr
 	} else if db, err := store.OpenReadOnly(filepath.Join(s.DataDir, settings.DBFile)); err == nil {
@@ -146,7 +158,10 @@ func Build(ctx context.Context, in Inputs) *Report {
 			storeErr = err
 		}
 		if storeErr == nil {
-			r.Cost, budget, storeErr = costs(ctx, db, s, in.Now(), in.Loc)
+			r.Cost, budget, storeErr = costs(ctx, db, s, in.Now(), loc)
+		}
+		if storeErr == nil {
+			r.Redacted, storeErr = redactions(ctx, db, in.Now(), loc)
 		}
 		db.Close()
 	} else if !errors.Is(err, store.ErrNoDatabase) {
@@ -178,6 +193,9 @@ func Build(ctx context.Context, in Inputs) *Report {
 	authFailed := r.Observer.Enabled && seen.Auth.State == health.StateFailed
 	if !r.Observer.Enabled {
 		r.Findings = append(r.Findings, "observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0): capture, context and search keep working")
+	}
+	if !s.RedactSecrets {
+		r.Findings = append(r.Findings, "secrets in captured content are stored as is: "+settings.KeyRedactSecrets+" is false (set it to true, or remove it, to redact them again)")
 	}
 	if in.Now().Before(r.Health.PausedUntil) {
 		r.Findings = append(r.Findings, fmt.Sprintf("observer paused until %s (%s); `%s doctor --retry` clears it", r.Health.PausedUntil.UTC().Format(time.RFC3339), r.Health.PauseReason, in.Hook))
@@ -244,6 +262,21 @@ func costs(ctx context.Context, db *store.DB, s *settings.Settings, now time.Tim
 	c.Today, c.Last7Days = today.Total, week.Total
 	b, err := observe.TodayBudget(ctx, db, s, now, loc)
 	return c, b, err
+}
+
+// redactions reads today's and the last 7 days' redaction counts per kind, all projects.
+func redactions(ctx context.Context, db *store.DB, now time.Time, loc *time.Location) (*Redacted, error) {
+	start, end := observe.Day(now, loc)
+	today, week, next := start.Format(time.DateOnly), start.AddDate(0, 0, -6).Format(time.DateOnly), end.Format(time.DateOnly)
+	t, err := db.RedactionsByKind(ctx, today, next, "")
+	if err != nil {
+		return nil, err
+	}
+	w, err := db.RedactionsByKind(ctx, week, next, "")
+	if err != nil {
+		return nil, err
+	}
+	return &Redacted{Today: t, Last7Days: w}, nil
 }
 
 // PluginRoot is CLAUDE_PLUGIN_ROOT inside a hook; run from a terminal, it is the directory
@@ -330,6 +363,9 @@ func render(w io.Writer, r *Report) {
 		}
 		fmt.Fprintf(w, "cost today   %s (%s)\ncost 7 days  %s\n", r.Cost.Today.Line(), budget, r.Cost.Last7Days.Line())
 	}
+	if r.Redacted != nil {
+		fmt.Fprintf(w, "redacted     today %s, 7 days %s\n", countsLine(r.Redacted.Today), countsLine(r.Redacted.Last7Days))
+	}
 	if r.LastRun != nil {
 		fmt.Fprintf(w, "last run     %s at %s: %s %s\n", r.LastRun.ID, r.LastRun.Time.UTC().Format(time.RFC3339), r.LastRun.Outcome, r.LastRun.Reason)
 	}
@@ -345,6 +381,14 @@ func render(w io.Writer, r *Report) {
 		b, _ := json.MarshalIndent(r.Spawn, "  ", "  ")
 		fmt.Fprintf(w, "\nnext observer spawn (redacted)\n  %s\n", b)
 	}
+}
+
+// countsLine is "3 (github=2 jwt=1)", or "0".
+func countsLine(c redact.Counts) string {
+	if c.Total() == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", c.Total(), c)
 }
 
 func orNone(s string) string {

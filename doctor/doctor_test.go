@@ -3,10 +3,12 @@ package doctor
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // A healthy setup has no findings, and --json says so with an empty list, not null.
@@ -164,5 +167,101 @@ func TestShellQuote(t *testing.T) {
 		if got := shellQuote(tt.in); got != tt.want {
 			t.Errorf("shellQuote(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// buildAt builds a report for env (which names the data dir) at 2026-11-30 10:00 UTC.
+func buildAt(t *testing.T, env settings.Env) *Report {
+	t.Helper()
+	s, err := settings.Load(env, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Build(context.Background(), Inputs{
+		Version: "test", Hook: "/x/bin/hook", Settings: s, Env: env, GOOS: runtime.GOOS, Home: env["HOME"],
+		Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) }, Log: zerolog.Nop(),
+	})
+}
+
+// CLAUDE_MEM_REDACT_SECRETS=false is a warning finding that says how to turn it back on; it
+// does not fail doctor (it is a choice), and its text survives the output's scrubbing.
+func TestRedactSecretsOffIsAFinding(t *testing.T) {
+	const want = "secrets in captured content are stored as is: CLAUDE_MEM_REDACT_SECRETS is false (set it to true, or remove it, to redact them again)"
+	for _, off := range []bool{true, false} {
+		dir := t.TempDir()
+		env := settings.Env{"HOME": dir, settings.KeyDataDir: filepath.Join(dir, "data"), "ANTHROPIC_API_KEY": "sk-ant-api03-doctor-test-key-0000000000",
+			settings.KeyMaxConcurrentAgents: "0"}
+		if off {
+			env[settings.KeyRedactSecrets] = "false"
+		}
+		r := buildAt(t, env)
+		var human, js bytes.Buffer
+		Render(&human, r)
+		if err := JSON(&js, r); err != nil {
+			t.Fatal(err)
+		}
+		for name, out := range map[string]string{"findings": strings.Join(r.Findings, "\n"), "human": human.String(), "json": js.String()} {
+			if strings.Contains(out, want) != off {
+				t.Errorf("redaction off=%v: %s holds the finding: %v, want %v\n%s", off, name, !off, off, out)
+			}
+		}
+		if !r.OK {
+			t.Errorf("redaction off=%v: doctor failed: %q", off, r.Findings)
+		}
+	}
+}
+
+// Today's and the last 7 local days' redaction counts per kind, from the redactions table:
+// a day before the week and a day after today are not counted.
+func TestRedactionCounts(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	env := settings.Env{"HOME": dir, settings.KeyDataDir: data}
+	if err := settings.EnsureDataDir(data); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(data, settings.DBFile)
+	db, err := store.Open(path) // the schema
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	r := buildAt(t, env)
+	var human bytes.Buffer
+	Render(&human, r)
+	if r.Redacted == nil || !strings.Contains(human.String(), "\nredacted     today 0, 7 days 0\n") {
+		t.Fatalf("no redactions yet: %+v\n%s", r.Redacted, human.String())
+	}
+
+	sdb, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	if _, err := sdb.Exec(`INSERT INTO redactions VALUES
+		('2026-11-30', 'alpha', 'github', 1), ('2026-11-30', 'beta', 'github', 1), ('2026-11-30', 'alpha', 'jwt', 1),
+		('2026-11-24', 'alpha', 'aws_secret', 4), ('2026-11-23', 'alpha', 'anthropic', 9), ('2026-12-01', 'alpha', 'slack', 7)`); err != nil {
+		t.Fatal(err)
+	}
+	r = buildAt(t, env)
+	human.Reset()
+	Render(&human, r)
+	if want := "\nredacted     today 3 (github=2 jwt=1), 7 days 7 (github=2 aws_secret=4 jwt=1)\n"; !strings.Contains(human.String(), want) {
+		t.Errorf("human report lacks %q:\n%s", want, human.String())
+	}
+	var js bytes.Buffer
+	if err := JSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Redacted map[string]map[string]int `json:"redacted"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]int{"today": {"github": 2, "jwt": 1}, "last_7_days": {"github": 2, "aws_secret": 4, "jwt": 1}}
+	if !reflect.DeepEqual(got.Redacted, want) {
+		t.Errorf("JSON redacted = %v, want %v", got.Redacted, want)
 	}
 }

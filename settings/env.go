@@ -43,6 +43,18 @@ func (e Env) List() []string {
 	return out
 }
 
+// Home is the user's home dir as the environment gives it: HOME, else USERPROFILE on
+// Windows; "" when unknown.
+func Home(env Env, goos string) string {
+	if h := env.Get("HOME"); h != "" {
+		return h
+	}
+	if goos == "windows" {
+		return env.Get("USERPROFILE")
+	}
+	return ""
+}
+
 // ClaudeConfigDir is Claude Code's user config directory: $CLAUDE_CONFIG_DIR, else
 // ~/.claude. Its credentials, settings.json and plugins/ registry live there.
 func ClaudeConfigDir(env Env, home string) string {

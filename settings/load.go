@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,13 +130,18 @@ var keys = []key{
 // <xdgDataHome>/claude-mem. It creates nothing, and refuses ~/.claude-mem: that is the
 // JavaScript claude-mem's, whose claude-mem.db has another schema (and which reads the same
 // CLAUDE_MEM_DATA_DIR variable).
-func DataDir(env Env, xdgDataHome string) (string, error) {
+func DataDir(env Env, xdgDataHome, goos string) (string, error) {
 	dir := ""
 	if v := strings.TrimSpace(env.Get(KeyDataDir)); v != "" {
 		if !filepath.IsAbs(v) {
 			return "", fmt.Errorf("%s=%s: not an absolute path", KeyDataDir, v)
 		}
 		dir = filepath.Clean(v)
+	} else if why := noHome(env, goos); why != "" && !filepath.IsAbs(env.Get("XDG_DATA_HOME")) {
+		// xdg derives its data home from the home dir, and makes "/" of a missing one: the
+		// data would land in /.local/share, one dir for every process run without a home
+		// (cron, services, containers). An absolute XDG_DATA_HOME does not need a home.
+		return "", fmt.Errorf("no data dir: %s and %s is not set", why, KeyDataDir)
 	} else if xdgDataHome != "" {
 		dir = filepath.Join(xdgDataHome, DirName)
 	} else {
@@ -147,12 +153,33 @@ func DataDir(env Env, xdgDataHome string) (string, error) {
 	return dir, nil
 }
 
-// EnsureDataDir creates the data dir (0700) and its logs dir.
+// noHome says why the home dir cannot hold the data dir, or "" when it can.
+func noHome(env Env, goos string) string {
+	h := Home(env, goos)
+	switch {
+	case h == "" && goos == "windows":
+		return "HOME and USERPROFILE are unset"
+	case h == "":
+		if _, set := env.Lookup("HOME"); set {
+			return "HOME is empty"
+		}
+		return "HOME is unset"
+	case strings.Trim(h, `/\`) == "":
+		return fmt.Sprintf("HOME is %q", h)
+	}
+	return ""
+}
+
+// EnsureDataDir creates the data dir (0700) and its logs dir. An existing data dir keeps its
+// mode: its owner may share it on purpose (a 1777 dir), and every hook runs this.
 func EnsureDataDir(dir string) error {
-	if err := os.MkdirAll(filepath.Join(dir, LogsDir), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return err
 	}
-	return os.Chmod(dir, 0o700)
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return os.MkdirAll(filepath.Join(dir, LogsDir), 0o700)
 }
 
 // Load computes the effective settings: for each key the environment, then
@@ -160,7 +187,7 @@ func EnsureDataDir(dir string) error {
 // *Error and the default is used. When the data dir is unknown Load still returns usable
 // settings (environment and defaults, DataDir "") along with the error.
 func Load(env Env, xdgDataHome string) (*Settings, error) {
-	dir, dirErr := DataDir(env, xdgDataHome)
+	dir, dirErr := DataDir(env, xdgDataHome, runtime.GOOS)
 	s := &Settings{DataDir: dir}
 	var file map[string]string
 	var fileErr error

@@ -23,7 +23,7 @@ type Settings struct {
 	BatchWait           time.Duration // age of the oldest pending event that makes Stop start a run
 	SkipSubagents       bool          // drop tool events that carry an agent_id
 	SystemPrompt        bool          // observer instructions as --system-prompt (false: in the user message, for comparison)
-	RedactSecrets       bool          // captured text passes the redactor before it is journaled (§16)
+	RedactSecrets       bool          // captured text passes the redactor before it is kept (false: kept as is)
 
 	DotEnv        Env      // the allowlisted entries of <data>/.env
 	DotEnvIgnored []string // keys .env set that are not allowlisted (WARNed by name)

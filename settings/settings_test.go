@@ -45,7 +45,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("errors with defaults: %v", s.Errors)
 	}
 	if s.MaxConcurrentAgents != 2 || s.Model != "haiku" || s.AuthSource != "auto" || !s.PreserveProxy ||
-		s.ContextObservations != 50 || s.ObserverTimeout != 300*time.Second || s.ObserverRetention != 50 || s.LogLevel != "info" {
+		s.ContextObservations != 50 || s.ObserverTimeout != 300*time.Second || s.ObserverRetention != 50 || s.LogLevel != "info" ||
+		!s.RedactSecrets {
 		t.Fatalf("defaults wrong: %+v", s)
 	}
 	if want := []string{"TodoWrite", "AskUserQuestion", "ListMcpResourcesTool", "Skill"}; !reflect.DeepEqual(s.SkipTools, want) {
@@ -110,6 +111,9 @@ func TestStrictParsing(t *testing.T) {
 		{KeySkipSubagents, "true", false, func(s *Settings) bool { return s.SkipSubagents }},
 		{KeySkipSubagents, "sometimes", true, func(s *Settings) bool { return !s.SkipSubagents }},
 		{KeySystemPrompt, "false", false, func(s *Settings) bool { return !s.SystemPrompt }},
+		{KeyRedactSecrets, "false", false, func(s *Settings) bool { return !s.RedactSecrets }},
+		{KeyRedactSecrets, "off", false, func(s *Settings) bool { return !s.RedactSecrets }},
+		{KeyRedactSecrets, "nah", true, func(s *Settings) bool { return s.RedactSecrets }},
 		{KeySkipTools, "", false, func(s *Settings) bool { return len(s.SkipTools) == 0 }},
 		{KeyPassEnv, "AWS_REGION, CLAUDE_CODE_USE_BEDROCK", false, func(s *Settings) bool {
 			return reflect.DeepEqual(s.PassEnv, []string{"AWS_REGION", "CLAUDE_CODE_USE_BEDROCK"})
@@ -192,24 +196,64 @@ func TestDotEnvAllowlist(t *testing.T) {
 }
 
 func TestDataDir(t *testing.T) {
-	if d, err := DataDir(Env{}, "/home/u/.local/share"); err != nil || d != "/home/u/.local/share/claude-mem" {
+	home := Env{"HOME": "/home/u"}
+	if d, err := DataDir(home, "/home/u/.local/share", "linux"); err != nil || d != "/home/u/.local/share/claude-mem" {
 		t.Fatalf("%q %v", d, err)
 	}
-	if d, err := DataDir(Env{KeyDataDir: "/x/y/"}, "/home/u/.local/share"); err != nil || d != "/x/y" {
+	if d, err := DataDir(Env{KeyDataDir: "/x/y/"}, "/home/u/.local/share", "linux"); err != nil || d != "/x/y" {
 		t.Fatalf("%q %v", d, err)
 	}
-	if _, err := DataDir(Env{KeyDataDir: "rel/dir"}, "/h"); err == nil {
+	if _, err := DataDir(Env{KeyDataDir: "rel/dir"}, "/h", "linux"); err == nil {
 		t.Fatal("relative CLAUDE_MEM_DATA_DIR accepted")
 	}
 	s, err := Load(Env{KeyDataDir: "rel/dir", KeyModel: "opus"}, "/h")
 	if err == nil || s == nil || s.DataDir != "" || s.Model != "opus" || s.MaxConcurrentAgents != 2 {
 		t.Fatalf("Load with an unknown data dir: %+v %v", s, err)
 	}
-	if d, _ := DataDir(Env{}, "/h"); strings.Contains(d, ".claude-mem") {
+	if d, _ := DataDir(home, "/h", "linux"); strings.Contains(d, ".claude-mem") {
 		t.Fatal("must never be the JavaScript claude-mem's dir")
 	}
-	if _, err := DataDir(Env{"HOME": "/home/u", KeyDataDir: "/home/u/.claude-mem/"}, "/h"); err == nil || !strings.Contains(err.Error(), "JavaScript claude-mem") {
+	if _, err := DataDir(Env{"HOME": "/home/u", KeyDataDir: "/home/u/.claude-mem/"}, "/h", "linux"); err == nil || !strings.Contains(err.Error(), "JavaScript claude-mem") {
 		t.Fatalf("~/.claude-mem accepted: %v", err)
+	}
+}
+
+// Without a usable home, xdg's data home is /.local/share: one dir shared by every process
+// that has no HOME (cron, systemd units, containers). Refused, with the reason, unless
+// CLAUDE_MEM_DATA_DIR or an absolute XDG_DATA_HOME says where the data goes.
+func TestDataDirNeedsAHome(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		env     Env
+		xdg     string // what github.com/adrg/xdg computed from that environment
+		goos    string
+		want    string // the data dir, or "" when refused
+		wantErr string
+	}{
+		{"HOME unset", Env{}, "/.local/share", "linux", "", "no data dir: HOME is unset and CLAUDE_MEM_DATA_DIR is not set"},
+		{"HOME empty", Env{"HOME": ""}, "/.local/share", "linux", "", "no data dir: HOME is empty and CLAUDE_MEM_DATA_DIR is not set"},
+		{"HOME /", Env{"HOME": "/"}, "/.local/share", "linux", "", `no data dir: HOME is "/" and CLAUDE_MEM_DATA_DIR is not set`},
+		{"HOME //", Env{"HOME": "//"}, "/.local/share", "darwin", "", `no data dir: HOME is "//" and CLAUDE_MEM_DATA_DIR is not set`},
+		{"windows: neither", Env{}, `C:\Users\u\AppData\Local`, "windows", "", "no data dir: HOME and USERPROFILE are unset and CLAUDE_MEM_DATA_DIR is not set"},
+		{"windows: USERPROFILE", Env{"USERPROFILE": `C:\Users\u`}, "/appdata", "windows", "/appdata/claude-mem", ""},
+		{"control: HOME set", Env{"HOME": "/home/u"}, "/home/u/.local/share", "linux", "/home/u/.local/share/claude-mem", ""},
+		{"CLAUDE_MEM_DATA_DIR, HOME unset", Env{KeyDataDir: "/srv/mem"}, "/.local/share", "linux", "/srv/mem", ""},
+		{"CLAUDE_MEM_DATA_DIR, HOME /", Env{"HOME": "/", KeyDataDir: "/srv/mem"}, "/.local/share", "linux", "/srv/mem", ""},
+		{"absolute XDG_DATA_HOME, HOME unset", Env{"XDG_DATA_HOME": "/xdg"}, "/xdg", "linux", "/xdg/claude-mem", ""},
+		{"relative XDG_DATA_HOME, HOME unset", Env{"XDG_DATA_HOME": "xdg"}, "/.local/share", "linux", "", "no data dir: HOME is unset and CLAUDE_MEM_DATA_DIR is not set"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := DataDir(tc.env, tc.xdg, tc.goos)
+			if tc.wantErr == "" {
+				if err != nil || d != tc.want {
+					t.Fatalf("got %q, %v; want %q", d, err, tc.want)
+				}
+				return
+			}
+			if err == nil || err.Error() != tc.wantErr || d != "" {
+				t.Fatalf("got %q, %v; want refused: %s", d, err, tc.wantErr)
+			}
+		})
 	}
 }
 
@@ -221,6 +265,25 @@ func TestEnsureDataDir(t *testing.T) {
 	fi, err := os.Stat(dir)
 	if err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("mode %v err %v", fi.Mode(), err)
+	}
+	// An existing dir keeps its mode: it may be shared on purpose (a 1777 dir became 0700).
+	for _, mode := range []os.FileMode{0o755, os.ModeSticky | 0o777} {
+		shared := filepath.Join(t.TempDir(), "shared")
+		if err := os.Mkdir(shared, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(shared, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := EnsureDataDir(shared); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(shared); err != nil || fi.Mode()&(os.ModePerm|os.ModeSticky) != mode {
+			t.Fatalf("existing dir: mode %v, want %v kept (err %v)", fi.Mode(), mode, err)
+		}
+		if _, err := os.Stat(filepath.Join(shared, LogsDir)); err != nil {
+			t.Fatalf("no logs dir in an existing data dir: %v", err)
+		}
 	}
 	// A parent that is a file fails for root too (a read-only dir would not stop root).
 	file := filepath.Join(t.TempDir(), "file")

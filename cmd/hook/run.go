@@ -131,15 +131,7 @@ func signalContext() (context.Context, func()) {
 	return signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 }
 
-func homeDir(env settings.Env, goos string) string {
-	if h := env.Get("HOME"); h != "" {
-		return h
-	}
-	if goos == "windows" {
-		return env.Get("USERPROFILE")
-	}
-	return ""
-}
+func homeDir(env settings.Env, goos string) string { return settings.Home(env, goos) }
 
 func exeDir(exe string) string {
 	if exe == "" {
