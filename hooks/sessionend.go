@@ -21,12 +21,20 @@ func handleSessionEnd(ctx context.Context, d *Deps, in Input) Result {
 	d.capture(in, p, journal.Record{Kind: store.CaptureEnd, Final: d.observerEnabled()})
 	var active, spent bool
 	_ = withStore(d, in.Event, func(db *store.DB) error {
-		if err := d.ingest(ctx, db); err != nil || !d.observerEnabled() {
+		_ = d.ingest(ctx, db)
+		if !d.observerEnabled() {
 			return nil
 		}
+		// Records still in journal files (another ingester's claim not yet committed, or
+		// a failed ingestion) make the run due too: read first, then the database, so a
+		// commit in between is not missed. The run ingests them itself.
+		waiting := len(journal.SessionFiles(d.Journal.Dirs(), in.SessionID)) > 0
 		var err error
-		if active, err = db.NeedsSummary(ctx, in.SessionID); err != nil || !active {
+		if active, err = db.NeedsSummary(ctx, in.SessionID); err != nil {
 			return err
+		}
+		if active = active || waiting; !active {
+			return nil
 		}
 		// Recorded but not started: SessionStart offers it again once the budget allows.
 		spent = d.budgetReached(ctx, db)

@@ -18,12 +18,20 @@ func handleStop(ctx context.Context, d *Deps, in Input) Result {
 	_ = withStore(d, in.Event, func(db *store.DB) error {
 		// A database that would not take the journal (locked past the hook's wait) is
 		// not written again here: the records wait, and no hook waits twice.
-		if err := d.ingest(ctx, db); err != nil || !d.observerEnabled() {
+		_ = d.ingest(ctx, db)
+		if !d.observerEnabled() {
 			return nil
 		}
+		// What is still in journal files counts too (another ingester's claim, or a
+		// failed ingestion): read first, so a commit in between is counted at worst twice.
+		jn, joldest := d.Journal.SessionEvents(in.SessionID)
 		n, oldest, err := db.PendingOf(ctx, in.SessionID)
 		if err != nil {
 			return err
+		}
+		n += jn
+		if !joldest.IsZero() && (oldest.IsZero() || joldest.Before(oldest)) {
+			oldest = joldest
 		}
 		due = observe.BatchDue(n, oldest, d.Now(), d.Settings) && !d.budgetReached(ctx, db)
 		return nil

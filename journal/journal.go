@@ -69,16 +69,17 @@ type Journal struct {
 	now       func() time.Time
 }
 
-// New is the journal of dataDir. cacheHome and tempDir (either may be "") hold the
-// fallback dirs, named for the data dir so two data dirs never ingest each other's records.
+// New is the journal of dataDir. cacheHome and tempDir (either may be "", and only an
+// absolute one is used) hold the fallback dirs, named for the data dir so two data dirs never ingest each other's records.
 func New(dataDir, cacheHome, tempDir string, now func() time.Time) *Journal {
 	j := &Journal{Dir: filepath.Join(dataDir, DirName), now: now}
 	sum := sha256.Sum256([]byte(filepath.Clean(dataDir)))
 	tag := "journal-" + hex.EncodeToString(sum[:6])
-	if cacheHome != "" {
+	// A relative dir (an unset HOME gave one) would be the hook's cwd: the user's project.
+	if filepath.IsAbs(cacheHome) {
 		j.Fallbacks = append(j.Fallbacks, filepath.Join(cacheHome, "claude-mem", tag))
 	}
-	if tempDir != "" {
+	if filepath.IsAbs(tempDir) {
 		j.Fallbacks = append(j.Fallbacks, filepath.Join(tempDir, "claude-mem", tag))
 	}
 	return j

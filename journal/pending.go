@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // StuckAfter is how long a record may wait in a journal before it is a notice (§11): a
@@ -31,6 +33,39 @@ type Backlog struct {
 // Stuck reports records that have waited StuckAfter or longer at now.
 func (b Backlog) Stuck(now time.Time) bool {
 	return b.Records > 0 && !b.Oldest.IsZero() && now.Sub(b.Oldest) >= StuckAfter
+}
+
+// SessionEvents counts the tool events of one session still in journal files (its
+// journal, or an ingester's claim not yet committed), and the oldest record's time. Read
+// before the database, it never misses an event an ingester is committing meanwhile: the
+// claim is removed only after the commit.
+func (j *Journal) SessionEvents(session string) (n int, oldest time.Time) {
+	for _, path := range SessionFiles(j.Dirs(), session) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue // ingested meanwhile
+		}
+		// Within a JSON line a value's quotes are escaped, so this is a record's own kind.
+		n += bytes.Count(data, []byte(`"kind":"`+store.CaptureEvent+`"`))
+		oldest = older(oldest, firstAt(data))
+	}
+	return n, oldest
+}
+
+func firstAt(data []byte) time.Time {
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	if at := gjson.GetBytes(first, "at").Int(); at > 0 {
+		return time.Unix(0, at)
+	}
+	return time.Time{}
+}
+
+// older is the earlier of two times, a zero time being none.
+func older(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
 }
 
 // Pending reads every journal dir: the records waiting and the oldest one's time. It reads
@@ -68,12 +103,7 @@ func (j *Journal) Pending() (Backlog, error) {
 			if i > 0 {
 				b.InFallback += n
 			}
-			first, _, _ := bytes.Cut(data, []byte("\n"))
-			if at := gjson.GetBytes(first, "at").Int(); at > 0 {
-				if t := time.Unix(0, at); b.Oldest.IsZero() || t.Before(b.Oldest) {
-					b.Oldest = t
-				}
-			}
+			b.Oldest = older(b.Oldest, firstAt(data))
 		}
 	}
 	return b, errors.Join(errs...)

@@ -613,9 +613,19 @@ func (h *harness) search(query string, extra map[string]string) []searchHit {
 	return hits
 }
 
-// db opens the store read-only; nil when it does not exist yet.
+// ingest has the hook store what waits in the capture journal, as any reader does first
+// (`hook search` ingests, then reads); it creates no database when nothing waits.
+func (h *harness) ingest() {
+	h.t.Helper()
+	if r := h.runIn(h.work, nil, nil, "search", "--limit", "1", "ingest"); r.code != 0 {
+		h.t.Fatalf("hook search (to ingest the journal) exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// db opens the store read-only, once the journal is ingested; nil when it does not exist yet.
 func (h *harness) db() *sql.DB {
 	h.t.Helper()
+	h.ingest()
 	path := filepath.Join(h.data, "claude-mem.db")
 	if _, err := os.Stat(path); err != nil {
 		return nil

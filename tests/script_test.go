@@ -49,10 +49,11 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fixture": cmdFixture,
-			"dbcount": cmdDBCount,
-			"mkexec":  cmdMkexec,
-			"genfile": cmdGenfile,
+			"fixture":   cmdFixture,
+			"dbcount":   cmdDBCount,
+			"globcount": cmdGlobCount,
+			"mkexec":    cmdMkexec,
+			"genfile":   cmdGenfile,
 
 			"fakeclaude":  cmdFakeClaude,
 			"fakerecords": cmdFakeRecords,
@@ -103,6 +104,7 @@ func cmdDBCount(ts *testscript.TestScript, neg bool, args []string) {
 	want, err := strconv.Atoi(args[1])
 	ts.Check(err)
 	got := 0
+	ingestJournal(ts)
 	path := filepath.Join(ts.Getenv("CLAUDE_MEM_DATA_DIR"), "claude-mem.db")
 	if _, err := os.Stat(path); err == nil {
 		db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
@@ -116,6 +118,37 @@ func cmdDBCount(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if (got == want) == neg {
 		ts.Fatalf("%s: %d rows, want %s%d", args[0], got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+// globcount PATTERN N asserts how many files match a glob (a journal's claims carry an id
+// in their names).
+func cmdGlobCount(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: globcount PATTERN N")
+	}
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	m, err := filepath.Glob(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if (len(m) == want) == neg {
+		ts.Fatalf("%s: %d files %q, want %s%d", args[0], len(m), m, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+// ingestJournal has the hook store what waits in the capture journal, as any reader does
+// first (`hook search` ingests, then reads), with the script's environment.
+func ingestJournal(ts *testscript.TestScript) {
+	var env []string
+	for _, k := range []string{"HOME", "PATH", "TMPDIR", "CLAUDE_MEM_DATA_DIR", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"} {
+		if v := ts.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	cmd := exec.Command(hookBin, "search", "--limit", "1", "ingest")
+	cmd.Env, cmd.Dir = env, ts.Getenv("WORK")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		ts.Fatalf("hook search (to ingest the journal): %v\n%s", err, out)
 	}
 }
 

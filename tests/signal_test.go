@@ -51,6 +51,12 @@ func TestHookFinishesItsWriteAfterSIGTERM(t *testing.T) {
 	if stdout.Len() != 0 || stderr.Len() != 0 {
 		t.Fatalf("stdout %q stderr %q, want both empty", stdout.String(), stderr.String())
 	}
+	// The hook journaled the event; a reader (hook search) stores it first.
+	search := exec.Command(hookBin, "search", "ingest")
+	search.Env, search.Dir = cmd.Env, dir
+	if out, err := search.CombinedOutput(); err != nil {
+		t.Fatalf("hook search: %v\n%s", err, out)
+	}
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, "claude-mem.db")+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
