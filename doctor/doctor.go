@@ -18,6 +18,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/observer"
@@ -41,6 +42,8 @@ type Inputs struct {
 	Loc        *time.Location // the local day of costs and the budget; nil is UTC
 	Log        zerolog.Logger
 	Lineage    []string // darwin: the process ancestry for the desktop-app auth rule
+	Journal    *journal.Journal
+	FreeBytes  func(dir string) (uint64, error) // journal.FreeBytes; nil: not checked
 }
 
 // Report is the doctor report as a value: the documented, stable shape of `hook doctor --json` (README: "hook doctor").
@@ -60,6 +63,7 @@ type Report struct {
 	Auth     Auth               `json:"auth"`
 	Health   health.Health      `json:"health"`
 	Queue    *Queue             `json:"queue"`
+	Journal  *Journal           `json:"journal"`
 	Cost     *Cost              `json:"cost"`
 	Redacted *Redacted          `json:"redacted"`
 	LastRun  *health.Run        `json:"last_run"`
@@ -97,6 +101,21 @@ type Cost struct {
 type Redacted struct {
 	Today     redact.Counts `json:"today"`
 	Last7Days redact.Counts `json:"last_7_days"`
+}
+
+// Journal is the capture journal (DESIGN.md §15): where records wait until the store
+// ingests them, what waits, and the data dir's free space.
+type Journal struct {
+	Dir           string    `json:"dir"`
+	FallbackDirs  []string  `json:"fallback_dirs"`
+	Records       int       `json:"records"`
+	Files         int       `json:"files"`
+	Oldest        time.Time `json:"oldest,omitzero"`
+	InFallback    int       `json:"in_fallback"`
+	FreeBytes     *uint64   `json:"free_bytes"` // the data dir's; null when unknown
+	IngestError   string    `json:"ingest_error,omitempty"`
+	IngestErrorAt time.Time `json:"ingest_error_at,omitzero"`
+	Error         string    `json:"error,omitempty"`
 }
 
 type Queue struct {
@@ -172,6 +191,10 @@ func Build(ctx context.Context, in Inputs) *Report {
 	if storeErr != nil {
 		r.Queue = &Queue{Error: storeErr.Error()}
 	}
+	var backlog journal.Backlog
+	if in.Journal != nil && in.DataDirErr == nil {
+		backlog, r.Journal = journalState(in, r.Health)
+	}
 
 	if r.Observer.Enabled && binErr == nil && authErr == nil {
 		spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: in.Env, GOOS: in.GOOS, Binary: bin, Auth: src, RunID: "<next-run-id>"})
@@ -185,10 +208,15 @@ func Build(ctx context.Context, in Inputs) *Report {
 	if r.Observer.Enabled && authErr != nil && seen.Auth.State != health.StateFailed {
 		seen.Auth = health.Auth{State: health.StateFailed, Source: observe.AuthSourceName(authErr, s.AuthSource), Reason: authErr.Error()}
 	}
-	lines := notice.Collect(notice.Inputs{
+	ni := notice.Inputs{
 		Hook: in.Hook, ObserverEnabled: r.Observer.Enabled, Binary: binErr,
 		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr, Budget: budget,
-	})
+		Now: in.Now(), Journal: backlog, DataDir: s.DataDir,
+	}
+	if r.Journal != nil && r.Journal.FreeBytes != nil {
+		ni.FreeBytes, ni.FreeKnown = *r.Journal.FreeBytes, true
+	}
+	lines := notice.Collect(ni)
 	r.Findings = append(lines, r.Findings...)
 	authFailed := r.Observer.Enabled && seen.Auth.State == health.StateFailed
 	if !r.Observer.Enabled {
@@ -240,12 +268,36 @@ func (r *Report) scrub() {
 	if r.Queue != nil {
 		sc(&r.Queue.Error)
 	}
+	if r.Journal != nil {
+		sc(&r.Journal.IngestError)
+		sc(&r.Journal.Error)
+	}
 	if r.LastRun != nil {
 		run := *r.LastRun // shared with r.Health.LastRun: copied, not changed in place
 		sc(&run.Reason)
 		r.LastRun = &run
 		r.Health.LastRun = &run
 	}
+}
+
+// journalState reads what waits in the capture journal and the data dir's free space; it
+// ingests nothing (doctor shows the backlog as it is).
+func journalState(in Inputs, h health.Health) (journal.Backlog, *Journal) {
+	j := &Journal{Dir: in.Journal.Dir, FallbackDirs: in.Journal.Fallbacks, IngestError: h.IngestError, IngestErrorAt: h.IngestErrorAt}
+	if j.FallbackDirs == nil {
+		j.FallbackDirs = []string{}
+	}
+	b, err := in.Journal.Pending()
+	if err != nil {
+		j.Error = err.Error()
+	}
+	j.Records, j.Files, j.Oldest, j.InFallback = b.Records, b.Files, b.Oldest, b.InFallback
+	if in.FreeBytes != nil {
+		if free, err := in.FreeBytes(in.Settings.DataDir); err == nil {
+			j.FreeBytes = &free
+		}
+	}
+	return b, j
 }
 
 // costs reads today's and the last 7 days' totals and today's budget.
@@ -356,6 +408,10 @@ func render(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "events       %d pending, %d processing, %d done, %d failed\n", r.Queue.Pending, r.Queue.Processing, r.Queue.Done, r.Queue.Failed)
 		}
 	}
+	if j := r.Journal; j != nil {
+		fmt.Fprintf(w, "journal      %s\n", j.line())
+		fmt.Fprintf(w, "             fallback: %s\n", strings.Join(j.FallbackDirs, ", "))
+	}
 	if r.Cost != nil {
 		budget := "no daily budget"
 		if r.Cost.BudgetUSD > 0 {
@@ -396,4 +452,28 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
+}
+
+// line is the journal's one-line state for the human report.
+func (j *Journal) line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: ", j.Dir)
+	if j.Records == 0 {
+		b.WriteString("nothing waiting")
+	} else {
+		fmt.Fprintf(&b, "%d records waiting in %d files since %s", j.Records, j.Files, j.Oldest.UTC().Format(time.RFC3339))
+		if j.InFallback > 0 {
+			fmt.Fprintf(&b, " (%d in a fallback dir)", j.InFallback)
+		}
+	}
+	if j.FreeBytes != nil {
+		fmt.Fprintf(&b, "; %d MiB free", *j.FreeBytes>>20)
+	}
+	if j.IngestError != "" {
+		fmt.Fprintf(&b, "; ingestion failing since %s: %s", j.IngestErrorAt.UTC().Format(time.RFC3339), j.IngestError)
+	}
+	if j.Error != "" {
+		fmt.Fprintf(&b, "; unreadable: %s", j.Error)
+	}
+	return b.String()
 }

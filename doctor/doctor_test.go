@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -263,5 +264,56 @@ func TestRedactionCounts(t *testing.T) {
 	want := map[string]map[string]int{"today": {"github": 2, "jwt": 1}, "last_7_days": {"github": 2, "aws_secret": 4, "jwt": 1}}
 	if !reflect.DeepEqual(got.Redacted, want) {
 		t.Errorf("JSON redacted = %v, want %v", got.Redacted, want)
+	}
+}
+
+// The capture journal: doctor names its dirs, counts what waits, and turns a record stuck
+// 10 minutes and a data dir under 64 MiB free into the SessionStart lines; a fresh record
+// and a roomy disk are no finding (the control).
+func TestJournalFindings(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name        string
+		age         time.Duration
+		free        uint64
+		stuck, full bool
+	}{
+		{"fresh record, room", time.Minute, 1 << 30, false, false},
+		{"stuck record", journal.StuckAfter, 1 << 30, true, false},
+		{"disk full", time.Minute, 10 << 20, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			data := filepath.Join(dir, "data")
+			env := settings.Env{"HOME": dir, settings.KeyDataDir: data, settings.KeyMaxConcurrentAgents: "0"}
+			s, err := settings.Load(env, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := journal.New(data, filepath.Join(dir, "cache"), "", func() time.Time { return now.Add(-tc.age) })
+			if _, err := j.Append(journal.Record{Kind: "prompt", Session: "s1", Project: "p", Text: "hi"}); err != nil {
+				t.Fatal(err)
+			}
+			r := Build(context.Background(), Inputs{
+				Version: "test", Hook: "/x/bin/hook", Settings: s, Env: env, GOOS: runtime.GOOS, Home: dir,
+				Now: func() time.Time { return now }, Log: zerolog.Nop(),
+				Journal: j, FreeBytes: func(string) (uint64, error) { return tc.free, nil },
+			})
+			if r.Journal == nil || r.Journal.Records != 1 || r.Journal.Dir != j.Dir || len(r.Journal.FallbackDirs) != 1 {
+				t.Fatalf("journal = %+v, want 1 record in %s with one fallback dir", r.Journal, j.Dir)
+			}
+			all := strings.Join(r.Findings, "\n")
+			if got := strings.Contains(all, "claude-mem: events not stored — 1 waiting in the journal since "); got != tc.stuck {
+				t.Errorf("events-not-stored finding %v, want %v: %q", got, tc.stuck, r.Findings)
+			}
+			if got := strings.Contains(all, "claude-mem: disk full — "+data+" has 10 MiB free"); got != tc.full {
+				t.Errorf("disk-full finding %v, want %v: %q", got, tc.full, r.Findings)
+			}
+			var human bytes.Buffer
+			Render(&human, r)
+			if !strings.Contains(human.String(), "journal      "+j.Dir+": 1 records waiting in 1 files") {
+				t.Errorf("human report without the journal line:\n%s", human.String())
+			}
+		})
 	}
 }

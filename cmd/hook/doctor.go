@@ -8,6 +8,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/doctor"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/journal"
 )
 
 // doctorCmd is `hook doctor [--json] [--retry]`: exit 0 when all is well, 1 when setup is
@@ -51,6 +52,7 @@ func doctorInputs(ctx context.Context, p *proc, st *envState) doctor.Inputs {
 	in := doctor.Inputs{
 		Version: version, Hook: p.exe, PluginRoot: doctor.PluginRoot(p.env, exeDir(p.exe)),
 		Settings: st.s, DataDirErr: st.dataDirErr, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log,
+		Journal: journalOf(p, st.s), FreeBytes: journal.FreeBytes,
 	}
 	if p.goos == "darwin" {
 		in.Lineage = auth.ParentChain(ctx, auth.ExecRunner{}, p.pid, p.goos)
