@@ -304,10 +304,12 @@ func (p *product) use(t *testing.T) func() {
 	return func() { p.t = old }
 }
 
-// query runs a read-only query on the product's database, calling scan for each row.
+// query runs a read-only query on the product's database, calling scan for each row, once
+// what waits in the capture journal is stored (hook search ingests first, as every reader).
 func (p *product) query(query string, args []any, scan func(*sql.Rows) error) {
 	t := p.t
 	t.Helper()
+	p.hookSearch("ingest")
 	path := filepath.Join(p.DataDir, "claude-mem.db")
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("the product's database: %v", err)

@@ -1,0 +1,178 @@
+package hooks_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-mem/claude-mem-go/hooks"
+	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/redact/redacttest"
+	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// journalBytes is everything waiting in the harness's journal dirs.
+func (h *harness) journalBytes() string {
+	h.t.Helper()
+	var b strings.Builder
+	for _, d := range h.journal.Dirs() {
+		m, _ := filepath.Glob(filepath.Join(d, "*"))
+		for _, p := range m {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			b.Write(data)
+		}
+	}
+	return b.String()
+}
+
+// The capturing hooks only append to the journal: no database is opened or created, and
+// the next reader stores what they captured.
+func TestCaptureNeverOpensTheStore(t *testing.T) {
+	h := newHarness(t)
+	h.run(h.event(hooks.UserPromptSubmit, map[string]any{"prompt": "fix the login form"}))
+	h.run(h.toolEvent("s1", "t1"))
+	h.run(h.event(hooks.PostToolUseFailure, map[string]any{"tool_name": "Bash", "tool_use_id": "t2", "error": "exit 3"}))
+	if h.openStoreCalls != 0 {
+		t.Fatalf("capturing hooks opened the store %d times", h.openStoreCalls)
+	}
+	if _, err := os.Stat(h.dbPath()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a capturing hook created the database: %v", err)
+	}
+	if b, _ := h.journal.Pending(); b.Records != 3 {
+		t.Fatalf("journal holds %d records, want 3", b.Records)
+	}
+	if n := h.count("events"); n != 2 {
+		t.Errorf("events after ingestion = %d, want 2", n)
+	}
+	if n := h.count("prompts", "text = 'fix the login form'"); n != 1 {
+		t.Errorf("prompts after ingestion = %d, want 1", n)
+	}
+	if b, _ := h.journal.Pending(); b.Records != 0 {
+		t.Errorf("journal still holds %d records after ingestion", b.Records)
+	}
+}
+
+// A database that will not take the journal (here: cannot be opened) costs nothing: Stop
+// logs it, the records wait, and the next Stop that can open it stores them once.
+func TestStopWithoutTheStoreKeepsTheJournal(t *testing.T) {
+	h := newHarness(t)
+	h.run(h.toolEvent("s1", "t1"))
+	h.openStore = func() (*store.DB, error) { return nil, errors.New("database is locked") }
+	h.run(h.event(hooks.Stop, nil))
+	if b, _ := h.journal.Pending(); b.Records != 1 {
+		t.Fatalf("journal holds %d records after a failed Stop, want 1", b.Records)
+	}
+	if !h.hasLog("error", "database unavailable") {
+		t.Errorf("the failed Stop left no ERROR line:\n%s", h.log.String())
+	}
+	h.openStore = nil
+	h.observed = nil
+	h.run(h.event(hooks.Stop, nil))
+	if len(h.observed) != 1 {
+		t.Errorf("Stop after the store came back started %v, want one run", h.observed)
+	}
+	if n := h.count("events"); n != 1 {
+		t.Errorf("events = %d, want 1", n)
+	}
+}
+
+// Secrets in captured text are replaced before the journal line is written, and counted per
+// kind once stored; with CLAUDE_MEM_REDACT_SECRETS=false (the control) they are kept.
+func TestCaptureRedactsBeforeJournaling(t *testing.T) {
+	cs := redacttest.Captured()
+	var text strings.Builder
+	for _, c := range cs {
+		text.WriteString(c.Text + "\n")
+	}
+	for _, off := range []bool{false, true} {
+		var env []string
+		if off {
+			env = []string{settings.KeyRedactSecrets, "false"}
+		}
+		h := newHarness(t, env...)
+		h.run(h.event(hooks.UserPromptSubmit, map[string]any{"prompt": "use " + cs[0].Text}))
+		h.run(h.event(hooks.PostToolUse, map[string]any{
+			"tool_name": "Bash", "tool_use_id": "t1",
+			"tool_input": map[string]any{"command": "cat .env"}, "tool_response": map[string]any{"stdout": text.String()},
+		}))
+		leaks := redacttest.Leaks([]byte(h.journalBytes()), cs)
+		if off {
+			if len(leaks) != len(cs) {
+				t.Errorf("redaction off: %d of %d canaries journaled, want all", len(leaks), len(cs))
+			}
+			continue
+		}
+		if len(leaks) != 0 {
+			t.Errorf("journal holds canaries: %v", leaks)
+		}
+		kinds := map[string]bool{}
+		for _, c := range cs {
+			// The harness's json.Marshal writes & < > as \u0026…, which another rule then
+			// names (Claude Code's JSON keeps them as they are): counted, not by this kind.
+			if !strings.ContainsAny(c.Text, "&<>") {
+				kinds[c.Kind] = true
+			}
+		}
+		for k := range kinds {
+			if n := h.count("redactions", "kind = ? AND project = 'myproj' AND day = '2026-11-30'", k); n != 1 {
+				t.Errorf("kind %s: %d redactions rows, want 1", k, n)
+			}
+		}
+		if got := h.query("SELECT sum(count) FROM redactions").(int64); got != int64(len(cs)+1) {
+			t.Errorf("redactions counted %d, want %d (each canary, and the prompt's)", got, len(cs)+1)
+		}
+	}
+}
+
+// A refused or excluded cwd withholds memory, never notices (DESIGN.md §11): SessionStart
+// shows the settings error and stores nothing of its own.
+func TestRefusedCwdKeepsItsNotices(t *testing.T) {
+	h := newHarness(t, settings.KeyExcludedProjects, "myproj", settings.KeyContextObservations, "lots")
+	res := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, nil)))
+	if !strings.HasPrefix(res.Context, "claude-mem: settings error — CLAUDE_MEM_CONTEXT_OBSERVATIONS=lots") {
+		t.Errorf("context = %q, want the settings error", res.Context)
+	}
+	if strings.Contains(res.Context, "# claude-mem") {
+		t.Errorf("an excluded project got memory: %q", res.Context)
+	}
+	if n := h.totalRows(); n != 0 {
+		t.Errorf("%d rows stored for an excluded project", n)
+	}
+}
+
+// SessionStart says when the data dir is nearly full and when records have waited 10
+// minutes; neither line shows for a roomy disk and a fresh record (the control).
+func TestSessionStartJournalNotices(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		age         time.Duration
+		free        uint64
+		stuck, full bool
+	}{
+		{"fresh, room", time.Minute, 1 << 30, false, false},
+		{"stuck", journal.StuckAfter + time.Minute, 1 << 30, true, false},
+		{"full", time.Minute, 3 << 20, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.run(h.toolEvent("old", "t1"))
+			h.openStore = func() (*store.DB, error) { return nil, errors.New("database is locked") }
+			h.deps.FreeBytes = func(string) (uint64, error) { return tc.free, nil }
+			h.now = t0.Add(tc.age)
+			res := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, map[string]any{"session_id": "new"})))
+			if got := strings.Contains(res.Context, "claude-mem: events not stored — 2 waiting in the journal since "); got != tc.stuck {
+				t.Errorf("events-not-stored line %v, want %v:\n%s", got, tc.stuck, res.Context)
+			}
+			if got := strings.Contains(res.Context, "claude-mem: disk full — "+h.dataDir+" has 3 MiB free; new events cannot be kept"); got != tc.full {
+				t.Errorf("disk-full line %v, want %v:\n%s", got, tc.full, res.Context)
+			}
+		})
+	}
+}
