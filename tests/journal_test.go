@@ -469,9 +469,10 @@ type burstProc struct {
 }
 
 // TestJournal_SIGKILLBursts: bursts of 40 concurrent PostToolUse processes with concurrent
-// ingesters (`hook search x` and Stop), a seeded random third of all of them SIGKILLed
-// 0–5 ms after their start. After one final ingestion: every PostToolUse that exited 0 has
-// its event stored exactly once, no event is stored twice, integrity_check is ok, and no
+// ingesters (`hook search x` and Stop), a seeded random third of all of them SIGKILLed:
+// half of those 0–5 ms after their start, the rest 5–250 ms after it (a burst process
+// lives 15–400 ms on 2 busy cores, so those land mid-work). After one final ingestion:
+// every PostToolUse that exited 0 has its event stored exactly once, no event is stored twice, integrity_check is ok, and no
 // journal or claim file is left.
 func TestJournal_SIGKILLBursts(t *testing.T) {
 	track(t)
