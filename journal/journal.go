@@ -169,7 +169,7 @@ func appendLine(path string, line []byte) error {
 	ctx, cancel := context.WithTimeout(context.Background(), appendWait)
 	defer cancel()
 	for {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return err
 		}
@@ -203,6 +203,14 @@ func appendLocked(ctx context.Context, f *os.File, path string, line []byte) err
 	fi, err := f.Stat()
 	if err != nil {
 		return err
+	}
+	// An appender SIGKILLed inside its write left a line without its newline: ours starts
+	// on a line of its own, so only the torn fragment is dropped at ingestion.
+	var last [1]byte
+	if fi.Size() > 0 {
+		if _, err := f.ReadAt(last[:], fi.Size()-1); err == nil && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
 	}
 	if n, err := f.Write(line); err != nil {
 		if n > 0 {
