@@ -129,7 +129,11 @@ func Collect(in Inputs) []string {
 		out = append(out, DiskFull(in.DataDir, in.FreeBytes, in.Hook))
 	}
 	if b := in.Journal; b.Stuck(in.Now) {
-		out = append(out, EventsNotStored(b.Records, b.Oldest, cmp.Or(in.Health.IngestError, "not ingested yet"), in.Hook))
+		reason := in.Health.IngestError
+		if reason == "" && in.StoreErr != nil {
+			reason = in.StoreErr.Error() // the database could not even be opened to ingest
+		}
+		out = append(out, EventsNotStored(b.Records, b.Oldest, cmp.Or(reason, "not ingested yet"), in.Hook))
 	}
 	if in.ObserverEnabled {
 		if line := setupNotice(in.Binary, in.Hook); line != "" {

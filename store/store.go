@@ -25,8 +25,9 @@ import (
 const BusyTimeout = 10 * time.Second
 
 // HookBusyTimeout is the wait of a hook (OpenBusy): no hook waits more than 2 s on the
-// database (DESIGN.md §15). What a hook could not store waits in the capture journal.
-const HookBusyTimeout = 1500 * time.Millisecond
+// database (DESIGN.md §15), process start and a loaded machine included. What a hook could
+// not store waits in the capture journal.
+const HookBusyTimeout = time.Second
 
 // ApplicationID marks a claude-mem database (PRAGMA application_id, "cmem"): a file at
 // the path without it is another program's, and is never migrated or switched to WAL.

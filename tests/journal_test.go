@@ -686,7 +686,7 @@ func TestJournal_StuckNotice(t *testing.T) {
 		reason string // in the notice's reason
 	}{
 		{"locked", func(h *harness) func() { return lockDB(h.t, filepath.Join(h.data, "claude-mem.db")) }, "locked"},
-		{"foreign", foreignDB, "not ingested yet"},
+		{"foreign", foreignDB, "not a claude-mem database"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
