@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
@@ -88,13 +87,24 @@ func New(dataDir, cacheHome, tempDir string, now func() time.Time) *Journal {
 // Dirs is every dir a record may wait in: Dir, then the fallbacks.
 func (j *Journal) Dirs() []string { return append([]string{j.Dir}, j.Fallbacks...) }
 
-// plainSession is a session id that is safe as a file name as it is.
-var plainSession = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// plainSession reports a session id that is safe as a file name as it is (a loop, not a
+// regexp: compiling one at start-up costs every hook).
+func plainSession(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // FileName is the journal file of a session: <session>.jsonl for a plain id, else a hash of
 // it, so no id reaches a path outside the journal dir.
 func FileName(session string) string {
-	if plainSession.MatchString(session) {
+	if plainSession(session) {
 		return session + ext
 	}
 	sum := sha256.Sum256([]byte(session))

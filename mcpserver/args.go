@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -57,7 +58,8 @@ func typeArg(t string) (kinds []string, obsType string, err error) {
 	return nil, "", fmt.Errorf("type %q: use an observation type (%s) or observation, summary, prompt", t, strings.Join(noteTypes, ", "))
 }
 
-var ageRE = regexp.MustCompile(`^(\d{1,5})\s*(m|min|h|d|w)$`)
+// Compiled at first use, as every regexp of the binary: every hook starts this binary.
+var ageRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{1,5})\s*(m|min|h|d|w)$`) })
 
 // timeArg reads since/until: a date (UTC; for until the whole day is included), an RFC
 // 3339 time, or an age before now.
@@ -75,7 +77,7 @@ func timeArg(name, v string, now time.Time, until bool) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, v); err == nil {
 		return t, nil
 	}
-	if m := ageRE.FindStringSubmatch(strings.ToLower(v)); m != nil {
+	if m := ageRE().FindStringSubmatch(strings.ToLower(v)); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		unit := map[string]time.Duration{"m": time.Minute, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
 		return now.Add(-time.Duration(n) * unit), nil
@@ -83,7 +85,7 @@ func timeArg(name, v string, now time.Time, until bool) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%s %q: use a date (2026-11-30), an RFC 3339 time, or an age such as 7d, 12h, 2w", name, v)
 }
 
-var refRE = regexp.MustCompile(`^#?([sSpPoO]?)(\d{1,18})$`)
+var refRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#?([sSpPoO]?)(\d{1,18})$`) })
 
 // parseRef reads one ref: a number (an observation) or a string "12", "#12", "S3", "P7".
 func parseRef(raw json.RawMessage) (store.Ref, error) {
@@ -99,7 +101,7 @@ func parseRef(raw json.RawMessage) (store.Ref, error) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return store.Ref{}, fmt.Errorf("id %s is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clipRunes(string(raw), 40))
 	}
-	m := refRE.FindStringSubmatch(strings.TrimSpace(s))
+	m := refRE().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return store.Ref{}, fmt.Errorf("id %q is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clipRunes(s, 40))
 	}

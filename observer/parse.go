@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -102,8 +103,8 @@ func clean(s string, oneLine bool) string {
 
 type tagRe struct{ open, close *regexp.Regexp }
 
-// tagRes is built once: Parse runs for every observer answer.
-var tagRes = func() map[string]tagRe {
+// tagRes is built once, at the first Parse (not at start-up: hook mode never parses).
+var tagRes = sync.OnceValue(func() map[string]tagRe {
 	m := map[string]tagRe{}
 	for _, t := range structuralTags {
 		m[t] = tagRe{
@@ -112,12 +113,12 @@ var tagRes = func() map[string]tagRe {
 		}
 	}
 	return m
-}()
+})
 
 // elements returns the inner text of every <tag> element of s, in order. An element ends at
 // its closing tag; without one, where the next <tag> or one of stops opens, or at the end.
 func elements(s, tag string, stops []string) []string {
-	re := tagRes[tag]
+	re := tagRes()[tag]
 	opens := re.open.FindAllStringIndex(s, -1)
 	var out []string
 	for i, o := range opens {
@@ -133,7 +134,7 @@ func elements(s, tag string, stops []string) []string {
 				if st == tag {
 					continue
 				}
-				if c := tagRes[st].open.FindStringIndex(inner); c != nil {
+				if c := tagRes()[st].open.FindStringIndex(inner); c != nil {
 					inner = inner[:c[0]]
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/clip"
@@ -30,10 +31,12 @@ var structuralTags = []string{
 	"summary", "request", "investigated", "learned", "completed", "next_steps", "notes",
 }
 
-var structuralTagRe = regexp.MustCompile(`(?i)<(/?\s*(?:` + strings.Join(structuralTags, "|") + `)(?:[\s/>]|$))`)
+var structuralTagRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)<(/?\s*(?:` + strings.Join(structuralTags, "|") + `)(?:[\s/>]|$))`)
+})
 
 // neutralise escapes the `<` of every structural tag in observed data.
-func neutralise(s string) string { return structuralTagRe.ReplaceAllString(s, "&lt;$1") }
+func neutralise(s string) string { return structuralTagRe().ReplaceAllString(s, "&lt;$1") }
 
 // PromptInput is what one observer run is shown.
 type PromptInput struct {

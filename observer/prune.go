@@ -8,12 +8,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"sync"
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
 )
 
 // runIDRe is the form NewRunID writes; Prune touches nothing else.
-var runIDRe = regexp.MustCompile(`^\d{8}T\d{6}\.\d{9}Z-[0-9a-f]{8}$`)
+var runIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{8}T\d{6}\.\d{9}Z-[0-9a-f]{8}$`) })
 
 // Prune keeps the newest keep run dirs in sessionsDir and removes the others, oldest first
 // (run ids sort by time). Entries that are not run dirs are never touched, nor is the dir of
@@ -32,7 +33,7 @@ func Prune(sessionsDir string, keep int) error {
 	}
 	var runs []string
 	for _, e := range entries {
-		if e.IsDir() && runIDRe.MatchString(e.Name()) {
+		if e.IsDir() && runIDRe().MatchString(e.Name()) {
 			runs = append(runs, e.Name())
 		}
 	}

@@ -338,7 +338,7 @@ func TestNewRunID(t *testing.T) {
 	var ids []string
 	for _, tm := range times {
 		id := NewRunID(tm)
-		if !runIDRe.MatchString(id) {
+		if !runIDRe().MatchString(id) {
 			t.Fatalf("%q does not match the run id pattern", id)
 		}
 		ids = append(ids, id)

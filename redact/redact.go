@@ -296,7 +296,7 @@ func (r *rule) find(s string, at []int, taken []span, sc scope) []span {
 				end = p + i
 			}
 		}
-		m := r.re.FindStringSubmatchIndex(s[p:end])
+		m := r.re().FindStringSubmatchIndex(s[p:end])
 		if m == nil {
 			continue
 		}

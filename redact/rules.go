@@ -3,6 +3,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // scope says which of the two jobs a rule serves.
@@ -32,7 +33,9 @@ type rule struct {
 	// re matches the shape from an anchor (it begins with ^). The secret is its first
 	// capturing group that took part, or the whole match when it has none; only the
 	// secret is replaced.
-	re *regexp.Regexp
+	// Compiled at its first use: most hooks meet no anchor of most rules, and compiling
+	// the table at start-up was a tenth of a capturing hook's time.
+	re func() *regexp.Regexp
 	// keep spares a value v that is no secret (a placeholder, a variable, code); match is
 	// the whole match, from the start of the word its anchor stands in. nil: none.
 	keep func(v, match string) bool
@@ -40,6 +43,10 @@ type rule struct {
 	// (sk-a, ghp_, AKIA, eyJh), so diagnostics may show the short form (sk-a…(108))
 	// instead of the kind label without revealing anything.
 	public bool
+}
+
+func lazy(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // The secret-named assignment keys: password|passwd|secret|token|api_key|apikey|access_key.
@@ -53,62 +60,62 @@ var assignAnchors = []string{"passw", "secret", "token", "api", "access"}
 var rules = []rule{
 	{kind: "gcp_private_key", scope: both, anchors: []string{`"private_key"`}, fwd: 16 << 10,
 		// The whole JSON string value; a truncated field may have lost its closing quote.
-		re: regexp.MustCompile(`^"private_key"\s*:\s*"(-----BEGIN[^"]*)`)},
+		re: lazy(`^"private_key"\s*:\s*"(-----BEGIN[^"]*)`)},
 	{kind: "private_key", scope: both, anchors: []string{"-----BEGIN"}, fwd: 16 << 10, lines: true,
 		// The whole block; without its END line (a field cut in the middle) the body up to
 		// the first character that cannot be base64 or a (JSON-escaped) line break.
-		re: regexp.MustCompile(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)`)},
+		re: lazy(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)`)},
 	{kind: "anthropic", scope: both, anchors: []string{"sk-ant-"}, fwd: 512,
-		re: regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{16,}`), keep: value(placeholder), public: true},
+		re: lazy(`^sk-ant-[A-Za-z0-9_-]{16,}`), keep: value(placeholder), public: true},
 	{kind: "openai", scope: both, anchors: []string{"sk-"}, bound: true, fwd: 512,
-		re:   regexp.MustCompile(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
+		re:   lazy(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
 		keep: value(notMixed), public: true},
 	{kind: "github", scope: both, anchors: []string{"gh", "github_pat_"}, bound: true, fwd: 512,
-		re: regexp.MustCompile(`^(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), keep: value(placeholder), public: true},
+		re: lazy(`^(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), keep: value(placeholder), public: true},
 	{kind: "aws_access_key_id", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 32,
-		re: regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`), keep: value(placeholder), public: true},
+		re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`), keep: value(placeholder), public: true},
 	{kind: "aws_secret", scope: both, anchors: []string{"secret"}, fold: true, sep: ":=", fwd: 96,
 		// 40 characters exactly: the trailing class keeps a longer run from matching.
-		re: regexp.MustCompile(`^(?i:secret[_-]?access[_-]?key)["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`)},
+		re: lazy(`^(?i:secret[_-]?access[_-]?key)["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`)},
 	{kind: "google_api_key", scope: both, anchors: []string{"AIza"}, bound: true, fwd: 64,
-		re: regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), keep: value(placeholder), public: true},
+		re: lazy(`^AIza[0-9A-Za-z_-]{35}`), keep: value(placeholder), public: true},
 	{kind: "slack", scope: both, anchors: []string{"xox"}, bound: true, fwd: 256,
-		re: regexp.MustCompile(`^xox[abposr]-[0-9A-Za-z-]{10,}`), keep: value(placeholder), public: true},
+		re: lazy(`^xox[abposr]-[0-9A-Za-z-]{10,}`), keep: value(placeholder), public: true},
 	{kind: "stripe", scope: both, anchors: []string{"sk_live_", "rk_live_"}, bound: true, fwd: 256,
-		re: regexp.MustCompile(`^[sr]k_live_[0-9A-Za-z]{16,}`), keep: value(placeholder), public: true},
+		re: lazy(`^[sr]k_live_[0-9A-Za-z]{16,}`), keep: value(placeholder), public: true},
 	{kind: "jwt", scope: both, anchors: []string{"eyJ"}, bound: true, fwd: 8 << 10,
-		re: regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`), public: true},
+		re: lazy(`^eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`), public: true},
 	{kind: "bearer", scope: both, anchors: []string{"authorization"}, fold: true, bound: true, sep: ":=", fwd: 2 << 10,
 		// Any scheme of the Authorization header (Bearer, Basic, token, Digest); just the
 		// credential when the scheme is named.
-		re:   regexp.MustCompile(`^(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?([A-Za-z0-9\-._~+/]{8,}=*)`),
+		re:   lazy(`^(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?([A-Za-z0-9\-._~+/]{8,}=*)`),
 		keep: value(placeholder)},
 	{kind: "bearer", scope: both, anchors: []string{"bearer"}, fold: true, bound: true, fwd: 2 << 10,
-		re:   regexp.MustCompile(`^(?i)bearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
+		re:   lazy(`^(?i)bearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
 		keep: value(notRandom)},
 	// URL userinfo: the whole of it (a username may be the token: https://TOKEN:x-oauth-basic@,
 	// https://x-access-token:ghp_…@), so the URL keeps its host and stays usable. A username
 	// alone is kept when it does not look generated (ssh://git@host, https://alice@host)…
 	{kind: "url_userinfo", scope: both, anchors: []string{"://"}, fwd: 512,
-		re:   regexp.MustCompile(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`),
+		re:   lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`),
 		keep: value(func(v string) bool { return !strings.Contains(v, ":") && (len(v) < 16 || notRandom(v)) })},
 	// … except in a diagnostic (issue 12: http://TOKEN@proxy:8080 leaked).
 	{kind: "url_userinfo", scope: diag, anchors: []string{"://"}, fwd: 512,
-		re: regexp.MustCompile(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`)},
+		re: lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`)},
 	{kind: "url_query", scope: both, anchors: []string{"?", "&"}, fwd: 1 << 10,
-		re:   regexp.MustCompile(`^[?&](?i:api[_-]?key|apikey|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|sig|signature|password|secret|client[_-]?secret|auth)=([^&#\s"'<>\[\]\\]+)`),
+		re:   lazy(`^[?&](?i:api[_-]?key|apikey|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|sig|signature|password|secret|client[_-]?secret|auth)=([^&#\s"'<>\[\]\\]+)`),
 		keep: value(placeholder)},
 	// Assignments, in env, shell, ini, JSON, YAML and code forms (see keepAssignment), also
 	// inside a JSON-encoded string (\"api_key\": \"…\", DB_PASSWORD=…\n): no value holds a
 	// backslash.
 	{kind: "assignment", scope: both, anchors: assignAnchors, fold: true, sep: ":=", fwd: 320,
-		re: regexp.MustCompile(`^(?i:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key)(?i:[_-]?key)?(?:\\?["'])?\s*` +
+		re: lazy(`^(?i:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key)(?i:[_-]?key)?(?:\\?["'])?\s*` +
 			`(?::=|=>|==?|:)\s*(?:\\?"([^"\\\r\n]+)\\?"|\\?'([^'\\\r\n]+)\\?'|([^\s"'` + "`" + `,;&|<>{}\[\]\\]+))`),
 		keep: keepAssignment},
 	// Diagnostics: any NAME=value (or "NAME": "value") whose name says it holds a secret
 	// (MY_GATEWAY_KEY=…), as SensitiveName does for a name on its own.
 	{kind: "env", scope: diag, anchors: sensitiveParts, fwd: 2 << 10,
-		re:   regexp.MustCompile(`^(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Z0-9_]*(?:=|"\s*:\s*")([^\s"']+)`),
+		re:   lazy(`^(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Z0-9_]*(?:=|"\s*:\s*")([^\s"']+)`),
 		keep: func(v, m string) bool { return redacted(v) || !SensitiveName(m[:strings.IndexAny(m, `="`)]) }},
 }
 
