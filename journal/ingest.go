@@ -59,29 +59,20 @@ func (j *Journal) Ingest(ctx context.Context, db *store.DB) (Result, error) {
 		batch, size = nil, 0
 		return err
 	}
-	var errs []error
-	for _, d := range j.Dirs() {
-		entries, err := os.ReadDir(d)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
+	files, err := j.list()
+	errs := []error{err}
+	for _, f := range files {
+		c, err := take(ctx, f.dir, f.name)
 		if err != nil {
 			errs = append(errs, err)
+		}
+		if c == nil {
 			continue
 		}
-		for _, e := range entries {
-			c, err := take(ctx, d, e.Name())
-			if err != nil {
-				errs = append(errs, err)
-			}
-			if c == nil {
-				continue
-			}
-			batch = append(batch, c)
-			if size += len(c.data); size >= batchBytes {
-				if err := flush(); err != nil {
-					return res, err
-				}
+		batch = append(batch, c)
+		if size += len(c.data); size >= batchBytes {
+			if err := flush(); err != nil {
+				return res, err
 			}
 		}
 	}

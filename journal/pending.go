@@ -73,6 +73,43 @@ func older(a, b time.Time) time.Time {
 // SessionStart and doctor, not by the capturing hooks.
 func (j *Journal) Pending() (Backlog, error) {
 	var b Backlog
+	files, err := j.list()
+	errs := []error{err}
+	for _, f := range files {
+		if !strings.HasSuffix(f.name, ext) && !strings.HasSuffix(f.name, claimExt) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(f.dir, f.name))
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) { // ingested meanwhile
+				errs = append(errs, err)
+			}
+			continue
+		}
+		n := bytes.Count(data, []byte("\n"))
+		if n == 0 {
+			continue
+		}
+		b.Records += n
+		b.Files++
+		if f.fallback {
+			b.InFallback += n
+		}
+		b.Oldest = older(b.Oldest, firstAt(data))
+	}
+	return b, errors.Join(errs...)
+}
+
+// file is one entry of a journal dir.
+type file struct {
+	dir, name string
+	fallback  bool // in a fallback dir, not the data dir's
+}
+
+// list is every entry of every journal dir; a dir that does not exist has none, one that
+// cannot be read is an error and the others are still listed.
+func (j *Journal) list() ([]file, error) {
+	var out []file
 	var errs []error
 	for i, d := range j.Dirs() {
 		entries, err := os.ReadDir(d)
@@ -84,27 +121,8 @@ func (j *Journal) Pending() (Backlog, error) {
 			continue
 		}
 		for _, e := range entries {
-			if name := e.Name(); !strings.HasSuffix(name, ext) && !strings.HasSuffix(name, claimExt) {
-				continue
-			}
-			data, err := os.ReadFile(filepath.Join(d, e.Name()))
-			if err != nil {
-				if !errors.Is(err, fs.ErrNotExist) { // ingested meanwhile
-					errs = append(errs, err)
-				}
-				continue
-			}
-			n := bytes.Count(data, []byte("\n"))
-			if n == 0 {
-				continue
-			}
-			b.Records += n
-			b.Files++
-			if i > 0 {
-				b.InFallback += n
-			}
-			b.Oldest = older(b.Oldest, firstAt(data))
+			out = append(out, file{dir: d, name: e.Name(), fallback: i > 0})
 		}
 	}
-	return b, errors.Join(errs...)
+	return out, errors.Join(errs...)
 }
