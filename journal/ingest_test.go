@@ -741,3 +741,70 @@ func TestAppendAfterClaimRemovedReopens(t *testing.T) {
 		t.Errorf("stored %v, want [r2]: the line appended as the file was claimed is lost", got)
 	}
 }
+
+// A session's records are stored in the order they were captured, its end after the rest,
+// even when some wait in an older file read after the newer one: a claim left by a failed
+// pass (it sorts after the session's new journal) or a fallback (read after the data dir).
+// Otherwise the end finds no session row (it records nothing: no end time, no summary
+// owed) or no event to summarize, and the session's start is a later record's time.
+func TestIngestEndAfterOlderRecords(t *testing.T) {
+	for _, tc := range []struct {
+		older  string
+		prompt bool // a prompt captured after the older records, beside the end
+	}{{"claim", false}, {"claim", true}, {"fallback", false}, {"fallback", true}} {
+		older := tc.older
+		t.Run(fmt.Sprintf("%s prompt=%v", older, tc.prompt), func(t *testing.T) {
+			e := newEnv(t)
+			s := journal.Record{Session: "s1", Project: "p", Cwd: "/w/p"}
+			at := func(sec int) int64 { return t0.Add(time.Duration(sec) * time.Second).UnixNano() }
+			rec := func(kind string, sec int, id string) journal.Record {
+				r := s
+				r.Kind, r.At, r.ID = kind, at(sec), id
+				if kind == store.CaptureEvent {
+					r.Hook, r.Tool = "PostToolUse", "Bash"
+				}
+				if kind == store.CaptureEnd {
+					r.Final = true
+				}
+				return r
+			}
+			switch older {
+			case "claim": // a Stop whose ingestion failed (the database was busy)
+				mustAppend(t, e.j, rec(store.CaptureStart, 0, ""))
+				mustAppend(t, e.j, rec(store.CaptureEvent, 1, "e1"))
+				closed := e.open(t)
+				closed.Close()
+				if _, err := e.j.Ingest(ctx, closed); err == nil {
+					t.Fatal("Ingest with a closed database: no error")
+				}
+				if c := claims(e.j.Dir, "s1.jsonl"); len(c) != 1 {
+					t.Fatalf("claims after the failed pass: %v", c)
+				}
+			case "fallback": // the data dir refused the appends for a while
+				breakDir(t, e.j.Dir)
+				mustAppend(t, e.j, rec(store.CaptureStart, 0, ""))
+				mustAppend(t, e.j, rec(store.CaptureEvent, 1, "e1"))
+				if err := os.Remove(e.j.Dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := journal.Result{Files: 2, Records: 3, Added: 1}
+			if tc.prompt {
+				mustAppend(t, e.j, rec(store.CapturePrompt, 5, "p1"))
+				want.Records, want.Added = 4, 2
+			}
+			mustAppend(t, e.j, rec(store.CaptureEnd, 10, ""))
+			db := e.open(t)
+			mustIngest(t, e, db, want)
+			e.noFiles(t)
+			var started, ended sql.NullInt64
+			var pending int
+			if err := e.raw(t).QueryRow(`SELECT started_at, ended_at, final_pending FROM sessions WHERE id = 's1'`).Scan(&started, &ended, &pending); err != nil {
+				t.Fatal(err)
+			}
+			if started.Int64 != at(0) || ended.Int64 != at(10) || pending != 1 {
+				t.Errorf("session: started_at %v, ended_at %v, final_pending %d; want %d, %d, 1", started, ended, pending, at(0), at(10))
+			}
+		})
+	}
+}
