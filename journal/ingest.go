@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -180,6 +182,14 @@ func (j *Journal) store(ctx context.Context, db *store.DB, batch []*claim, res *
 			recs = append(recs, rc)
 		}
 	}
+	// In the order of capture, each session's end after its other records: a session's
+	// records may come from several files read in name order (a claim a failed pass left
+	// sorts after the session's new journal, a fallback dir is read after the data dir),
+	// and an end stored before its session's row records nothing, one stored before its
+	// events owes no summary, and a session's first record stored sets its start.
+	slices.SortStableFunc(recs, func(a, b store.Captured) int {
+		return cmp.Or(cmp.Compare(b2i(a.Kind == store.CaptureEnd), b2i(b.Kind == store.CaptureEnd)), a.At.Compare(b.At))
+	})
 	added, err := db.Ingest(ctx, recs)
 	if err != nil {
 		return err
@@ -196,6 +206,13 @@ func (j *Journal) store(ctx context.Context, db *store.DB, batch []*claim, res *
 		}
 	}
 	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // captured is the record as the store takes it; a record missing what the store requires
