@@ -38,7 +38,8 @@ const lockWait = 10 * time.Second
 //	  "settings_errors": ["KEY=value: problem; using default"],
 //	  "last_run": {"id": "...", "outcome": "ok|auth_failed|setup_required|transient|error", "reason": "...", "time": "RFC 3339", "events": 0},
 //	  "paused_until": "RFC 3339", "pause_reason": "...", "pause_fingerprint": "...",
-//	  "ingest_error": "...", "ingest_error_at": "RFC 3339"
+//	  "ingest_error": "...", "ingest_error_at": "RFC 3339",
+//	  "low_space": {"free_bytes": 0, "since": "RFC 3339"}
 //	}
 
 // Auth is the state of the observer's credential as of its last use.
@@ -83,6 +84,15 @@ type Health struct {
 	// IngestErrorAt; the next one that succeeds clears both.
 	IngestError   string    `json:"ingest_error,omitempty"`
 	IngestErrorAt time.Time `json:"ingest_error_at,omitzero"`
+	// LowSpace: SessionStart found the data dir under 64 MiB free (the disk-full notice);
+	// nil once a SessionStart finds room again.
+	LowSpace *LowSpace `json:"low_space,omitempty"`
+}
+
+// LowSpace is the data dir's free space when SessionStart last found it too low.
+type LowSpace struct {
+	FreeBytes uint64    `json:"free_bytes"`
+	Since     time.Time `json:"since"`
 }
 
 // CorruptError is returned by Load when health.json exists but cannot be decoded. Readers

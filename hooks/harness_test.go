@@ -99,6 +99,7 @@ func newHarness(t *testing.T, kv ...string) *harness {
 			}
 			return h.health, nil
 		},
+		UpdateHealth: func(fn func(*health.Health)) error { fn(&h.health); return nil },
 		StartObserver: func(id string, final bool) error {
 			if h.startObserver != nil {
 				h.startObserver()

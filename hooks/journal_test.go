@@ -173,6 +173,15 @@ func TestSessionStartJournalNotices(t *testing.T) {
 			if got := strings.Contains(res.Context, "claude-mem: disk full — "+h.dataDir+" has 3 MiB free; new events cannot be kept"); got != tc.full {
 				t.Errorf("disk-full line %v, want %v:\n%s", got, tc.full, res.Context)
 			}
+			if got := h.health.LowSpace != nil; got != tc.full {
+				t.Errorf("health low_space flag %v, want %v", got, tc.full)
+			}
+			// Room again: the flag clears itself at the next SessionStart.
+			h.deps.FreeBytes = func(string) (uint64, error) { return 1 << 30, nil }
+			h.run(h.event(hooks.SessionStart, map[string]any{"session_id": "new"}))
+			if h.health.LowSpace != nil {
+				t.Errorf("low_space flag kept with 1 GiB free: %+v", h.health.LowSpace)
+			}
 		})
 	}
 }

@@ -45,6 +45,8 @@ type Deps struct {
 	ClaudeCheck func(health.Health) error
 	// LoadHealth reads health.json.
 	LoadHealth func() (health.Health, error)
+	// UpdateHealth changes health.json (health.Update); nil: SessionStart records no flag.
+	UpdateHealth func(func(*health.Health)) error
 	// StartObserver starts `hook observe` for a session, detached, without waiting.
 	StartObserver func(sessionID string, final bool) error
 	// ReapOrphans stops observer children whose `hook observe` was killed, past their

@@ -101,6 +101,9 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		DataDir:         d.Settings.DataDir,
 	}
 	d.journalState(&ni)
+	if ni.FreeKnown {
+		d.flagLowSpace(h, ni.FreeBytes)
+	}
 	lines := notice.Collect(ni)
 	// A refused cwd has no project name: Render gives the notices alone.
 	text := notice.Render(notice.Context{Project: p.Name, Observations: obs, Summary: sum, Notices: lines})
@@ -125,6 +128,24 @@ func (d *Deps) journalState(in *notice.Inputs) {
 		if free, err := d.FreeBytes(d.Settings.DataDir); err == nil {
 			in.FreeBytes, in.FreeKnown = free, true
 		}
+	}
+}
+
+// flagLowSpace keeps health.json's low-space flag in step with what SessionStart found,
+// writing only when it changes.
+func (d *Deps) flagLowSpace(h health.Health, free uint64) {
+	low := free < journal.LowSpace
+	if d.UpdateHealth == nil || low == (h.LowSpace != nil) {
+		return
+	}
+	err := d.UpdateHealth(func(h *health.Health) {
+		h.LowSpace = nil
+		if low {
+			h.LowSpace = &health.LowSpace{FreeBytes: free, Since: d.Now()}
+		}
+	})
+	if err != nil {
+		d.Log.Warn().Err(err).Msg("recording the data dir's free space in health.json failed")
 	}
 }
 

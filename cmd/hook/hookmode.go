@@ -55,6 +55,9 @@ func hookMode(p *proc) (code int) {
 		FreeBytes:   journal.FreeBytes,
 		ClaudeCheck: func(h health.Health) error { _, err := observe.ClaudeStatus(p.env, s, p.goos, h); return err },
 		LoadHealth:  func() (health.Health, error) { return health.Load(s.DataDir) },
+		UpdateHealth: func(fn func(*health.Health)) error {
+			return health.Update(s.DataDir, p.now(), fn)
+		},
 		StartObserver: func(id string, final bool) error {
 			// The parent pid is Claude Code's, alive now: the detached observer, whose own
 			// parent is gone by then, walks the desktop-app lineage from it.
