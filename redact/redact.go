@@ -105,11 +105,12 @@ var sensitiveParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "A
 
 // SensitiveName reports whether an environment variable named name holds a secret: its
 // name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD, AUTH or CREDENTIAL, in any case
-// (MY_GATEWAY_KEY, github_token), and it is not CLAUDE_MEM_AUTH_SOURCE, the setting that
-// names a source (a settings error must show the value it rejects).
+// (MY_GATEWAY_KEY, github_token), and it is not one of the settings whose names only sound
+// so: CLAUDE_MEM_AUTH_SOURCE names a source and CLAUDE_MEM_REDACT_SECRETS is a switch (a
+// settings error must show the value it rejects).
 func SensitiveName(name string) bool {
 	u := strings.ToUpper(name)
-	return u != "CLAUDE_MEM_AUTH_SOURCE" &&
+	return u != "CLAUDE_MEM_AUTH_SOURCE" && u != "CLAUDE_MEM_REDACT_SECRETS" &&
 		slices.ContainsFunc(sensitiveParts, func(p string) bool { return strings.Contains(u, p) })
 }
 

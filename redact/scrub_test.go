@@ -25,6 +25,7 @@ func TestScrub(t *testing.T) {
 		{"secret-named env var in JSON", `{"MY_GATEWAY_KEY": "gateway-value"}`, nil, `{"MY_GATEWAY_KEY": "[REDACTED:env]"}`},
 		{"credential variable keeps its short form", "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-AbCdEfGhIjKlMnOpQrSt", nil, "CLAUDE_CODE_OAUTH_TOKEN=sk-a…(33)"},
 		{"auth source is a setting, not a secret", "settings error — CLAUDE_MEM_AUTH_SOURCE=keychian: unknown source", nil, "settings error — CLAUDE_MEM_AUTH_SOURCE=keychian: unknown source"},
+		{"redaction's switch is a setting, not a secret", "settings error — CLAUDE_MEM_REDACT_SECRETS=nah: not a boolean", nil, "settings error — CLAUDE_MEM_REDACT_SECRETS=nah: not a boolean"},
 		{"notice", "claude-mem: auth failed — apiKey: ANTHROPIC_API_KEY rejected (401); observations paused, nothing lost", nil, "claude-mem: auth failed — apiKey: ANTHROPIC_API_KEY rejected (401); observations paused, nothing lost"},
 		{"expiry reason", "credentials.json token expired 2026-11-29 10:00; open Claude Code to refresh your login", nil, "credentials.json token expired 2026-11-29 10:00; open Claude Code to refresh your login"},
 		{"plain url", "ANTHROPIC_BASE_URL=http://127.0.0.1:8080/v1", nil, "ANTHROPIC_BASE_URL=http://127.0.0.1:8080/v1"},
@@ -47,6 +48,7 @@ func TestScrubEnv(t *testing.T) {
 		{"AWS_CREDENTIAL_FILE", "/home/u/.aws/c", "/hom…(14)"},
 		{"HTTPS_PROXY", "http://TOKEN@proxy:8080", "http://[REDACTED:url_userinfo]@proxy:8080"},
 		{"CLAUDE_MEM_AUTH_SOURCE", "keychain", "keychain"},
+		{"CLAUDE_MEM_REDACT_SECRETS", "false", "false"},
 		{"PATH", "/usr/bin:/bin", "/usr/bin:/bin"},
 	}
 	for _, tt := range tests {
