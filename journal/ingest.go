@@ -26,8 +26,8 @@ import (
 // of a locked database) is stored in bounded memory, batch after batch.
 const batchBytes = 32 << 20
 
-// takeoverWait bounds an ingester's wait for an appender that was writing to a file as it
-// was claimed: one write.
+// takeoverWait bounds an ingester's wait for a claim's lock: an appender that was writing
+// as the file was claimed holds it for one write, another ingester for one transaction.
 const takeoverWait = time.Second
 
 // Result is what one Ingest did.
@@ -43,7 +43,13 @@ type Result struct {
 // one transaction with the rest of a batch, and it is removed only after the commit. A
 // record stored already (a pass killed between commit and removal) is skipped, so a
 // SIGKILL anywhere loses nothing and duplicates nothing. A claim left by a killed ingester
-// is taken over by the next pass. On error the claims stay for the next pass.
+// is taken over. On error the claims stay for the next pass.
+//
+// Claims another ingester holds are waited for once this pass has committed its own (two
+// ingesters never wait for each other while holding claims): when one lets go, its records
+// are committed (its file is gone) or it failed (the file is left, and taken here). So a
+// reader after Ingest misses nothing another process was storing at the same moment,
+// unless that one's database wait runs past takeoverWait.
 func (j *Journal) Ingest(ctx context.Context, db *store.DB) (Result, error) {
 	var res Result
 	var batch []*claim
@@ -53,35 +59,76 @@ func (j *Journal) Ingest(ctx context.Context, db *store.DB) (Result, error) {
 			c.release()
 		}
 	}()
-	flush := func() error {
-		err := j.store(ctx, db, batch, &res)
-		for _, c := range batch {
-			c.release()
+	add := func(c *claim) error {
+		batch = append(batch, c)
+		if size += len(c.data); size < batchBytes {
+			return nil
 		}
-		batch, size = nil, 0
-		return err
+		return j.flush(ctx, db, &batch, &size, &res)
 	}
 	files, err := j.list()
 	errs := []error{err}
+	var others []string
 	for _, f := range files {
-		c, err := take(ctx, f.dir, f.name)
-		if err != nil {
+		path := filepath.Join(f.dir, f.name)
+		switch {
+		case strings.HasSuffix(f.name, ext):
+			to := path + "." + newID()[:12] + claimExt
+			if err := os.Rename(path, to); errors.Is(err, fs.ErrNotExist) {
+				// Another ingester claimed it first, under a name this pass did not list.
+				others = append(others, claimsOf(f.dir, f.name)...)
+				continue
+			} else if err != nil {
+				errs = append(errs, fmt.Errorf("journal: claiming %s: %w", path, err))
+				continue
+			}
+			// An appender that checked the file before the rename writes its line under
+			// the lock: waiting for it means reading that line too.
+			c, err := open(ctx, to, true)
 			errs = append(errs, err)
+			if c != nil {
+				if err := add(c); err != nil {
+					return res, err
+				}
+			}
+		case strings.HasSuffix(f.name, claimExt):
+			c, err := open(ctx, path, false)
+			errs = append(errs, err)
+			if c == nil && err == nil {
+				others = append(others, path) // held by another ingester
+			} else if c != nil {
+				if err := add(c); err != nil {
+					return res, err
+				}
+			}
 		}
-		if c == nil {
-			continue
-		}
-		batch = append(batch, c)
-		if size += len(c.data); size >= batchBytes {
-			if err := flush(); err != nil {
+	}
+	if err := j.flush(ctx, db, &batch, &size, &res); err != nil {
+		return res, err
+	}
+	for _, path := range others {
+		c, err := open(ctx, path, true)
+		errs = append(errs, err)
+		if c != nil {
+			if err := add(c); err != nil {
 				return res, err
 			}
 		}
 	}
-	if err := flush(); err != nil {
+	if err := j.flush(ctx, db, &batch, &size, &res); err != nil {
 		return res, err
 	}
 	return res, errors.Join(errs...)
+}
+
+// flush stores the batch and releases its claims.
+func (j *Journal) flush(ctx context.Context, db *store.DB, batch *[]*claim, size *int, res *Result) error {
+	err := j.store(ctx, db, *batch, res)
+	for _, c := range *batch {
+		c.release()
+	}
+	*batch, *size = nil, 0
+	return err
 }
 
 // claim is a journal file renamed for ingestion, locked, and read.
@@ -100,35 +147,31 @@ func (c *claim) release() {
 	}
 }
 
-// take claims name in dir when it is a journal (renaming it), or takes over a claim a
-// killed ingester left. nil, nil: nothing to take (not a journal, or another ingester has it).
-func take(ctx context.Context, dir, name string) (*claim, error) {
-	path := filepath.Join(dir, name)
-	switch {
-	case strings.HasSuffix(name, ext):
-		to := path + "." + newID()[:12] + claimExt
-		if err := os.Rename(path, to); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, nil // another ingester claimed it first
-			}
-			return nil, fmt.Errorf("journal: claiming %s: %w", path, err)
+// claimsOf lists the claims taken of the journal file name in dir: <name>.<id>.ingesting.
+func claimsOf(dir, name string) []string {
+	entries, _ := os.ReadDir(dir) // unreadable: no claim to wait for
+	var out []string
+	for _, e := range entries {
+		if n := e.Name(); strings.HasPrefix(n, name+".") && strings.HasSuffix(n, claimExt) {
+			out = append(out, filepath.Join(dir, n))
 		}
-		path = to
-	case !strings.HasSuffix(name, claimExt):
-		return nil, nil
 	}
+	return out
+}
+
+// open locks and reads a claim; wait: for up to takeoverWait (an appender holds the lock
+// for one write, another ingester until it has committed and removed the file). nil, nil:
+// the file is gone (stored by the ingester that held it), or still held.
+func open(ctx context.Context, path string, wait bool) (*claim, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil // an ingester finished with it meanwhile
+		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	// An appender that checked the file before our rename writes its line under the lock:
-	// waiting for it means reading that line too. A claim found as such is another
-	// ingester's while it is locked.
 	ok, err := lockfile.TryLockOpen(f)
-	if err == nil && !ok && !strings.HasSuffix(name, claimExt) {
+	if err == nil && !ok && wait {
 		wctx, cancel := context.WithTimeout(ctx, takeoverWait)
 		ok, err = lockfile.LockOpen(wctx, f, nil)
 		cancel()
@@ -136,7 +179,7 @@ func take(ctx context.Context, dir, name string) (*claim, error) {
 	if err != nil || !ok {
 		f.Close()
 		if err == nil || errors.Is(err, context.DeadlineExceeded) {
-			return nil, nil // another ingester is working on it
+			return nil, nil // another ingester is still working on it: its records wait
 		}
 		return nil, fmt.Errorf("journal: lock %s: %w", path, err)
 	}
