@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/observe"
+	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -42,13 +43,16 @@ type Report struct {
 	// projects together, as the budget counts it.
 	BudgetUSD float64 `json:"budget_usd"`
 	TodayUSD  float64 `json:"today_usd"`
+	// RedactedByKind is Total.Redactions per kind of secret (§16).
+	RedactedByKind redact.Counts `json:"redacted_by_kind"`
 }
 
 // Empty is the report of a data dir without a database yet: nothing ran.
 func Empty(now time.Time, loc *time.Location, days int, project string, budget float64) *Report {
 	days = max(days, 1)
 	today, end := observe.Day(now, loc)
-	return &Report{Days: days, Project: project, From: today.AddDate(0, 0, 1-days), To: end, Rows: []Row{}, BudgetUSD: budget}
+	return &Report{Days: days, Project: project, From: today.AddDate(0, 0, 1-days), To: end, Rows: []Row{}, BudgetUSD: budget,
+		RedactedByKind: redact.Counts{}}
 }
 
 // Build reads the last days local days (at least 1) in loc for project ("" = all) and
@@ -64,6 +68,10 @@ func Build(ctx context.Context, db *store.DB, now time.Time, loc *time.Location,
 		row := rowOf(d)
 		r.Rows = append(r.Rows, row)
 		r.Total = r.Total.add(row)
+	}
+	// The redactions table keeps local dates: [From, To) is [day of From, day of To).
+	if r.RedactedByKind, err = db.RedactionsByKind(ctx, r.From.Format(time.DateOnly), r.To.Format(time.DateOnly), project); err != nil {
+		return nil, err
 	}
 	// The budget is for all projects together, whatever the report shows.
 	r.TodayUSD, err = db.CostBetween(ctx, today, end)
@@ -116,6 +124,9 @@ func Render(w io.Writer, r *Report) {
 			count(row.CacheCreationTokens), count(row.OutputTokens), row.CostUSD)
 	}
 	tw.Flush()
+	if len(r.RedactedByKind) > 0 {
+		fmt.Fprintf(w, "\nsecrets redacted at capture, by kind: %s\n", r.RedactedByKind)
+	}
 }
 
 // count writes n with thousands separators.

@@ -50,3 +50,43 @@ func TestBuildAndRender(t *testing.T) {
 		}
 	}
 }
+
+// Redactions per kind over the report's days and project, from what ingestion counted; a
+// day before the report and another project are not counted (the controls).
+func TestRedactedByKind(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(filepath.Join(t.TempDir(), "claude-mem.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Date(2026, 11, 30, 20, 0, 0, 0, time.UTC)
+	event := func(id, project, day string, counts map[string]int) store.Captured {
+		s := store.Session{ID: "s-" + project, Project: project, Cwd: "/w/" + project, StartedAt: now}
+		return store.Captured{Kind: store.CaptureEvent, Session: s, At: now, Day: day, Redacted: counts,
+			Event: store.Event{ToolName: "Bash", ToolUseID: id, At: now, RecordID: id}}
+	}
+	if _, err := db.Ingest(ctx, []store.Captured{
+		event("e1", "api", "2026-11-30", map[string]int{"github": 2}),
+		event("e2", "api", "2026-11-29", map[string]int{"jwt": 1}),
+		event("e3", "api", "2026-11-20", map[string]int{"aws_access_key": 5}), // before the 7 days
+		event("e4", "web", "2026-11-30", map[string]int{"slack": 3}),          // another project
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(ctx, db, now, time.UTC, 7, "api", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.RedactedByKind.String(); got != "github=2 jwt=1" && got != "jwt=1 github=2" {
+		t.Errorf("redacted by kind = %q, want github=2 jwt=1", got)
+	}
+	var b bytes.Buffer
+	Render(&b, r)
+	if !strings.Contains(b.String(), "secrets redacted at capture, by kind: "+r.RedactedByKind.String()) {
+		t.Errorf("rendered report lacks the kinds:\n%s", b.String())
+	}
+	if e := Empty(now, time.UTC, 7, "", 5); e.RedactedByKind == nil {
+		t.Error("an empty report's redacted_by_kind is null, want {}")
+	}
+}

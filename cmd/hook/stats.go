@@ -29,6 +29,10 @@ func statsCmd(p *proc, args []string) int {
 		fmt.Fprintf(p.stderr, "hook stats: %v\n", st.dataDirErr)
 		return 1
 	}
+	// Redactions are counted as the journal is stored: what was captured a moment ago counts.
+	if err := ingestPending(ctx, p, st); err != nil {
+		st.log.Warn().Err(err).Msg("ingesting the capture journal failed; counting without what it holds")
+	}
 	var r *stats.Report
 	db, err := store.OpenReadOnly(dbPath(st.s))
 	if errors.Is(err, store.ErrNoDatabase) {
