@@ -69,7 +69,8 @@ type Journal struct {
 }
 
 // New is the journal of dataDir. cacheHome and tempDir (either may be "", and only an
-// absolute one is used) hold the fallback dirs, named for the data dir so two data dirs never ingest each other's records.
+// absolute one is used) hold the fallback dirs, named for the data dir so two data dirs
+// never ingest each other's records.
 func New(dataDir, cacheHome, tempDir string, now func() time.Time) *Journal {
 	j := &Journal{Dir: filepath.Join(dataDir, DirName), now: now}
 	sum := sha256.Sum256([]byte(filepath.Clean(dataDir)))
