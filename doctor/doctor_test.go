@@ -43,7 +43,7 @@ func TestFindingsAreAnEmptyListWhenAllIsWell(t *testing.T) {
 			if tc.key != "" {
 				env["ANTHROPIC_API_KEY"] = tc.key
 			}
-			s, err := settings.Load(env, filepath.Join(dir, "xdg"))
+			s, err := settings.Load(env, filepath.Join(dir, "xdg"), runtime.GOOS)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +174,7 @@ func TestShellQuote(t *testing.T) {
 // buildAt builds a report for env (which names the data dir) at 2026-11-30 10:00 UTC.
 func buildAt(t *testing.T, env settings.Env) *Report {
 	t.Helper()
-	s, err := settings.Load(env, "")
+	s, err := settings.Load(env, "", runtime.GOOS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestJournalFindings(t *testing.T) {
 			dir := t.TempDir()
 			data := filepath.Join(dir, "data")
 			env := settings.Env{"HOME": dir, settings.KeyDataDir: data, settings.KeyMaxConcurrentAgents: "0"}
-			s, err := settings.Load(env, "")
+			s, err := settings.Load(env, "", runtime.GOOS)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -75,7 +75,7 @@ func FuzzHookMode(f *testing.F) {
 	root := f.TempDir()
 	dataDir := filepath.Join(root, "data")
 	env := settings.Env{settings.KeyDataDir: dataDir, "HOME": filepath.Join(root, "home")}
-	s, err := settings.Load(env, "")
+	s, err := settings.Load(env, "", runtime.GOOS)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func newHarness(t *testing.T, kv ...string) *harness {
 	for i := 0; i+1 < len(kv); i += 2 {
 		h.env[kv[i]] = kv[i+1]
 	}
-	s, err := settings.Load(h.env, "")
+	s, err := settings.Load(h.env, "", runtime.GOOS)
 	if err != nil {
 		t.Fatalf("settings.Load: %v", err)
 	}

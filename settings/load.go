@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -186,8 +185,8 @@ func EnsureDataDir(dir string) error {
 // <dataDir>/settings.json, then the default. A value that does not parse is recorded as an
 // *Error and the default is used. When the data dir is unknown Load still returns usable
 // settings (environment and defaults, DataDir "") along with the error.
-func Load(env Env, xdgDataHome string) (*Settings, error) {
-	dir, dirErr := DataDir(env, xdgDataHome, runtime.GOOS)
+func Load(env Env, xdgDataHome, goos string) (*Settings, error) {
+	dir, dirErr := DataDir(env, xdgDataHome, goos)
 	s := &Settings{DataDir: dir}
 	var file map[string]string
 	var fileErr error

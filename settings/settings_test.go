@@ -24,7 +24,7 @@ func load(t *testing.T, env Env, file, dotenv string) *Settings {
 			t.Fatal(err)
 		}
 	}
-	s, err := Load(env, "/unused")
+	s, err := Load(env, "/unused", "linux")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestDataDir(t *testing.T) {
 	if _, err := DataDir(Env{KeyDataDir: "rel/dir"}, "/h", "linux"); err == nil {
 		t.Fatal("relative CLAUDE_MEM_DATA_DIR accepted")
 	}
-	s, err := Load(Env{KeyDataDir: "rel/dir", KeyModel: "opus"}, "/h")
+	s, err := Load(Env{KeyDataDir: "rel/dir", KeyModel: "opus"}, "/h", "linux")
 	if err == nil || s == nil || s.DataDir != "" || s.Model != "opus" || s.MaxConcurrentAgents != 2 {
 		t.Fatalf("Load with an unknown data dir: %+v %v", s, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/doctor"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 // doctorCmd is `hook doctor [--json] [--retry]`: exit 0 when all is well, 1 when setup is
@@ -51,7 +52,7 @@ func doctorCmd(p *proc, args []string) int {
 func doctorInputs(ctx context.Context, p *proc, st *envState) doctor.Inputs {
 	in := doctor.Inputs{
 		Version: version, Hook: p.exe, PluginRoot: doctor.PluginRoot(p.env, exeDir(p.exe)),
-		Settings: st.s, DataDirErr: st.dataDirErr, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log,
+		Settings: st.s, DataDirErr: st.dataDirErr, Env: p.env, GOOS: p.goos, Home: settings.Home(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log,
 		Journal: journalOf(p, st.s), FreeBytes: journal.FreeBytes,
 	}
 	if p.goos == "darwin" {

@@ -49,7 +49,7 @@ func hookMode(p *proc) (code int) {
 	}()
 	s := st.s
 	d := &hooks.Deps{
-		Settings: s, DataDirErr: st.dataDirErr, Journal: journalOf(p, s), Env: p.env, Home: homeDir(p.env, p.goos), GOOS: p.goos,
+		Settings: s, DataDirErr: st.dataDirErr, Journal: journalOf(p, s), Env: p.env, Home: settings.Home(p.env, p.goos), GOOS: p.goos,
 		Hook: p.exe, ExecutableDir: exeDir(p.exe), Now: p.now, Loc: p.loc, Log: st.log,
 		OpenStore:   func() (*store.DB, error) { return store.OpenBusy(dbPath(s), store.HookBusyTimeout) },
 		FreeBytes:   journal.FreeBytes,

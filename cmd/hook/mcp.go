@@ -29,7 +29,7 @@ func mcpCmd(p *proc, args []string) int {
 	ctx, stop := signalContext()
 	defer stop()
 	s := st.s
-	home := homeDir(p.env, p.goos)
+	home := settings.Home(p.env, p.goos)
 	srv := mcpserver.New(mcpserver.Deps{
 		DBPath: dbPath(s), DataDirErr: st.dataDirErr, Cwd: p.cwd,
 		Project: project.Options{Home: home, GOOS: p.goos, Excluded: s.ExcludedProjects,

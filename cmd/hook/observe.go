@@ -8,6 +8,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/observe"
+	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -60,7 +61,7 @@ const observeMemoryLimit = 40 << 20
 
 func observeDeps(p *proc, st *envState) observe.Deps {
 	return observe.Deps{
-		Settings: st.s, Env: p.env, GOOS: p.goos, Home: homeDir(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log,
+		Settings: st.s, Env: p.env, GOOS: p.goos, Home: settings.Home(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log,
 		Ingest: func(ctx context.Context, db *store.DB) error { return journalOf(p, st.s).IngestNoted(ctx, db, st.log) },
 	}
 }

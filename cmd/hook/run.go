@@ -106,7 +106,7 @@ type envState struct {
 
 func setup(p *proc) *envState {
 	st := &envState{}
-	st.s, st.dataDirErr = settings.Load(p.env, p.xdgDataHome)
+	st.s, st.dataDirErr = settings.Load(p.env, p.xdgDataHome, p.goos)
 	if st.dataDirErr == nil {
 		st.dataDirErr = settings.EnsureDataDir(st.s.DataDir)
 	}
@@ -130,8 +130,6 @@ func setup(p *proc) *envState {
 func signalContext() (context.Context, func()) {
 	return signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 }
-
-func homeDir(env settings.Env, goos string) string { return settings.Home(env, goos) }
 
 func exeDir(exe string) string {
 	if exe == "" {
