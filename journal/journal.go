@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -174,13 +175,16 @@ func newID() string {
 // between open and lock is reopened by its path; a short write (a full disk) is undone, so
 // the file never holds a partial line.
 func appendLine(path string, line []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), appendWait)
 	defer cancel()
 	for {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+		if errors.Is(err, fs.ErrNotExist) {
+			// The dir is made on the first append only: every hook appends.
+			if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
+				f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -195,25 +199,26 @@ func appendLine(path string, line []byte) error {
 var errRenamed = errors.New("journal renamed away while appending")
 
 func appendLocked(ctx context.Context, f *os.File, path string, line []byte) error {
+	var fi os.FileInfo
 	renamed := func() bool {
-		fi, err1 := f.Stat()
-		pi, err2 := os.Stat(path)
-		return err1 != nil || err2 != nil || !os.SameFile(fi, pi)
+		var err error
+		if fi, err = f.Stat(); err != nil {
+			return true
+		}
+		pi, err := os.Stat(path)
+		return err != nil || !os.SameFile(fi, pi)
 	}
 	ok, err := lockfile.LockOpen(ctx, f, renamed)
 	if err != nil {
 		return fmt.Errorf("journal: lock %s: %w", path, err)
 	}
-	if !ok || renamed() {
-		if ok {
-			lockfile.UnlockOpen(f)
-		}
+	if !ok {
 		return errRenamed
 	}
 	defer lockfile.UnlockOpen(f)
-	fi, err := f.Stat()
-	if err != nil {
-		return err
+	// Checked under the lock: fi is then the size this holder appends after.
+	if renamed() {
+		return errRenamed
 	}
 	// An appender SIGKILLed inside its write left a line without its newline: ours starts
 	// on a line of its own, so only the torn fragment is dropped at ingestion.

@@ -488,3 +488,30 @@ func concurrentRecord(prefix string, i int) journal.Record {
 	}
 	return r
 }
+
+// Waiting answers from the dirs' listings: nothing before an append (the control), a
+// journal after one, in a fallback dir too, and nothing once it is ingested.
+func TestWaiting(t *testing.T) {
+	e := newEnv(t)
+	if e.j.Waiting() {
+		t.Fatal("Waiting with no journal file")
+	}
+	mustAppend(t, e.j, journal.Record{Kind: store.CapturePrompt, Session: "s1", Project: "p", Text: "t"})
+	if !e.j.Waiting() {
+		t.Fatal("not Waiting after an append")
+	}
+	if _, err := e.j.Ingest(context.Background(), e.open(t)); err != nil {
+		t.Fatal(err)
+	}
+	if e.j.Waiting() {
+		t.Fatalf("Waiting after ingestion: %q", e.files(t))
+	}
+	breakDir(t, e.j.Dir)
+	mustAppend(t, e.j, journal.Record{Kind: store.CapturePrompt, Session: "s2", Project: "p", Text: "t"})
+	if err := os.Remove(e.j.Dir); err != nil { // the data dir's journal readable (empty) again
+		t.Fatal(err)
+	}
+	if !e.j.Waiting() {
+		t.Fatal("not Waiting with a record in a fallback dir")
+	}
+}

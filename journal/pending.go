@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,7 +77,7 @@ func (j *Journal) Pending() (Backlog, error) {
 	files, err := j.list()
 	errs := []error{err}
 	for _, f := range files {
-		if !strings.HasSuffix(f.name, ext) && !strings.HasSuffix(f.name, claimExt) {
+		if !f.pending() {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(f.dir, f.name))
@@ -104,6 +105,19 @@ func (j *Journal) Pending() (Backlog, error) {
 type file struct {
 	dir, name string
 	fallback  bool // in a fallback dir, not the data dir's
+}
+
+// pending: a journal or a claim of one, not another file.
+func (f file) pending() bool {
+	return strings.HasSuffix(f.name, ext) || strings.HasSuffix(f.name, claimExt)
+}
+
+// Waiting reports whether anything may wait to be ingested, from the dirs' listings alone
+// (no file is read): what a reader asks before it opens the database to ingest. An
+// unreadable dir is waiting: Ingest then says why.
+func (j *Journal) Waiting() bool {
+	files, err := j.list()
+	return err != nil || slices.ContainsFunc(files, file.pending)
 }
 
 // list is every entry of every journal dir; a dir that does not exist has none, one that

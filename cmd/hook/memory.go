@@ -54,7 +54,7 @@ func openMemory(p *proc, cmd string, readOnly bool) (m memoryCmd, close func(), 
 // reads what was captured a moment ago. With nothing waiting it opens no database.
 func ingestPending(ctx context.Context, p *proc, st *envState) error {
 	j := journalOf(p, st.s)
-	if b, err := j.Pending(); err == nil && b.Records == 0 {
+	if !j.Waiting() {
 		return nil
 	}
 	db, err := store.Open(dbPath(st.s))
