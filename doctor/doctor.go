@@ -191,9 +191,10 @@ func Build(ctx context.Context, in Inputs) *Report {
 	if storeErr != nil {
 		r.Queue = &Queue{Error: storeErr.Error()}
 	}
-	var backlog journal.Backlog
+	var js journal.Status
 	if in.Journal != nil && in.DataDirErr == nil {
-		backlog, r.Journal = journalState(in, r.Health)
+		js = in.Journal.Status(in.FreeBytes) // it ingests nothing: doctor shows the backlog as it is
+		r.Journal = journalReport(in.Journal, js, r.Health)
 	}
 
 	if r.Observer.Enabled && binErr == nil && authErr == nil {
@@ -211,10 +212,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	ni := notice.Inputs{
 		Hook: in.Hook, ObserverEnabled: r.Observer.Enabled, Binary: binErr,
 		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr, Budget: budget,
-		Now: in.Now(), Journal: backlog, DataDir: s.DataDir,
-	}
-	if r.Journal != nil && r.Journal.FreeBytes != nil {
-		ni.FreeBytes, ni.FreeKnown = *r.Journal.FreeBytes, true
+		Now: in.Now(), Journal: js, DataDir: s.DataDir,
 	}
 	lines := notice.Collect(ni)
 	r.Findings = append(lines, r.Findings...)
@@ -280,24 +278,22 @@ func (r *Report) scrub() {
 	}
 }
 
-// journalState reads what waits in the capture journal and the data dir's free space; it
-// ingests nothing (doctor shows the backlog as it is).
-func journalState(in Inputs, h health.Health) (journal.Backlog, *Journal) {
-	j := &Journal{Dir: in.Journal.Dir, FallbackDirs: in.Journal.Fallbacks, IngestError: h.IngestError, IngestErrorAt: h.IngestErrorAt}
-	if j.FallbackDirs == nil {
-		j.FallbackDirs = []string{}
+// journalReport is the report's journal object.
+func journalReport(j *journal.Journal, st journal.Status, h health.Health) *Journal {
+	out := &Journal{
+		Dir: j.Dir, FallbackDirs: j.Fallbacks, Records: st.Records, Files: st.Files, Oldest: st.Oldest,
+		InFallback: st.InFallback, IngestError: h.IngestError, IngestErrorAt: h.IngestErrorAt,
 	}
-	b, err := in.Journal.Pending()
-	if err != nil {
-		j.Error = err.Error()
+	if out.FallbackDirs == nil {
+		out.FallbackDirs = []string{}
 	}
-	j.Records, j.Files, j.Oldest, j.InFallback = b.Records, b.Files, b.Oldest, b.InFallback
-	if in.FreeBytes != nil {
-		if free, err := in.FreeBytes(in.Settings.DataDir); err == nil {
-			j.FreeBytes = &free
-		}
+	if st.Err != nil {
+		out.Error = st.Err.Error()
 	}
-	return b, j
+	if st.FreeKnown {
+		out.FreeBytes = &st.Free
+	}
+	return out
 }
 
 // costs reads today's and the last 7 days' totals and today's budget.

@@ -100,9 +100,9 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		Now:             d.Now(),
 		DataDir:         d.Settings.DataDir,
 	}
-	d.journalState(&ni)
-	if ni.FreeKnown {
-		d.flagLowSpace(h, ni.FreeBytes)
+	if d.DataDirErr == nil {
+		ni.Journal = d.journalStatus()
+		d.flagLowSpace(h, ni.Journal)
 	}
 	lines := notice.Collect(ni)
 	// A refused cwd has no project name: Render gives the notices alone.
@@ -112,36 +112,28 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 	return res
 }
 
-// journalState reads, live, what waits in the capture journal and the data dir's free
+// journalStatus reads, live, what waits in the capture journal and the data dir's free
 // space, for the notices.
-func (d *Deps) journalState(in *notice.Inputs) {
-	if d.DataDirErr != nil {
-		return
+func (d *Deps) journalStatus() journal.Status {
+	st := d.Journal.Status(d.FreeBytes)
+	if st.Err != nil {
+		d.Log.Warn().Err(st.Err).Msg("reading the capture journal's backlog failed")
 	}
-	b, err := d.Journal.Pending()
-	if err != nil {
-		d.Log.Warn().Err(err).Msg("reading the capture journal's backlog failed")
-	}
-	b.Oldest = b.Oldest.In(d.loc())
-	in.Journal = b
-	if d.FreeBytes != nil {
-		if free, err := d.FreeBytes(d.Settings.DataDir); err == nil {
-			in.FreeBytes, in.FreeKnown = free, true
-		}
-	}
+	st.Oldest = st.Oldest.In(d.loc())
+	return st
 }
 
 // flagLowSpace keeps health.json's low-space flag in step with what SessionStart found,
 // writing only when it changes.
-func (d *Deps) flagLowSpace(h health.Health, free uint64) {
-	low := free < journal.LowSpace
-	if d.UpdateHealth == nil || low == (h.LowSpace != nil) {
+func (d *Deps) flagLowSpace(h health.Health, st journal.Status) {
+	low := st.Low()
+	if d.UpdateHealth == nil || !st.FreeKnown || low == (h.LowSpace != nil) {
 		return
 	}
 	err := d.UpdateHealth(func(h *health.Health) {
 		h.LowSpace = nil
 		if low {
-			h.LowSpace = &health.LowSpace{FreeBytes: free, Since: d.Now()}
+			h.LowSpace = &health.LowSpace{FreeBytes: st.Free, Since: d.Now()}
 		}
 	})
 	if err != nil {

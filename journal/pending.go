@@ -36,6 +36,31 @@ func (b Backlog) Stuck(now time.Time) bool {
 	return b.Records > 0 && !b.Oldest.IsZero() && now.Sub(b.Oldest) >= StuckAfter
 }
 
+// Status is what SessionStart and doctor read of the journal, live: what waits, and the
+// data dir's free space.
+type Status struct {
+	Backlog
+	Free      uint64 // the data dir's free bytes, when FreeKnown
+	FreeKnown bool
+	Err       error // a journal dir could not be read
+}
+
+// Low reports a data dir under LowSpace free: new events may not fit.
+func (s Status) Low() bool { return s.FreeKnown && s.Free < LowSpace }
+
+// Status reads the backlog (Pending) and, with freeBytes (FreeBytes; nil: not checked),
+// the data dir's free space.
+func (j *Journal) Status(freeBytes func(dir string) (uint64, error)) Status {
+	var s Status
+	s.Backlog, s.Err = j.Pending()
+	if freeBytes != nil {
+		if free, err := freeBytes(filepath.Dir(j.Dir)); err == nil {
+			s.Free, s.FreeKnown = free, true
+		}
+	}
+	return s
+}
+
 // SessionEvents counts the tool events of one session still in journal files (its
 // journal, or an ingester's claim not yet committed), and the oldest record's time. Read
 // before the database, it never misses an event an ingester is committing meanwhile: the

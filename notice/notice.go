@@ -104,15 +104,14 @@ type Inputs struct {
 	StoreErr        error // non-nil: memory unavailable
 	Budget          observe.Budget
 	Now             time.Time
-	Journal         journal.Backlog // what waits in the capture journal
+	Journal         journal.Status // what waits in the capture journal, the data dir's free space
 	DataDir         string
-	FreeBytes       uint64 // the data dir's free space; read only when FreeKnown
-	FreeKnown       bool
 }
 
 // Collect returns the notices for the current problems, most severe first: memory
-// unavailable, disk full, events not stored, setup, auth failed, budget reached, then settings errors in key order. Each problem gives at
-// most one line, and a notice disappears as soon as its cause is gone:
+// unavailable, disk full, events not stored, setup, auth failed, budget reached, then
+// settings errors in key order. Each problem gives at most one line, and a notice
+// disappears as soon as its cause is gone:
 //   - setup comes from the live binary check only. health.Setup records what the last
 //     run saw, which is stale once claude is installed or fixed; a binary found now clears
 //     the notice without waiting for a run.
@@ -125,8 +124,8 @@ func Collect(in Inputs) []string {
 	if in.StoreErr != nil {
 		out = append(out, MemoryUnavailable(in.StoreErr.Error(), in.Hook))
 	}
-	if in.FreeKnown && in.FreeBytes < journal.LowSpace {
-		out = append(out, DiskFull(in.DataDir, in.FreeBytes, in.Hook))
+	if in.Journal.Low() {
+		out = append(out, DiskFull(in.DataDir, in.Journal.Free, in.Hook))
 	}
 	if b := in.Journal; b.Stuck(in.Now) {
 		reason := in.Health.IngestError
