@@ -58,6 +58,9 @@ Commands:
   export [--project P] [--since DATE] [-o FILE]
                               write memory as JSONL (a backup, or for another machine)
   import FILE                 add an export's memory; what is already there is skipped
+  allow-tools [--check | --remove] [--json]
+                              let the model call the memory tools without asking (a rule
+                              in Claude Code's user settings; --remove takes it back)
   version                     print the version
   help                        print this help
 `
@@ -91,6 +94,8 @@ func run(p *proc) int {
 		return exportCmd(p, p.args[1:])
 	case "import":
 		return importCmd(p, p.args[1:])
+	case "allow-tools":
+		return allowCmd(p, p.args[1:])
 	}
 	fmt.Fprintf(p.stderr, "hook: unknown command %q\n\n%s", p.args[0], usage)
 	return 2
