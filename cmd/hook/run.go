@@ -39,7 +39,8 @@ type proc struct {
 
 const usage = `usage: hook [command]
 
-With no command, hook reads one Claude Code hook event on stdin (hook mode).
+With no command, hook reads one Claude Code hook event on stdin (hook mode); on a
+terminal it prints this help instead.
 
 Commands:
   doctor [--json] [--retry]   report setup, auth, settings, health and the observer spawn spec
@@ -67,6 +68,12 @@ Commands:
 
 func run(p *proc) int {
 	if len(p.args) == 0 {
+		// Claude Code never runs a hook on a terminal: a person typed a bare `hook`, and
+		// waiting for hook JSON would look like a hang.
+		if p.isTerminal != nil && p.isTerminal() {
+			fmt.Fprint(p.stderr, usage)
+			return 2
+		}
 		return hookMode(p)
 	}
 	switch p.args[0] {
