@@ -557,7 +557,7 @@ func TestInstallFromCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(out), "Your memory is kept in "+p.DataDir) {
+	if !strings.Contains(string(out), `your memory (the data dir):          rm -rf "`+p.DataDir+`"`) {
 		t.Errorf("make uninstall does not name the data dir %s:\n%s", p.DataDir, out)
 	}
 	if after := snapshot(t, p.DataDir); !maps.Equal(before, after) {
