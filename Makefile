@@ -43,7 +43,7 @@ install:
 
 # The plugin and its marketplace go; the data dir (your memory) stays.
 uninstall:
-	@CLAUDE=$(CLAUDE) ./scripts/install.sh uninstall
+	@CLAUDE=$(CLAUDE) ./scripts/install.sh uninstall $(abspath $(PLUGIN_DIR))
 
 # Everything: vet, unit and testscript tests, the spawn-spec matrix and the real-CLI e2e suite.
 test: cli

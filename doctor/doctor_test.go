@@ -98,8 +98,8 @@ func TestOutputScrubbed(t *testing.T) {
 
 // The plugin section: each registry state gives its finding with the fixing command, and
 // fails doctor for not installed (only when this binary is part of a plugin dir Claude
-// Code is not running it from), disabled and a missing marketplace; a different build is a
-// finding that does not fail.
+// Code is not running it from), disabled, a missing marketplace and memory tools not
+// allowed; a different build and tools the user denied are findings that do not fail.
 func TestPluginFindings(t *testing.T) {
 	write := func(t *testing.T, path, content string) {
 		t.Helper()
@@ -116,16 +116,19 @@ func TestPluginFindings(t *testing.T) {
 		enabled     bool
 		marketGone  bool
 		otherBuild  bool
-		pluginEnv   bool // run by Claude Code (CLAUDE_PLUGIN_ROOT set)
+		pluginEnv   bool   // run by Claude Code (CLAUDE_PLUGIN_ROOT set)
+		tools       string // the settings' permissions ("" allows the memory tools)
 		wantFailed  bool
 		wantFinding string
 	}{
-		{"not installed", false, false, false, false, false, true, "plugin not installed in Claude Code — run: claude plugin marketplace add PLUGIN && claude plugin install claude-mem@claude-mem-go"},
-		{"not installed, but loaded by Claude Code (--plugin-dir)", false, false, false, false, true, false, ""},
-		{"installed and enabled, this build", true, true, false, false, false, false, ""},
-		{"disabled", true, false, false, false, false, true, "plugin installed but disabled — run: claude plugin enable claude-mem@claude-mem-go"},
-		{"marketplace dir gone", true, true, true, false, false, true, "marketplace claude-mem-go directory MARKET is gone (moved or deleted); run: claude plugin marketplace add PLUGIN"},
-		{"another build", true, true, false, true, false, false, "Claude Code runs MARKET/bin/hook, a different build from this PLUGIN/bin/hook — run: claude plugin marketplace add PLUGIN"},
+		{"not installed", false, false, false, false, false, "", true, "plugin not installed in Claude Code — run: claude plugin marketplace add PLUGIN && claude plugin install claude-mem@claude-mem-go"},
+		{"not installed, but loaded by Claude Code (--plugin-dir)", false, false, false, false, true, "", false, ""},
+		{"installed and enabled, this build", true, true, false, false, false, "", false, ""},
+		{"disabled", true, false, false, false, false, "", true, "plugin installed but disabled — run: claude plugin enable claude-mem@claude-mem-go"},
+		{"marketplace dir gone", true, true, true, false, false, "", true, "marketplace claude-mem-go directory MARKET is gone (moved or deleted); run: claude plugin marketplace add PLUGIN"},
+		{"memory tools not allowed", true, true, false, false, false, `{}`, true, "the memory tools are not allowed — Claude asks at every call (claude -p refuses them); run: PLUGIN/bin/hook allow-tools"},
+		{"memory tools denied", true, true, false, false, false, `{"deny":["mcp__plugin_claude-mem_memory"]}`, false, "the memory tools are denied by permissions.deny"},
+		{"another build", true, true, false, true, false, "", false, "Claude Code runs MARKET/bin/hook, a different build from this PLUGIN/bin/hook — run: claude plugin marketplace add PLUGIN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -139,7 +142,11 @@ func TestPluginFindings(t *testing.T) {
 			if tc.installed {
 				write(t, filepath.Join(home, ".claude", "plugins", "installed_plugins.json"), `{"version":2,"plugins":{"claude-mem@claude-mem-go":[{"scope":"user","installPath":"x","version":"1"}]}}`)
 				write(t, filepath.Join(home, ".claude", "plugins", "known_marketplaces.json"), `{"claude-mem-go":{"source":{"source":"directory","path":"`+market+`"},"installLocation":"`+market+`"}}`)
-				write(t, filepath.Join(home, ".claude", "settings.json"), fmt.Sprintf(`{"enabledPlugins":{"claude-mem@claude-mem-go":%v}}`, tc.enabled))
+				perms := tc.tools
+				if perms == "" {
+					perms = `{"allow":["mcp__plugin_claude-mem_memory"]}`
+				}
+				write(t, filepath.Join(home, ".claude", "settings.json"), fmt.Sprintf(`{"enabledPlugins":{"claude-mem@claude-mem-go":%v},"permissions":%s}`, tc.enabled, perms))
 			}
 			env := settings.Env{"HOME": home}
 			if tc.pluginEnv {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/claude-mem/claude-mem-go/permit"
 	"github.com/claude-mem/claude-mem-go/pluginreg"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
@@ -23,13 +24,36 @@ type Plugin struct {
 	// this one: "same", "different", "missing", or empty when not compared.
 	Hook      string `json:"hook,omitempty"`
 	HookState string `json:"hook_state,omitempty"`
-	Error     string `json:"error,omitempty"`
+	// Tools: whether Claude Code lets the model call the memory tools without asking
+	// (permit.State), once the plugin is installed; empty before.
+	Tools permit.State `json:"tools,omitempty"`
+	Error string       `json:"error,omitempty"`
 }
 
 // checkPlugin reads the registry and returns the section, its findings (each with the
 // command that fixes it) and whether one of them is a failure: not installed (when
-// checked), disabled, or a marketplace directory that is gone.
+// checked), disabled, a marketplace directory that is gone, or memory tools not allowed.
 func checkPlugin(in Inputs) (Plugin, []string, bool) {
+	p, findings, failed := checkInstall(in)
+	if !p.Installed {
+		return p, findings, failed
+	}
+	var err error
+	p.Tools, err = permit.Check(permit.SettingsFile(settings.ClaudeConfigDir(in.Env, in.Home)))
+	switch {
+	case err != nil:
+		findings = append(findings, "claude-mem: cannot tell whether the memory tools are allowed: "+err.Error())
+	case p.Tools == permit.NotAllowed:
+		findings = append(findings, fmt.Sprintf("claude-mem: the memory tools are not allowed — Claude asks at every call (claude -p refuses them); run: %s allow-tools", in.Hook))
+		failed = true
+	case p.Tools == permit.Denied:
+		findings = append(findings, "claude-mem: the memory tools are denied by permissions.deny in your Claude Code settings (your choice; remove that rule to use them)")
+	}
+	return p, findings, failed
+}
+
+// checkInstall is checkPlugin's install part: registry, marketplace, enabled, same build.
+func checkInstall(in Inputs) (Plugin, []string, bool) {
 	st, err := pluginreg.Read(settings.ClaudeConfigDir(in.Env, in.Home))
 	p := Plugin{State: st, Checked: in.PluginRoot != "" && in.Env.Get("CLAUDE_PLUGIN_ROOT") == ""}
 	if err != nil {

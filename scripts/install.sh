@@ -4,7 +4,11 @@
 # place from that directory.
 #   install.sh check DIR     claude is on PATH, or say how to get it and what to run (exit 1)
 #   install.sh install DIR   add DIR as the marketplace, install the plugin, run doctor
-#   install.sh uninstall     uninstall the plugin, remove the marketplace; keep the data dir
+#   install.sh uninstall DIR uninstall the plugin, remove the marketplace, take back the
+#                            permission rule install added; keep the data dir
+# The memory tools need a rule in Claude Code's user settings (claude -p refuses them, and a
+# session asks at every call, without it): install asks once on a terminal; ALLOW_TOOLS=yes
+# adds it without asking, ALLOW_TOOLS=no never; off a terminal it says how.
 set -eu
 claude=${CLAUDE:-claude}
 market=claude-mem-go
@@ -12,7 +16,17 @@ id=claude-mem@$market
 
 case "${1:-}" in
 check)
-	command -v "$claude" >/dev/null 2>&1 && exit 0
+	if command -v "$claude" >/dev/null 2>&1; then
+		if ! command -v "${GO:-go}" >/dev/null 2>&1; then
+			cat >&2 <<MSG
+install: Go 1.26 is needed to build the plugin from a checkout, and \`go\` is not on PATH.
+Install Go (https://go.dev/dl/), or use a release archive instead, which needs no Go:
+see "Install without Go" in README.md.
+MSG
+			exit 1
+		fi
+		exit 0
+	fi
 	cat >&2 <<MSG
 install: the claude CLI (Claude Code) is not on PATH. Install it with one of:
   npm install -g @anthropic-ai/claude-code            (Node.js 22 or newer)
@@ -29,10 +43,29 @@ install)
 	# Adding again re-points a marketplace that moved; installing again is a no-op.
 	"$claude" plugin marketplace add "$dir"
 	"$claude" plugin install "$id"
+	hook=$dir/bin/hook
+	if ! "$hook" allow-tools --check >/dev/null 2>&1; then
+		answer=${ALLOW_TOOLS:-}
+		if [ -z "$answer" ] && [ -t 0 ]; then
+			printf 'Let Claude use the claude-mem memory tools without asking each time?\nThis adds "mcp__plugin_claude-mem_memory" to permissions.allow in your Claude Code settings. [Y/n] '
+			read -r answer || answer=n
+			case $answer in [nN]*) answer=no ;; *) answer=yes ;; esac
+		fi
+		case $answer in
+		yes) "$hook" allow-tools || true ;;
+		*) echo "install: the memory tools are not allowed yet; to allow them: $hook allow-tools" ;;
+		esac
+	fi
 	echo
 	"$dir/bin/hook" doctor || echo "install: the plugin is installed; 'hook doctor' above says what still needs setting up"
 	;;
 uninstall)
+	hook=${2:-}/bin/hook
+	if [ -x "$hook" ]; then
+		"$hook" allow-tools --remove || true
+	else
+		echo "uninstall: $hook not found; if install allowed the memory tools, remove \"mcp__plugin_claude-mem_memory\" from permissions.allow in your Claude Code settings by hand"
+	fi
 	if command -v "$claude" >/dev/null 2>&1; then
 		"$claude" plugin uninstall "$id" || echo "uninstall: $id was not installed"
 		"$claude" plugin marketplace remove "$market" || echo "uninstall: marketplace $market was not added"
@@ -44,10 +77,16 @@ uninstall)
 	*) data_default="${XDG_DATA_HOME:-$HOME/.local/share}/claude-mem" ;;
 	esac
 	data=${CLAUDE_MEM_DATA_DIR:-$data_default}
-	echo "Your memory is kept in $data; to delete it: rm -rf \"$data\""
+	config=${CLAUDE_CONFIG_DIR:-$HOME/.claude}
+	cat <<MSG
+What stays, and how to remove it:
+  your memory (the data dir):          rm -rf "$data"
+  Claude Code's copy of the plugin:    rm -rf "$config/plugins/cache/$market"
+  the test CLI of make test (if any):  rm -rf "${XDG_CACHE_HOME:-$HOME/.cache}/claude-mem-go"
+MSG
 	;;
 *)
-	echo "usage: install.sh check | install DIR | uninstall" >&2
+	echo "usage: install.sh check DIR | install DIR | uninstall DIR" >&2
 	exit 2
 	;;
 esac

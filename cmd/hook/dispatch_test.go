@@ -49,6 +49,27 @@ func TestRunVersionAndHelpPrintToStdoutAndExit0(t *testing.T) {
 	}
 }
 
+// A bare hook on a terminal is a person, not Claude Code: help and exit 2 instead of
+// waiting for hook JSON. The control: off a terminal it is hook mode (exit 0, an answer).
+func TestRunBareOnATerminalPrintsHelp(t *testing.T) {
+	for _, term := range []bool{true, false} {
+		var out, errb bytes.Buffer
+		root := t.TempDir()
+		p := &proc{
+			env: settings.Env{"CLAUDE_MEM_DATA_DIR": filepath.Join(root, "data")}, stdin: strings.NewReader(`{"hook_event_name":"Bogus"}`), stdout: &out, stderr: &errb,
+			now: time.Now, exe: filepath.Join(root, "hook"), xdgDataHome: root, goos: runtime.GOOS,
+			isTerminal: func() bool { return term },
+		}
+		rc := run(p)
+		if term && (rc != 2 || errb.String() != usage || out.Len() != 0) {
+			t.Errorf("on a terminal: rc %d stdout %q stderr %q; want 2 and the usage on stderr", rc, out.String(), errb.String())
+		}
+		if !term && (rc != 0 || errb.Len() != 0) {
+			t.Errorf("off a terminal: rc %d stderr %q; want hook mode's 0 and nothing", rc, errb.String())
+		}
+	}
+}
+
 func TestRunUnknownSubcommandPrintsUsageToStderrAndExits2(t *testing.T) {
 	for _, args := range [][]string{{"bogus"}, {"--bogus"}, {"Version"}, {""}, {"bogus", "version"}} {
 		rc, out, errs := runProc(t, settings.Env{}, `{"hook_event_name":"SessionStart"}`, args...)

@@ -39,7 +39,8 @@ type proc struct {
 
 const usage = `usage: hook [command]
 
-With no command, hook reads one Claude Code hook event on stdin (hook mode).
+With no command, hook reads one Claude Code hook event on stdin (hook mode); on a
+terminal it prints this help instead.
 
 Commands:
   doctor [--json] [--retry]   report setup, auth, settings, health and the observer spawn spec
@@ -58,12 +59,21 @@ Commands:
   export [--project P] [--since DATE] [-o FILE]
                               write memory as JSONL (a backup, or for another machine)
   import FILE                 add an export's memory; what is already there is skipped
+  allow-tools [--check | --remove] [--json]
+                              let the model call the memory tools without asking (a rule
+                              in Claude Code's user settings; --remove takes it back)
   version                     print the version
   help                        print this help
 `
 
 func run(p *proc) int {
 	if len(p.args) == 0 {
+		// Claude Code never runs a hook on a terminal: a person typed a bare `hook`, and
+		// waiting for hook JSON would look like a hang.
+		if p.isTerminal != nil && p.isTerminal() {
+			fmt.Fprint(p.stderr, usage)
+			return 2
+		}
 		return hookMode(p)
 	}
 	switch p.args[0] {
@@ -91,6 +101,8 @@ func run(p *proc) int {
 		return exportCmd(p, p.args[1:])
 	case "import":
 		return importCmd(p, p.args[1:])
+	case "allow-tools":
+		return allowCmd(p, p.args[1:])
 	}
 	fmt.Fprintf(p.stderr, "hook: unknown command %q\n\n%s", p.args[0], usage)
 	return 2

@@ -403,7 +403,7 @@ func (p *product) doctor(hook string) (doctorState, int) {
 
 // installEnv is the user's environment for `make install`/`make uninstall`: the sandbox
 // HOME, with the Go toolchain and its caches of this process (a fresh HOME would rebuild
-// everything).
+// everything), answering yes to allowing the memory tools.
 func (p *product) installEnv() []string {
 	t := p.t
 	t.Helper()
@@ -425,6 +425,7 @@ func (p *product) installEnv() []string {
 	env["GOCACHE"], env["GOMODCACHE"], env["GOPATH"] = vals[0], vals[1], vals[2]
 	env["GOFLAGS"] = os.Getenv("GOFLAGS")
 	env["GOPROXY"], env["GOTOOLCHAIN"] = "off", "local" // everything is in the module cache already
+	env["ALLOW_TOOLS"] = "yes"                          // install allows the memory tools (doctor's ok needs them)
 	return env.List()
 }
 
@@ -556,7 +557,7 @@ func TestInstallFromCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(out), "Your memory is kept in "+p.DataDir) {
+	if !strings.Contains(string(out), `your memory (the data dir):          rm -rf "`+p.DataDir+`"`) {
 		t.Errorf("make uninstall does not name the data dir %s:\n%s", p.DataDir, out)
 	}
 	if after := snapshot(t, p.DataDir); !maps.Equal(before, after) {
