@@ -3,7 +3,8 @@
 # marketplace ("claude-mem-go") holding one plugin ("claude-mem"); Claude Code runs it in
 # place from that directory.
 #   install.sh check DIR     claude is on PATH, or say how to get it and what to run (exit 1)
-#   install.sh install DIR   add DIR as the marketplace, install the plugin, run doctor
+#   install.sh install DIR   add DIR as the marketplace, install the plugin, link
+#                            ~/.local/bin/claude-mem to DIR/bin/hook, run doctor
 #   install.sh uninstall DIR uninstall the plugin, remove the marketplace, take back the
 #                            permission rule install added; keep the data dir
 # The memory tools need a rule in Claude Code's user settings (claude -p refuses them, and a
@@ -44,6 +45,16 @@ install)
 	"$claude" plugin marketplace add "$dir"
 	"$claude" plugin install "$id"
 	hook=$dir/bin/hook
+	# A command for people: claude-mem on PATH (doctor, search, stats, viewer, ...).
+	bindir=$HOME/.local/bin
+	if mkdir -p "$bindir" 2>/dev/null && ln -sf "$hook" "$bindir/claude-mem" 2>/dev/null; then
+		case ":$PATH:" in
+		*":$bindir:"*) echo "install: linked $bindir/claude-mem to $hook" ;;
+		*) echo "install: linked $bindir/claude-mem to $hook; $bindir is not on your PATH: add it (export PATH=\"\$HOME/.local/bin:\$PATH\") or run $hook directly" ;;
+		esac
+	else
+		echo "install: could not link $bindir/claude-mem; the command is $hook"
+	fi
 	if ! "$hook" allow-tools --check >/dev/null 2>&1; then
 		answer=${ALLOW_TOOLS:-}
 		if [ -z "$answer" ] && [ -t 0 ]; then
@@ -61,6 +72,10 @@ install)
 	;;
 uninstall)
 	hook=${2:-}/bin/hook
+	link=$HOME/.local/bin/claude-mem
+	if [ -L "$link" ] && [ "$(readlink "$link")" = "$hook" ]; then
+		rm -f "$link" && echo "uninstall: removed $link"
+	fi
 	if [ -x "$hook" ]; then
 		"$hook" allow-tools --remove || true
 	else

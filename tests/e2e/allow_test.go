@@ -48,6 +48,14 @@ func TestInstallAllowsMemoryTools(t *testing.T) {
 	if !strings.Contains(string(out), "the memory tools are allowed: added") {
 		t.Errorf("make install does not say it allowed the tools:\n%s", out)
 	}
+	// The command for people: ~/.local/bin/claude-mem is the plugin's hook.
+	link := filepath.Join(p.Home, ".local", "bin", "claude-mem")
+	if got, err := os.Readlink(link); err != nil || got != p.Hook {
+		t.Errorf("after make install, %s → %q (%v), want %s", link, got, err, p.Hook)
+	}
+	if !strings.Contains(string(out), "install: linked "+link+" to "+p.Hook) {
+		t.Errorf("make install does not say where claude-mem is:\n%s", out)
+	}
 	after, _ := os.ReadFile(settingsPath)
 	if st, err := permit.Check(settingsPath); err != nil || st != permit.Allowed {
 		t.Fatalf("after make install: %v %v\n%s", st, err, after)
@@ -103,7 +111,10 @@ func TestInstallAllowsMemoryTools(t *testing.T) {
 			t.Errorf("after make uninstall, key %s: %s, want %s", k, now[k], v)
 		}
 	}
-	for _, want := range []string{"took back the rule", "plugins/cache/" + productMarket, "claude-mem-go"} {
+	if _, err := os.Lstat(link); !os.IsNotExist(err) {
+		t.Errorf("after make uninstall %s is still there: %v", link, err)
+	}
+	for _, want := range []string{"took back the rule", "removed " + link, "plugins/cache/" + productMarket, "claude-mem-go"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("make uninstall does not say %q:\n%s", want, out)
 		}
