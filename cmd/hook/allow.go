@@ -9,49 +9,58 @@ import (
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
-const allowUsage = "usage: hook allow-tools [--check | --remove] [--json]"
+// allowCommand is `hook allow-tools [--check | --remove] [--json]`: the permission rule that
+// lets the model call the memory tools, in Claude Code's user settings (make install asks
+// first).
+var allowCommand = &command{
+	name: "allow-tools", synopsis: "[--check | --remove] [--json]",
+	summary: "let the model call the memory tools without asking (a rule in Claude Code's user settings)",
+	flags: func(fs *flag.FlagSet) action {
+		check := fs.Bool("check", false, "only say whether the tools are allowed (exit 1 when not)")
+		remove := fs.Bool("remove", false, "take back the rule allow-tools added")
+		asJSON := fs.Bool("json", false, "print the result as JSON")
+		return func(p *proc, ops []string) int {
+			switch {
+			case len(ops) > 0:
+				return p.usageError("allow-tools", fmt.Sprintf("unexpected %q", ops[0]))
+			case *check && *remove:
+				return p.usageError("allow-tools", "--check and --remove: one or the other")
+			}
+			return allowCmd(p, *check, *remove, *asJSON)
+		}
+	},
+}
 
-// allowCmd is `hook allow-tools [--check | --remove] [--json]`: the permission rule that lets
-// the model call the memory tools, in Claude Code's user settings (make install asks first).
-func allowCmd(p *proc, args []string) int {
-	fs := flag.NewFlagSet("allow-tools", flag.ContinueOnError)
-	fs.SetOutput(p.stderr)
-	check := fs.Bool("check", false, "only say whether the tools are allowed (exit 1 when not)")
-	remove := fs.Bool("remove", false, "take back the rule allow-tools added")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *check && *remove {
-		fmt.Fprintln(p.stderr, allowUsage)
-		return 2
-	}
+func allowCmd(p *proc, check, remove, asJSON bool) int {
 	st := setup(p)
 	defer st.closeLog.Close()
 	if st.dataDirErr != nil {
-		fmt.Fprintf(p.stderr, "hook allow-tools: %v\n", st.dataDirErr)
+		fmt.Fprintf(p.stderr, "%s allow-tools: %v\n", p.prog(), st.dataDirErr)
 		return 1
 	}
 	paths := permit.PathsFor(settings.ClaudeConfigDir(p.env, settings.Home(p.env, p.goos)), st.s.DataDir)
 	var r permit.Result
 	var err error
 	switch {
-	case *check:
+	case check:
 		r.Settings = paths.Settings
 		r.State, err = permit.Check(paths.Settings)
 		r.Message = fmt.Sprintf("the memory tools are %s in %s", r.State, paths.Settings)
-	case *remove:
+	case remove:
 		r, err = permit.Disallow(paths)
 	default:
 		r, err = permit.Allow(paths)
 	}
 	if err != nil {
-		fmt.Fprintf(p.stderr, "hook allow-tools: %v\n", err)
+		fmt.Fprintf(p.stderr, "%s allow-tools: %v\n", p.prog(), err)
 		return 1
 	}
-	if *asJSON {
+	if asJSON {
 		_ = json.NewEncoder(p.stdout).Encode(r)
 	} else {
 		fmt.Fprintln(p.stdout, "claude-mem: "+r.Message)
 	}
-	if (*check || !*remove) && r.State != permit.Allowed {
+	if (check || !remove) && r.State != permit.Allowed {
 		return 1
 	}
 	return 0

@@ -38,12 +38,12 @@ func TestRunVersionAndHelpPrintToStdoutAndExit0(t *testing.T) {
 	}
 	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
 		rc, out, errs := runProc(t, settings.Env{}, "", args...)
-		if rc != 0 || out != usage || errs != "" {
+		if rc != 0 || out != usageText("hook") || errs != "" {
 			t.Errorf("%v: rc %d, stdout %q, stderr %q; want 0, the usage, nothing", args, rc, out, errs)
 		}
 	}
 	for _, cmd := range []string{"doctor", "search", "observe", "forget", "export", "import", "version", "help"} {
-		if !strings.Contains(usage, "  "+cmd) {
+		if !strings.Contains(usageText("hook"), "  "+cmd) {
 			t.Errorf("usage does not list %q", cmd)
 		}
 	}
@@ -61,7 +61,7 @@ func TestRunBareOnATerminalPrintsHelp(t *testing.T) {
 			isTerminal: func() bool { return term },
 		}
 		rc := run(p)
-		if term && (rc != 2 || errb.String() != usage || out.Len() != 0) {
+		if term && (rc != 2 || errb.String() != usageText("hook") || out.Len() != 0) {
 			t.Errorf("on a terminal: rc %d stdout %q stderr %q; want 2 and the usage on stderr", rc, out.String(), errb.String())
 		}
 		if !term && (rc != 0 || errb.Len() != 0) {
@@ -79,7 +79,7 @@ func TestRunUnknownSubcommandPrintsUsageToStderrAndExits2(t *testing.T) {
 		if out != "" {
 			t.Errorf("%q: stdout %q, want nothing", args, out)
 		}
-		if !strings.HasPrefix(errs, "hook: unknown command "+`"`+args[0]+`"`) || !strings.HasSuffix(errs, usage) {
+		if !strings.HasPrefix(errs, "hook: unknown command "+`"`+args[0]+`"`) || !strings.HasSuffix(errs, usageText("hook")) {
 			t.Errorf("%q: stderr %q, want the unknown command named and the usage", args, errs)
 		}
 	}

@@ -12,31 +12,37 @@ import (
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
-// doctorCmd is `hook doctor [--json] [--retry]`: exit 0 when all is well, 1 when setup is
-// required, auth failed, or a setting is invalid.
-func doctorCmd(p *proc, args []string) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(p.stderr)
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	retry := fs.Bool("retry", false, "clear an observer pause so the next Stop may run it")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		fmt.Fprintln(p.stderr, "usage: hook doctor [--json] [--retry]")
-		return 2
-	}
+// doctorCommand is `hook doctor [--json] [--retry]`: exit 0 when all is well, 1 when setup
+// is required, auth failed, or a setting is invalid.
+var doctorCommand = &command{
+	name: "doctor", summary: "report setup, auth, settings, health and the observer spawn spec",
+	flags: func(fs *flag.FlagSet) action {
+		asJSON := fs.Bool("json", false, "print the report as JSON")
+		retry := fs.Bool("retry", false, "clear an observer pause so the next Stop may run it")
+		return func(p *proc, ops []string) int {
+			if len(ops) > 0 {
+				return p.usageError("doctor", fmt.Sprintf("unexpected %q", ops[0]))
+			}
+			return doctorCmd(p, *asJSON, *retry)
+		}
+	},
+}
+
+func doctorCmd(p *proc, asJSON, retry bool) int {
 	ctx, stop := signalContext()
 	defer stop()
 	st := setup(p)
 	defer st.closeLog.Close()
 	s := st.s
-	if *retry && st.dataDirErr == nil {
+	if retry && st.dataDirErr == nil {
 		if err := health.Update(s.DataDir, p.now(), func(h *health.Health) { h.ClearPause() }); err != nil {
-			fmt.Fprintf(p.stderr, "hook doctor: clearing the pause failed: %v\n", err)
+			fmt.Fprintf(p.stderr, "%s doctor: clearing the pause failed: %v\n", p.prog(), err)
 			return 1
 		}
 		fmt.Fprintln(p.stderr, "observer pause cleared: the next Stop may run the observer")
 	}
 	r := doctor.Build(ctx, doctorInputs(ctx, p, st))
-	if *asJSON {
+	if asJSON {
 		_ = doctor.JSON(p.stdout, r)
 	} else {
 		doctor.Render(p.stdout, r)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -12,49 +11,51 @@ import (
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-const exportUsage = "usage: hook export [--project P] [--since DATE] [-o FILE]"
-
-// exportCmd is `hook export`: the memory as JSONL on stdout, or in FILE (0600, written
+// exportCommand is `hook export`: the memory as JSONL on stdout, or in FILE (0600, written
 // whole under a temporary name then renamed, so a failed export leaves no half file).
-func exportCmd(p *proc, args []string) int {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var f store.ExportFilter
-	fs.StringVar(&f.Project, "project", "", "")
-	since := fs.String("since", "", "")
-	out := fs.String("o", "", "")
-	err := fs.Parse(args)
-	if err == nil && fs.NArg() > 0 {
-		err = fmt.Errorf("unexpected %q", fs.Arg(0))
-	}
-	if err == nil && *since != "" {
-		if f.Since, err = parseDate(*since, p.loc); err != nil {
-			err = fmt.Errorf("--since: %w", err)
+var exportCommand = &command{
+	name: "export", summary: "write memory as JSONL (a backup, or for another machine)",
+	flags: func(fs *flag.FlagSet) action {
+		var f store.ExportFilter
+		fs.StringVar(&f.Project, "project", "", "only project `P`")
+		since := fs.String("since", "", "only what is from `DATE` on (YYYY-MM-DD: local midnight, or an RFC 3339 time)")
+		out := fs.String("o", "", "write to `FILE` instead of stdout")
+		return func(p *proc, ops []string) int {
+			if len(ops) > 0 {
+				return p.usageError("export", fmt.Sprintf("unexpected %q", ops[0]))
+			}
+			if *since != "" {
+				t, err := parseDate(*since, p.loc)
+				if err != nil {
+					return p.usageError("export", "--since: "+err.Error())
+				}
+				f.Since = t
+			}
+			return exportCmd(p, f, *out)
 		}
-	}
-	if err != nil {
-		fmt.Fprintf(p.stderr, "hook export: %v\n%s\n", err, exportUsage)
-		return 2
-	}
+	},
+}
+
+func exportCmd(p *proc, f store.ExportFilter, out string) int {
 	m, close, ok := openMemory(p, "export", true)
 	defer close()
 	if !ok {
 		return 1
 	}
-	if *out == "" {
+	if out == "" {
 		if _, err := archive.Export(m.ctx, m.db, p.stdout, f, version, p.now()); err != nil {
-			fmt.Fprintf(p.stderr, "hook export: %v\n", err)
+			fmt.Fprintf(p.stderr, "%s export: %v\n", p.prog(), err)
 			return 1
 		}
 		return 0
 	}
-	c, err := exportFile(m.ctx, m.db, *out, f, p)
+	c, err := exportFile(m.ctx, m.db, out, f, p)
 	if err != nil {
-		fmt.Fprintf(p.stderr, "hook export: %v\n", err)
+		fmt.Fprintf(p.stderr, "%s export: %v\n", p.prog(), err)
 		return 1
 	}
 	fmt.Fprintf(p.stdout, "Exported %s to %s\n", nouns(noun{c.Sessions, "session", "sessions"}, noun{c.Prompts, "prompt", "prompts"},
-		noun{c.Observations, "observation", "observations"}, noun{c.Summaries, "summary", "summaries"}), *out)
+		noun{c.Observations, "observation", "observations"}, noun{c.Summaries, "summary", "summaries"}), out)
 	return 0
 }
 

@@ -15,17 +15,36 @@ import (
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-const forgetUsage = "usage: hook forget ID… | --session S | --project P | --before DATE [--dry-run] [--yes] [--vacuum]"
+// forgetCommand is `hook forget`: it shows what goes, asks on a terminal unless --yes
+// (refuses, exit 2, when stdin is not a terminal), and removes it. Exit 1 when the user says
+// no or the database fails.
+var forgetCommand = &command{
+	name: "forget", synopsis: "ID… | --session S | --project P | --before DATE [--dry-run] [--yes] [--vacuum]",
+	interspersed: true, summary: "remove memory: shows what goes and asks first",
+	flags: func(fs *flag.FlagSet) action {
+		o, before := forgetFlags(fs)
+		return func(p *proc, ops []string) int {
+			if err := o.finish(ops, *before, p.loc); err != nil {
+				return p.usageError("forget", err.Error())
+			}
+			return forgetCmd(p, *o)
+		}
+	},
+}
 
-// forgetCmd is `hook forget`: it shows what goes, asks on a terminal unless --yes (refuses,
-// exit 2, when stdin is not a terminal), and removes it. Exit 1 when the user says no or
-// the database fails.
-func forgetCmd(p *proc, args []string) int {
-	o, err := parseForgetArgs(args, p.loc)
-	if err != nil {
-		fmt.Fprintf(p.stderr, "hook forget: %v\n%s\n", err, forgetUsage)
-		return 2
-	}
+// forgetFlags declares forget's flags on fs: the options, and --before's text.
+func forgetFlags(fs *flag.FlagSet) (*forgetOpts, *string) {
+	var o forgetOpts
+	fs.StringVar(&o.sel.Session, "session", "", "everything of session `S`")
+	fs.StringVar(&o.sel.Project, "project", "", "everything of project `P`")
+	before := fs.String("before", "", "everything before `DATE` (YYYY-MM-DD: local midnight, or an RFC 3339 time)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "show what would go, remove nothing")
+	fs.BoolVar(&o.yes, "yes", false, "do not ask")
+	fs.BoolVar(&o.vacuum, "vacuum", false, "also rewrite the database so no removed text stays in free pages")
+	return &o, before
+}
+
+func forgetCmd(p *proc, o forgetOpts) int {
 	m, close, ok := openMemory(p, "forget", false)
 	defer close()
 	if !ok {
@@ -35,11 +54,11 @@ func forgetCmd(p *proc, args []string) int {
 	dirs := journalDirs(p, m.st)
 	plan, err := forget.Preview(ctx, db, dirs, o.sel)
 	if err != nil {
-		fmt.Fprintf(p.stderr, "hook forget: %v\n", err)
+		fmt.Fprintf(p.stderr, "%s forget: %v\n", p.prog(), err)
 		return 1
 	}
 	for _, id := range plan.Missing {
-		fmt.Fprintf(p.stderr, "hook forget: no observation #%d\n", id)
+		fmt.Fprintf(p.stderr, "%s forget: no observation #%d\n", p.prog(), id)
 	}
 	switch {
 	case plan.Empty():
@@ -56,7 +75,7 @@ func forgetCmd(p *proc, args []string) int {
 	printPlan(p.stdout, "Would forget", plan)
 	if !o.yes {
 		if !p.isTerminal() {
-			fmt.Fprintln(p.stderr, "hook forget: stdin is not a terminal, so nothing was removed: run again with --yes to forget these")
+			fmt.Fprintln(p.stderr, p.prog()+" forget: stdin is not a terminal, so nothing was removed: run again with --yes to forget these")
 			return 2
 		}
 		fmt.Fprint(p.stdout, "Forget these? [y/N] ")
@@ -68,7 +87,7 @@ func forgetCmd(p *proc, args []string) int {
 	}
 	done, err := forget.Apply(ctx, db, dirs, o.sel, false)
 	if err != nil {
-		fmt.Fprintf(p.stderr, "hook forget: %v\n", err)
+		fmt.Fprintf(p.stderr, "%s forget: %v\n", p.prog(), err)
 		return 1
 	}
 	fmt.Fprintf(p.stdout, "Forgot %s.\n", planCounts(done))
@@ -81,9 +100,9 @@ func forgetCmd(p *proc, args []string) int {
 // vacuum rewrites the database after a forget, or for one made earlier without --vacuum.
 func vacuum(ctx context.Context, p *proc, db *store.DB) int {
 	if err := db.Vacuum(ctx); err != nil {
-		fmt.Fprintf(p.stderr, "hook forget: %v\n", err)
+		fmt.Fprintf(p.stderr, "%s forget: %v\n", p.prog(), err)
 		if errors.Is(err, store.ErrWALBusy) {
-			fmt.Fprintln(p.stderr, "hook forget: run the same command again when no session is busy: it finds nothing left to forget and finishes the rewrite")
+			fmt.Fprintln(p.stderr, p.prog()+" forget: run the same command again when no session is busy: it finds nothing left to forget and finishes the rewrite")
 		}
 		return 1
 	}
@@ -138,41 +157,25 @@ type forgetOpts struct {
 	dryRun, yes, vacuum bool
 }
 
-// parseForgetArgs reads ids (12 or #12) and options in any order.
-func parseForgetArgs(args []string, loc *time.Location) (forgetOpts, error) {
-	var o forgetOpts
-	fs := flag.NewFlagSet("forget", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.sel.Session, "session", "", "")
-	fs.StringVar(&o.sel.Project, "project", "", "")
-	before := fs.String("before", "", "")
-	fs.BoolVar(&o.dryRun, "dry-run", false, "")
-	fs.BoolVar(&o.yes, "yes", false, "")
-	fs.BoolVar(&o.vacuum, "vacuum", false, "")
-	for {
-		if err := fs.Parse(args); err != nil {
-			return o, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		a := fs.Arg(0)
+// finish reads the operands, ids (12 or #12), and --before, and checks that something is
+// selected.
+func (o *forgetOpts) finish(ops []string, before string, loc *time.Location) error {
+	for _, a := range ops {
 		id, err := strconv.ParseInt(strings.TrimPrefix(a, "#"), 10, 64)
 		if err != nil || id < 1 {
-			return o, fmt.Errorf("%q is not an observation id", a)
+			return fmt.Errorf("%q is not an observation id", a)
 		}
 		o.sel.IDs = append(o.sel.IDs, id)
-		args = fs.Args()[1:]
 	}
-	if *before != "" {
-		t, err := parseDate(*before, loc)
+	if before != "" {
+		t, err := parseDate(before, loc)
 		if err != nil {
-			return o, fmt.Errorf("--before: %w", err)
+			return fmt.Errorf("--before: %w", err)
 		}
 		o.sel.Before = t
 	}
 	if o.sel.Empty() {
-		return o, errors.New("nothing selected: give observation ids, --session, --project or --before")
+		return errors.New("nothing selected: give observation ids, --session, --project or --before")
 	}
-	return o, nil
+	return nil
 }

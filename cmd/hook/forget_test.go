@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
+	"io"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -81,4 +83,16 @@ func TestParseForgetArgs(t *testing.T) {
 			t.Errorf("%q: %+v, %v; want %+v", tc.args, o, err, tc.want)
 		}
 	}
+}
+
+// parseForgetArgs is forget's command line as the table parses it.
+func parseForgetArgs(args []string, loc *time.Location) (forgetOpts, error) {
+	fs := flag.NewFlagSet("forget", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o, before := forgetFlags(fs)
+	ops, err := parseArgs(fs, args, true)
+	if err == nil {
+		err = o.finish(ops, *before, loc)
+	}
+	return *o, err
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -9,19 +11,29 @@ import (
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// importCmd is `hook import FILE` (- for stdin): the whole file is checked before anything
-// is stored, and a record already stored is skipped, so importing twice adds nothing.
-func importCmd(p *proc, args []string) int {
-	if len(args) != 1 || (len(args[0]) > 1 && args[0][0] == '-') {
-		fmt.Fprintln(p.stderr, "usage: hook import FILE")
-		return 2
-	}
-	name := args[0]
+// importCommand is `hook import FILE` (- for stdin): the whole file is checked before
+// anything is stored, and a record already stored is skipped, so importing twice adds
+// nothing.
+var importCommand = &command{
+	name: "import", operands: "FILE",
+	summary: "add an export's memory; what is already there is skipped",
+	flags: func(fs *flag.FlagSet) action {
+		asJSON := fs.Bool("json", false, "print what was added and skipped as JSON")
+		return func(p *proc, ops []string) int {
+			if len(ops) != 1 {
+				return p.usageError("import", "one FILE (- for stdin)")
+			}
+			return importCmd(p, ops[0], *asJSON)
+		}
+	},
+}
+
+func importCmd(p *proc, name string, asJSON bool) int {
 	var in io.Reader = p.stdin
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			fmt.Fprintf(p.stderr, "hook import: %v\n", err)
+			fmt.Fprintf(p.stderr, "%s import: %v\n", p.prog(), err)
 			return 1
 		}
 		defer f.Close()
@@ -34,14 +46,24 @@ func importCmd(p *proc, args []string) int {
 	}
 	res, err := archive.Import(m.ctx, m.db, in)
 	if err != nil {
-		fmt.Fprintf(p.stderr, "hook import: %s: %v; nothing imported\n", name, err)
+		fmt.Fprintf(p.stderr, "%s import: %s: %v; nothing imported\n", p.prog(), name, err)
 		return 1
 	}
-	fmt.Fprintf(p.stdout, "Imported %s:\n", name)
-	for _, k := range []struct {
+	kinds := []struct {
 		kind string
 		c    store.ImportCount
-	}{{"sessions", res.Sessions}, {"prompts", res.Prompts}, {"observations", res.Observations}, {"summaries", res.Summaries}} {
+	}{{"sessions", res.Sessions}, {"prompts", res.Prompts}, {"observations", res.Observations}, {"summaries", res.Summaries}}
+	if asJSON {
+		// The documented shape: {"file": F, "<kind>": {"added": N, "skipped": N}, …}.
+		out := map[string]any{"file": name}
+		for _, k := range kinds {
+			out[k.kind] = map[string]int{"added": k.c.Added, "skipped": k.c.Skipped}
+		}
+		_ = json.NewEncoder(p.stdout).Encode(out)
+		return 0
+	}
+	fmt.Fprintf(p.stdout, "Imported %s:\n", name)
+	for _, k := range kinds {
 		fmt.Fprintf(p.stdout, "  %-13s %d added, %d skipped\n", k.kind, k.c.Added, k.c.Skipped)
 	}
 	return 0

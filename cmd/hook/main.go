@@ -17,7 +17,7 @@ func main() {
 	exe, _ := os.Executable()
 	cwd, _ := os.Getwd()
 	os.Exit(run(&proc{
-		args: os.Args[1:], env: settings.EnvFrom(os.Environ()),
+		name: os.Args[0], args: os.Args[1:], env: settings.EnvFrom(os.Environ()),
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		now: time.Now, loc: time.Local, exe: exe, cwd: cwd, xdgDataHome: xdg.DataHome, xdgCacheHome: xdg.CacheHome, tempDir: os.TempDir(), goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
 		isTerminal: func() bool { return isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()) },

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"runtime/debug"
 
@@ -12,13 +13,22 @@ import (
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
-// mcpCmd is `hook mcp`: the memory tools over stdio (DESIGN.md §19), started by Claude Code
-// from the plugin's .mcp.json; it serves until stdin closes.
-func mcpCmd(p *proc, args []string) int {
-	if len(args) > 0 {
-		fmt.Fprintln(p.stderr, "usage: hook mcp   (an MCP server on stdin/stdout, started by Claude Code)")
-		return 2
-	}
+// mcpCommand is `hook mcp`: the memory tools over stdio (DESIGN.md §19), started by Claude
+// Code from the plugin's .mcp.json; it serves until stdin closes.
+var mcpCommand = &command{
+	name: "mcp", internal: true,
+	summary: "the memory tools for the model, an MCP server on stdio (started by Claude Code from the plugin's .mcp.json)",
+	flags: func(*flag.FlagSet) action {
+		return func(p *proc, ops []string) int {
+			if len(ops) > 0 {
+				return p.usageError("mcp", fmt.Sprintf("unexpected %q", ops[0]))
+			}
+			return mcpCmd(p)
+		}
+	},
+}
+
+func mcpCmd(p *proc) int {
 	if p.env.Get("GOGC") == "" {
 		// Long-lived and mostly idle: a smaller heap matters more than a millisecond a call
 		// (peak RSS over 1,000 calls on 100,000 observations: 24.1 MB at 100, 21.8 MB at 50).

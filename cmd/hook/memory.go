@@ -44,7 +44,7 @@ func openMemory(p *proc, cmd string, readOnly bool) (m memoryCmd, close func(), 
 		m.db, err = store.Open(dbPath(m.st.s))
 	}
 	if err != nil {
-		fmt.Fprintf(p.stderr, "hook %s: %v\n", cmd, err)
+		fmt.Fprintf(p.stderr, "%s %s: %v\n", p.prog(), cmd, err)
 		return m, close, false
 	}
 	return m, close, true

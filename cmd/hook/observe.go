@@ -12,19 +12,29 @@ import (
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// observeCmd is `hook observe --session ID [--final]`, started detached by Stop, SessionEnd
-// and SessionStart. It takes the session's lock and one agent slot, then runs the observer
-// over the session's pending events in batches until none are left or a run fails.
-func observeCmd(p *proc, args []string) int {
-	fs := flag.NewFlagSet("observe", flag.ContinueOnError)
-	fs.SetOutput(p.stderr)
-	session := fs.String("session", "", "session id")
-	final := fs.Bool("final", false, "also write the session summary (SessionEnd)")
-	parent := fs.Int("parent-pid", 0, "the pid whose ancestry decides the desktop-app lineage (the hook's parent)")
-	if err := fs.Parse(args); err != nil || *session == "" || fs.NArg() > 0 {
-		fmt.Fprintln(p.stderr, "usage: hook observe --session ID [--final] [--parent-pid PID]")
-		return 2
-	}
+// observeCommand is `hook observe --session ID [--final]`, started detached by Stop,
+// SessionEnd and SessionStart. It takes the session's lock and one agent slot, then runs the
+// observer over the session's pending events in batches until none are left or a run fails.
+var observeCommand = &command{
+	name: "observe", synopsis: "--session ID [--final] [--parent-pid PID]", internal: true,
+	summary: "run the observer for a session (started by hook mode)",
+	flags: func(fs *flag.FlagSet) action {
+		session := fs.String("session", "", "the session `ID`")
+		final := fs.Bool("final", false, "also write the session summary (SessionEnd)")
+		parent := fs.Int("parent-pid", 0, "the `PID` whose ancestry decides the desktop-app lineage (the hook's parent)")
+		return func(p *proc, ops []string) int {
+			switch {
+			case len(ops) > 0:
+				return p.usageError("observe", fmt.Sprintf("unexpected %q", ops[0]))
+			case *session == "":
+				return p.usageError("observe", "--session is required")
+			}
+			return observeCmd(p, *session, *final, *parent)
+		}
+	},
+}
+
+func observeCmd(p *proc, session string, final bool, parent int) int {
 	// A soft heap limit: the run's buffers are bounded (capped run files, one line), and
 	// the collector keeps garbage near them however fast a child prints (DESIGN.md §18).
 	debug.SetMemoryLimit(observeMemoryLimit)
@@ -32,7 +42,7 @@ func observeCmd(p *proc, args []string) int {
 	defer stop()
 	st := setup(p)
 	defer st.closeLog.Close()
-	log := st.log.With().Str("session", *session).Logger()
+	log := st.log.With().Str("session", session).Logger()
 	if st.dataDirErr != nil {
 		log.Error().Err(st.dataDirErr).Msg("observer: data dir unavailable")
 		return 1
@@ -42,13 +52,13 @@ func observeCmd(p *proc, args []string) int {
 	if p.goos == "darwin" {
 		// Walked now, before any lock or slot wait: the hook's parent (Claude Code) may be
 		// gone by the time the run starts.
-		pid := *parent
+		pid := parent
 		if pid == 0 {
 			pid = p.pid
 		}
 		d.Lineage = auth.ParentChain(ctx, auth.ExecRunner{}, pid, p.goos)
 	}
-	if err := observe.Run(ctx, d, *session, *final); err != nil {
+	if err := observe.Run(ctx, d, session, final); err != nil {
 		log.Error().Err(err).Msg("observer run ended with an error; events stay pending")
 		return 1
 	}

@@ -21,6 +21,7 @@ var version = "dev"
 
 // proc is the process as values: only main fills it from the real process.
 type proc struct {
+	name           string // os.Args[0]: usage and errors name the command as invoked
 	args           []string
 	env            settings.Env
 	stdin          io.Reader
@@ -37,74 +38,26 @@ type proc struct {
 	isTerminal     func() bool // stdin is a terminal a person can answer on
 }
 
-const usage = `usage: hook [command]
-
-With no command, hook reads one Claude Code hook event on stdin (hook mode); on a
-terminal it prints this help instead.
-
-Commands:
-  doctor [--json] [--retry]   report setup, auth, settings, health and the observer spawn spec
-  search [--project P] [--limit N] [--json] QUERY
-                              search stored memory
-  stats [--days N] [--project P] [--json]
-                              what the observer did and cost, per day and project
-  observe --session ID [--final]
-                              run the observer for a session (started by hook mode)
-  mcp                         the memory tools for the model, an MCP server on stdio
-                              (started by Claude Code from the plugin's .mcp.json)
-  viewer [--port N] [--no-open]
-                              open the local web viewer (127.0.0.1 only) until Ctrl-C
-  forget ID… | --session S | --project P | --before DATE [--dry-run] [--yes] [--vacuum]
-                              remove memory: shows what goes and asks first
-  export [--project P] [--since DATE] [-o FILE]
-                              write memory as JSONL (a backup, or for another machine)
-  import FILE                 add an export's memory; what is already there is skipped
-  allow-tools [--check | --remove] [--json]
-                              let the model call the memory tools without asking (a rule
-                              in Claude Code's user settings; --remove takes it back)
-  version                     print the version
-  help                        print this help
-`
-
 func run(p *proc) int {
 	if len(p.args) == 0 {
 		// Claude Code never runs a hook on a terminal: a person typed a bare `hook`, and
 		// waiting for hook JSON would look like a hang.
 		if p.isTerminal != nil && p.isTerminal() {
-			fmt.Fprint(p.stderr, usage)
+			fmt.Fprint(p.stderr, usageText(p.prog()))
 			return 2
 		}
 		return hookMode(p)
 	}
-	switch p.args[0] {
-	case "version", "--version":
-		fmt.Fprintf(p.stdout, "claude-mem hook %s\n", version)
-		return 0
-	case "help", "--help", "-h":
-		fmt.Fprint(p.stdout, usage)
-		return 0
-	case "doctor":
-		return doctorCmd(p, p.args[1:])
-	case "search":
-		return searchCmd(p, p.args[1:])
-	case "observe":
-		return observeCmd(p, p.args[1:])
-	case "stats":
-		return statsCmd(p, p.args[1:])
-	case "mcp":
-		return mcpCmd(p, p.args[1:])
-	case "viewer":
-		return viewerCmd(p, p.args[1:])
-	case "forget":
-		return forgetCmd(p, p.args[1:])
-	case "export":
-		return exportCmd(p, p.args[1:])
-	case "import":
-		return importCmd(p, p.args[1:])
-	case "allow-tools":
-		return allowCmd(p, p.args[1:])
+	if c := lookup(p.args[0]); c != nil {
+		return dispatch(p, c, p.args[1:])
 	}
-	fmt.Fprintf(p.stderr, "hook: unknown command %q\n\n%s", p.args[0], usage)
+	switch p.args[0] {
+	case "--version":
+		return dispatch(p, versionCommand, nil)
+	case "--help", "-h":
+		return dispatch(p, helpCommand, nil)
+	}
+	fmt.Fprintf(p.stderr, "%s: unknown command %q\n\n%s", p.prog(), p.args[0], usageText(p.prog()))
 	return 2
 }
 

@@ -3,21 +3,38 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// searchCmd is `hook search [--project P] [--limit N] [--json] QUERY`. It never starts an
-// observer, so it works in search-only mode (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0).
-func searchCmd(p *proc, args []string) int {
-	opts, err := parseSearchArgs(args)
-	if err != nil {
-		fmt.Fprintf(p.stderr, "hook search: %v\nusage: hook search [--project P] [--limit N] [--json] QUERY\n", err)
-		return 2
-	}
+// searchCommand is `hook search [--project P] [--limit N] [--json] QUERY`. It never starts
+// an observer, so it works in search-only mode (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0). Flags
+// may follow the query's words; a word that starts with - goes after --.
+var searchCommand = &command{
+	name: "search", operands: "QUERY", interspersed: true,
+	summary: "search stored memory",
+	flags: func(fs *flag.FlagSet) action {
+		var o searchOpts
+		fs.StringVar(&o.project, "project", "", "only project `P`")
+		fs.IntVar(&o.limit, "limit", 20, "at most `N` hits")
+		fs.BoolVar(&o.json, "json", false, "print one JSON object per hit")
+		return func(p *proc, ops []string) int {
+			o.query = strings.TrimSpace(strings.Join(ops, " "))
+			switch {
+			case o.query == "":
+				return p.usageError("search", "no query")
+			case o.limit < 1:
+				return p.usageError("search", fmt.Sprintf("--limit %d: at least 1", o.limit))
+			}
+			return searchCmd(p, o)
+		}
+	},
+}
+
+func searchCmd(p *proc, opts searchOpts) int {
 	st := setup(p)
 	defer st.closeLog.Close()
 	ctx, stop := signalContext()
@@ -35,13 +52,13 @@ func searchCmd(p *proc, args []string) int {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(p.stderr, "hook search: %v\n", err)
+		fmt.Fprintf(p.stderr, "%s search: %v\n", p.prog(), err)
 		return 1
 	}
 	defer db.Close()
 	hits, err := db.Search(ctx, opts.query, opts.project, opts.limit)
 	if err != nil {
-		fmt.Fprintf(p.stderr, "hook search: %v\n", err)
+		fmt.Fprintf(p.stderr, "%s search: %v\n", p.prog(), err)
 		return 1
 	}
 	if opts.json {
@@ -66,47 +83,6 @@ type searchOpts struct {
 	limit   int
 	json    bool
 	query   string
-}
-
-// parseSearchArgs reads the three options anywhere before `--`; every other word, a leading
-// `-` included (`hook search -bar`), is part of the query, which is plain words.
-func parseSearchArgs(args []string) (searchOpts, error) {
-	o := searchOpts{limit: 20}
-	var words []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		isOpt := strings.HasPrefix(a, "-") && (name == "project" || name == "limit" || name == "json")
-		switch {
-		case a == "--":
-			words = append(words, args[i+1:]...)
-			i = len(args)
-		case !isOpt:
-			words = append(words, a)
-		case name == "json":
-			o.json = !hasVal || val == "true"
-		default:
-			if !hasVal {
-				if i+1 == len(args) {
-					return o, fmt.Errorf("--%s needs a value", name)
-				}
-				i++
-				val = args[i]
-			}
-			if name == "project" {
-				o.project = val
-			} else if n, err := strconv.Atoi(val); err != nil || n < 1 {
-				return o, fmt.Errorf("--limit %q is not a whole number ≥ 1", val)
-			} else {
-				o.limit = n
-			}
-		}
-	}
-	o.query = strings.TrimSpace(strings.Join(words, " "))
-	if o.query == "" {
-		return o, fmt.Errorf("no query")
-	}
-	return o, nil
 }
 
 // hitJSON is the documented shape of `hook search --json` (one object per line).

@@ -1,28 +1,111 @@
 package main
 
 import (
+	"flag"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/claude-mem/claude-mem-go/settings"
 )
 
-func TestParseSearchArgs(t *testing.T) {
+// The search command line: flags anywhere among the query's words, `--` ends them, and a
+// bad flag or value is a usage error (exit 2, one line naming it, the usage line) instead of
+// query words (`-n 2 flaky` once matched "Vitest 2").
+func TestSearchCommandLine(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want searchOpts
-		bad  bool
 	}{
-		{[]string{"queue", "race"}, searchOpts{limit: 20, query: "queue race"}, false},
-		{[]string{"-bar"}, searchOpts{limit: 20, query: "-bar"}, false},
-		{[]string{"--project", "web", "--limit=5", "--json", "a:b", "-c"}, searchOpts{project: "web", limit: 5, json: true, query: "a:b -c"}, false},
-		{[]string{"x", "--project=api"}, searchOpts{project: "api", limit: 20, query: "x"}, false},
-		{[]string{"--", "--json"}, searchOpts{limit: 20, query: "--json"}, false},
-		{[]string{"--limit", "0", "x"}, searchOpts{}, true},
-		{[]string{"--limit"}, searchOpts{}, true},
-		{[]string{"--json"}, searchOpts{}, true},
+		{[]string{"queue", "race"}, searchOpts{limit: 20, query: "queue race"}},
+		{[]string{"--project", "web", "--limit=5", "--json", "a:b", "c"}, searchOpts{project: "web", limit: 5, json: true, query: "a:b c"}},
+		{[]string{"x", "--project=api", "y"}, searchOpts{project: "api", limit: 20, query: "x y"}},
+		{[]string{"--", "--json", "-bar"}, searchOpts{limit: 20, query: "--json -bar"}},
+		{[]string{"foo", "--", "-bar"}, searchOpts{limit: 20, query: "foo -bar"}},
 	} {
-		got, err := parseSearchArgs(tc.args)
-		if (err != nil) != tc.bad || (!tc.bad && !reflect.DeepEqual(got, tc.want)) {
-			t.Errorf("parseSearchArgs(%q) = %+v, %v; want %+v, bad=%v", tc.args, got, err, tc.want, tc.bad)
+		fs := flag.NewFlagSet("search", flag.ContinueOnError)
+		var got searchOpts
+		act := searchCommand.flags(fs)
+		ops, err := parseArgs(fs, tc.args, true)
+		if err != nil {
+			t.Errorf("%q: %v", tc.args, err)
+			continue
 		}
+		_ = act // the action reads the same flag values the parse set
+		fs.VisitAll(func(f *flag.Flag) {
+			switch f.Name {
+			case "project":
+				got.project = f.Value.String()
+			case "json":
+				got.json = f.Value.String() == "true"
+			case "limit":
+				got.limit = int(f.Value.(flag.Getter).Get().(int))
+			}
+		})
+		got.query = strings.Join(ops, " ")
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: %+v, want %+v", tc.args, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "2", "flaky"}, "hook search: unknown flag --n\n"},
+		{[]string{"foo", "-bar"}, "hook search: unknown flag --bar\n"},
+		{[]string{"--limit"}, "hook search: --limit needs a value\n"},
+		{[]string{"--limit", "x", "y"}, "hook search: --limit: \"x\" is not a valid value\n"},
+		{[]string{"--limit", "0", "y"}, "hook search: --limit 0: at least 1\n"},
+		{[]string{"--json=maybe", "y"}, "hook search: --json: \"maybe\" is not true or false\n"},
+		{[]string{"--json"}, "hook search: no query\n"},
+	} {
+		rc, out, errs := runProc(t, settings.Env{}, "", append([]string{"search"}, tc.args...)...)
+		if rc != 2 || out != "" || errs != tc.want+"usage: hook search [--json] [--limit N] [--project P] QUERY\n" {
+			t.Errorf("%q: rc %d stdout %q stderr %q; want 2 and %q with the usage line", tc.args, rc, out, errs, tc.want)
+		}
+	}
+}
+
+// help NAME, NAME --help and NAME -h print the same generated help on stdout, exit 0; the
+// usage line there is the one usage errors print.
+func TestCommandHelp(t *testing.T) {
+	for _, c := range commandTable {
+		_, want, _ := runProc(t, settings.Env{}, "", "help", c.name)
+		if !strings.HasPrefix(want, "usage: hook "+c.usageLine(nil)+"\n\n"+upperFirst(c.summary)+"\n") {
+			t.Errorf("help %s:\n%s", c.name, want)
+		}
+		for _, h := range []string{"--help", "-h"} {
+			rc, out, errs := runProc(t, settings.Env{}, "", c.name, h)
+			if rc != 0 || out != want || errs != "" {
+				t.Errorf("%s %s: rc %d stdout %q stderr %q; want 0 and help's text", c.name, h, rc, out, errs)
+			}
+		}
+		if !strings.Contains(usageText("hook"), "  "+c.usageLine(nil)) {
+			t.Errorf("the general help does not list %s as %q", c.name, c.usageLine(nil))
+		}
+	}
+	_, out, _ := runProc(t, settings.Env{}, "", "help", "search")
+	for _, want := range []string{"  --limit N    at most N hits (default 20)\n", "  --json       print one JSON object per hit\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help search lacks %q:\n%s", want, out)
+		}
+	}
+	if rc, _, errs := runProc(t, settings.Env{}, "", "help", "frob"); rc != 2 || !strings.HasPrefix(errs, `hook: unknown command "frob"`) {
+		t.Errorf("help frob: rc %d stderr %q", rc, errs)
+	}
+}
+
+// Usage and errors name the command as the user invoked it (a claude-mem link).
+func TestNamedAsInvoked(t *testing.T) {
+	var out, errb strings.Builder
+	p := &proc{name: "/home/u/.local/bin/claude-mem", args: []string{"search"}, stdout: &out, stderr: &errb, env: settings.Env{}}
+	if rc := run(p); rc != 2 || !strings.HasPrefix(errb.String(), "claude-mem search: no query\nusage: claude-mem search ") {
+		t.Errorf("rc %d stderr %q", rc, errb.String())
+	}
+	errb.Reset()
+	p.args = []string{"frob"}
+	run(p)
+	if !strings.Contains(errb.String(), "usage: claude-mem [command]") || !strings.Contains(errb.String(), "Run 'claude-mem help COMMAND'") {
+		t.Errorf("%q", errb.String())
 	}
 }

@@ -10,23 +10,32 @@ import (
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// statsCmd is `hook stats [--days N] [--project P] [--json]`.
-func statsCmd(p *proc, args []string) int {
-	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
-	fs.SetOutput(p.stderr)
-	days := fs.Int("days", 7, "local days to report, today included")
-	project := fs.String("project", "", "only this project")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *days < 1 {
-		fmt.Fprintln(p.stderr, "usage: hook stats [--days N] [--project P] [--json]")
-		return 2
-	}
+// statsCommand is `hook stats [--days N] [--project P] [--json]`.
+var statsCommand = &command{
+	name: "stats", summary: "what the observer did and cost, per day and project",
+	flags: func(fs *flag.FlagSet) action {
+		days := fs.Int("days", 7, "`N` local days to report, today included")
+		project := fs.String("project", "", "only project `P`")
+		asJSON := fs.Bool("json", false, "print the report as JSON")
+		return func(p *proc, ops []string) int {
+			switch {
+			case len(ops) > 0:
+				return p.usageError("stats", fmt.Sprintf("unexpected %q", ops[0]))
+			case *days < 1:
+				return p.usageError("stats", fmt.Sprintf("--days %d: at least 1", *days))
+			}
+			return statsCmd(p, *days, *project, *asJSON)
+		}
+	},
+}
+
+func statsCmd(p *proc, days int, project string, asJSON bool) int {
 	ctx, stop := signalContext()
 	defer stop()
 	st := setup(p)
 	defer st.closeLog.Close()
 	if st.dataDirErr != nil {
-		fmt.Fprintf(p.stderr, "hook stats: %v\n", st.dataDirErr)
+		fmt.Fprintf(p.stderr, "%s stats: %v\n", p.prog(), st.dataDirErr)
 		return 1
 	}
 	// Redactions are counted as the journal is stored: what was captured a moment ago counts.
@@ -36,16 +45,16 @@ func statsCmd(p *proc, args []string) int {
 	var r *stats.Report
 	db, err := store.OpenReadOnly(dbPath(st.s))
 	if errors.Is(err, store.ErrNoDatabase) {
-		r, err = stats.Empty(p.now(), p.loc, *days, *project, st.s.DailyBudgetUSD), nil
+		r, err = stats.Empty(p.now(), p.loc, days, project, st.s.DailyBudgetUSD), nil
 	} else if err == nil {
-		r, err = stats.Build(ctx, db, p.now(), p.loc, *days, *project, st.s.DailyBudgetUSD)
+		r, err = stats.Build(ctx, db, p.now(), p.loc, days, project, st.s.DailyBudgetUSD)
 		db.Close()
 	}
 	if err != nil {
-		fmt.Fprintf(p.stderr, "hook stats: %v\n", err)
+		fmt.Fprintf(p.stderr, "%s stats: %v\n", p.prog(), err)
 		return 1
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(p.stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(r)

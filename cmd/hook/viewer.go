@@ -11,29 +11,38 @@ import (
 	"github.com/claude-mem/claude-mem-go/viewer"
 )
 
-// viewerCmd is `hook viewer [--port N] [--no-open]`: serves the local web UI until Ctrl-C
-// or SIGTERM. Nothing listens before it starts or after it returns.
-func viewerCmd(p *proc, args []string) int {
-	fs := flag.NewFlagSet("viewer", flag.ContinueOnError)
-	fs.SetOutput(p.stderr)
-	port := fs.Int("port", 0, "port on 127.0.0.1 (0: a free one)")
-	noOpen := fs.Bool("no-open", false, "print the address without opening a browser")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *port < 0 || *port > 65535 {
-		fmt.Fprintln(p.stderr, "usage: hook viewer [--port N] [--no-open]")
-		return 2
-	}
+// viewerCommand is `hook viewer [--port N] [--no-open]`: serves the local web UI until
+// Ctrl-C or SIGTERM. Nothing listens before it starts or after it returns.
+var viewerCommand = &command{
+	name: "viewer", summary: "open the local web viewer (127.0.0.1 only) until Ctrl-C",
+	flags: func(fs *flag.FlagSet) action {
+		port := fs.Int("port", 0, "`N`: the port on 127.0.0.1 (0: a free one)")
+		noOpen := fs.Bool("no-open", false, "print the address without opening a browser")
+		return func(p *proc, ops []string) int {
+			switch {
+			case len(ops) > 0:
+				return p.usageError("viewer", fmt.Sprintf("unexpected %q", ops[0]))
+			case *port < 0 || *port > 65535:
+				return p.usageError("viewer", fmt.Sprintf("--port %d: not a port (0 to 65535)", *port))
+			}
+			return viewerCmd(p, *port, *noOpen)
+		}
+	},
+}
+
+func viewerCmd(p *proc, port int, noOpen bool) int {
 	ctx, stop := signalContext()
 	defer stop()
 	st := setup(p)
 	defer st.closeLog.Close()
 	token, err := viewer.NewToken()
 	if err != nil {
-		fmt.Fprintf(p.stderr, "hook viewer: %v\n", err)
+		fmt.Fprintf(p.stderr, "%s viewer: %v\n", p.prog(), err)
 		return 1
 	}
-	ln, bound, err := viewer.Listen(*port)
+	ln, bound, err := viewer.Listen(port)
 	if err != nil {
-		fmt.Fprintf(p.stderr, "hook viewer: %v\n", err)
+		fmt.Fprintf(p.stderr, "%s viewer: %v\n", p.prog(), err)
 		return 1
 	}
 	h, err := viewer.New(viewer.Config{
@@ -45,17 +54,17 @@ func viewerCmd(p *proc, args []string) int {
 	})
 	if err != nil {
 		ln.Close()
-		fmt.Fprintf(p.stderr, "hook viewer: %v\n", err)
+		fmt.Fprintf(p.stderr, "%s viewer: %v\n", p.prog(), err)
 		return 1
 	}
 	url := viewer.URL(bound, token)
 	fmt.Fprintf(p.stdout, "claude-mem viewer: %s\nPress Ctrl-C to stop it.\n", url)
-	if argv := viewer.Opener(p.goos, p.env.Get, url); argv != nil && !*noOpen {
+	if argv := viewer.Opener(p.goos, p.env.Get, url); argv != nil && !noOpen {
 		openBrowser(p, argv)
 	}
 	st.log.Info().Int("port", bound).Msg("viewer started")
 	if err := viewer.Serve(ctx, ln, h); err != nil {
-		fmt.Fprintf(p.stderr, "hook viewer: %v\n", err)
+		fmt.Fprintf(p.stderr, "%s viewer: %v\n", p.prog(), err)
 		return 1
 	}
 	st.log.Info().Msg("viewer stopped")
@@ -67,13 +76,13 @@ func viewerCmd(p *proc, args []string) int {
 func openBrowser(p *proc, argv []string) {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
-		fmt.Fprintf(p.stderr, "hook viewer: cannot open a browser (%v); open the address above\n", err)
+		fmt.Fprintf(p.stderr, "%s viewer: cannot open a browser (%v); open the address above\n", p.prog(), err)
 		return
 	}
 	// Stdio nil is the null device: the opener never writes over the printed address.
 	cmd := &exec.Cmd{Path: path, Args: argv, Dir: os.TempDir(), Env: p.env.List(), Stdin: nil, Stdout: nil, Stderr: nil}
 	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(p.stderr, "hook viewer: cannot open a browser (%v); open the address above\n", err)
+		fmt.Fprintf(p.stderr, "%s viewer: cannot open a browser (%v); open the address above\n", p.prog(), err)
 		return
 	}
 	go cmd.Wait()
