@@ -15,23 +15,24 @@ import (
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// doctorCommand is `hook doctor [--json] [--retry]`: exit 0 when all is well, 1 when setup
+// doctorCommand is `hook doctor [--json] [--retry] [--verbose]`: exit 0 when all is well, 1 when setup
 // is required, auth failed, or a setting is invalid.
 var doctorCommand = &command{
 	name: "doctor", summary: "report setup, auth, settings, health and the observer spawn spec",
 	flags: func(fs *flag.FlagSet) action {
 		asJSON := fs.Bool("json", false, "print the report as JSON")
 		retry := fs.Bool("retry", false, "clear an observer pause and run what waits now")
+		verbose := fs.Bool("verbose", false, "also every setting, the places probed and the observer's spawn spec")
 		return func(p *proc, ops []string) int {
 			if len(ops) > 0 {
 				return p.usageError("doctor", fmt.Sprintf("unexpected %q", ops[0]))
 			}
-			return doctorCmd(p, *asJSON, *retry)
+			return doctorCmd(p, *asJSON, *retry, *verbose)
 		}
 	},
 }
 
-func doctorCmd(p *proc, asJSON, retry bool) int {
+func doctorCmd(p *proc, asJSON, retry, verbose bool) int {
 	ctx, stop := signalContext()
 	defer stop()
 	st := setup(p)
@@ -53,7 +54,7 @@ func doctorCmd(p *proc, asJSON, retry bool) int {
 	if asJSON {
 		_ = doctor.JSON(p.stdout, r)
 	} else {
-		doctor.Render(p.stdout, r)
+		doctor.Render(p.stdout, r, verbose)
 	}
 	if r.OK {
 		return 0
