@@ -93,6 +93,20 @@ func (e *Error) Best() Candidate {
 	return Candidate{}
 }
 
+// SignedOut reports that no source exists at all (nothing set, no login, no helper): a
+// setup step not taken yet, not a credential that failed.
+func (e *Error) SignedOut() bool {
+	if e.Pinned != "" {
+		return false
+	}
+	for _, c := range e.Candidates {
+		if c.Present {
+			return false
+		}
+	}
+	return true
+}
+
 func (e *Error) Error() string {
 	best := e.Best()
 	switch {

@@ -701,3 +701,21 @@ func TestErrorBest(t *testing.T) {
 		}
 	}
 }
+
+// Signed out is no source at all: a setup step. A source that exists but cannot be used
+// (expired, empty), or a pinned one, is a failed credential.
+func TestSignedOut(t *testing.T) {
+	for _, tc := range []struct {
+		err  Error
+		want bool
+	}{
+		{Error{Candidates: []Candidate{{Kind: KindEnv}, {Kind: KindCredentials}}}, true},
+		{Error{}, true},
+		{Error{Candidates: []Candidate{{Kind: KindEnv}, {Kind: KindCredentials, Present: true, Reason: "expired"}}}, false},
+		{Error{Pinned: KindAPIKey, Candidates: []Candidate{{Kind: KindAPIKey}}}, false},
+	} {
+		if got := tc.err.SignedOut(); got != tc.want {
+			t.Errorf("%+v: SignedOut %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}

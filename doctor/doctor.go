@@ -53,6 +53,7 @@ type Report struct {
 	DataDir    string           `json:"data_dir"`
 	PluginRoot string           `json:"plugin_root"`
 	OK         bool             `json:"ok"`
+	SignedOut  bool             `json:"signed_out"` // no credential at all yet: a setup step
 	Findings   []string         `json:"findings"`
 	Settings   []settings.Value `json:"settings"`
 	Observer   struct {
@@ -206,7 +207,13 @@ func Build(ctx context.Context, in Inputs) *Report {
 	// The findings are the lines SessionStart shows, with doctor's live auth check standing in
 	// for a failure no run has recorded yet, then what only doctor can see.
 	seen := r.Health
-	if r.Observer.Enabled && authErr != nil && seen.Auth.State != health.StateFailed {
+	var noAuth *auth.Error
+	signedOut := r.Observer.Enabled && errors.As(authErr, &noAuth) && noAuth.SignedOut()
+	switch {
+	case signedOut:
+		// Not signed in yet is a setup step, not a failure: said as one, with what to do.
+		seen.Auth = health.Auth{State: health.StateUnknown}
+	case r.Observer.Enabled && authErr != nil && seen.Auth.State != health.StateFailed:
 		seen.Auth = health.Auth{State: health.StateFailed, Source: observe.AuthSourceName(authErr, s.AuthSource), Reason: authErr.Error()}
 	}
 	ni := notice.Inputs{
@@ -215,6 +222,11 @@ func Build(ctx context.Context, in Inputs) *Report {
 		Now: in.Now(), Journal: js, DataDir: s.DataDir,
 	}
 	lines := notice.Collect(ni)
+	if signedOut {
+		lines = append(lines, "claude-mem: not signed in yet — the observer needs a credential to turn sessions into observations "+
+			"(capture, context and search work meanwhile, and nothing is lost): run `claude` and log in with /login, or set "+
+			"ANTHROPIC_API_KEY, or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`; then `"+in.Hook+" doctor --retry`")
+	}
 	r.Findings = append(lines, r.Findings...)
 	authFailed := r.Observer.Enabled && seen.Auth.State == health.StateFailed
 	if !r.Observer.Enabled {
@@ -223,7 +235,8 @@ func Build(ctx context.Context, in Inputs) *Report {
 	if !s.RedactSecrets {
 		r.Findings = append(r.Findings, "secrets in captured content are stored as is: "+settings.KeyRedactSecrets+" is false (set it to true, or remove it, to redact them again)")
 	}
-	if in.Now().Before(r.Health.PausedUntil) {
+	paused := in.Now().Before(r.Health.PausedUntil)
+	if paused {
 		r.Findings = append(r.Findings, fmt.Sprintf("observer paused until %s (%s); `%s doctor --retry` clears it", r.Health.PausedUntil.UTC().Format(time.RFC3339), r.Health.PauseReason, in.Hook))
 	}
 	if r.Queue != nil && r.Queue.Failed > 0 {
@@ -236,7 +249,8 @@ func Build(ctx context.Context, in Inputs) *Report {
 		r.Findings = []string{} // `"findings": []`, never null, in --json
 	}
 	setupRequired := r.Observer.Enabled && binErr != nil
-	r.OK = !setupRequired && !authFailed && len(s.Errors) == 0 && storeErr == nil && !pluginFailed
+	r.SignedOut = signedOut
+	r.OK = !setupRequired && !authFailed && !signedOut && !paused && len(s.Errors) == 0 && storeErr == nil && !pluginFailed
 	r.scrub()
 	return r
 }
@@ -340,10 +354,12 @@ func PluginRoot(env settings.Env, exeDir string) string {
 	return ""
 }
 
-// Render writes the report for a person, scrubbed as a whole (see scrubbed).
-func Render(w io.Writer, r *Report) {
+// Render writes the report for a person, scrubbed as a whole (see scrubbed): a summary
+// (the state, each finding with its fix, one line per part), or with verbose everything,
+// the settings, the places probed and the next spawn spec too.
+func Render(w io.Writer, r *Report, verbose bool) {
 	var b strings.Builder
-	render(&b, r)
+	render(&b, r, verbose)
 	io.WriteString(w, scrubbed(b.String(), r))
 }
 
@@ -362,11 +378,19 @@ func JSON(w io.Writer, r *Report) error {
 // rather than each field means no field can be forgotten.
 func scrubbed(text string, r *Report) string { return redact.Scrub(text, r.Auth.Value.Reveal()) }
 
-func render(w io.Writer, r *Report) {
-	status := "ok"
-	if !r.OK {
-		status = "PROBLEMS FOUND"
+// state is the report's first line's verdict.
+func (r *Report) state() string {
+	switch {
+	case r.OK:
+		return "ok"
+	case r.SignedOut && len(r.Findings) == 1:
+		return "not signed in yet: one setup step left"
 	}
+	return "PROBLEMS FOUND"
+}
+
+func render(w io.Writer, r *Report, verbose bool) {
+	status := r.state()
 	fmt.Fprintf(w, "claude-mem %s — %s\n\n", r.Version, status)
 	for _, f := range r.Findings {
 		fmt.Fprintf(w, "  ! %s\n", f)
@@ -379,6 +403,8 @@ func render(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "observer     %s\n", map[bool]string{true: fmt.Sprintf("on, at most %d at once", r.Observer.MaxConcurrentAgents), false: "off (search-only mode)"}[r.Observer.Enabled])
 	if r.Claude.Found {
 		fmt.Fprintf(w, "claude       %s (via %s)\n", r.Claude.Path, r.Claude.Via)
+	} else if len(r.Claude.Probed) > 0 && !verbose {
+		fmt.Fprintf(w, "claude       not found in %d places (--verbose lists them)\n", len(r.Claude.Probed))
 	} else if len(r.Claude.Probed) > 0 {
 		fmt.Fprintln(w, "claude       not found; probed, in order:")
 		for _, pr := range r.Claude.Probed {
@@ -406,7 +432,9 @@ func render(w io.Writer, r *Report) {
 	}
 	if j := r.Journal; j != nil {
 		fmt.Fprintf(w, "journal      %s\n", j.line())
-		fmt.Fprintf(w, "             fallback: %s\n", strings.Join(j.FallbackDirs, ", "))
+		if verbose {
+			fmt.Fprintf(w, "             fallback: %s\n", strings.Join(j.FallbackDirs, ", "))
+		}
 	}
 	if r.Cost != nil {
 		budget := "no daily budget"
@@ -421,6 +449,10 @@ func render(w io.Writer, r *Report) {
 	if r.LastRun != nil {
 		fmt.Fprintf(w, "last run     %s at %s: %s %s\n", r.LastRun.ID, r.LastRun.Time.UTC().Format(time.RFC3339), r.LastRun.Outcome, r.LastRun.Reason)
 	}
+	if !verbose {
+		fmt.Fprintf(w, "settings     %s\n\nMore (every setting, the places probed, the observer's spawn spec): %s doctor --verbose\n", settingsLine(r.Settings), r.Hook)
+		return
+	}
 	fmt.Fprintln(w, "\nsettings")
 	for _, v := range r.Settings {
 		line := fmt.Sprintf("  %-34s %-22q %s", v.Key, v.Value, v.Origin)
@@ -433,6 +465,28 @@ func render(w io.Writer, r *Report) {
 		b, _ := json.MarshalIndent(r.Spawn, "  ", "  ")
 		fmt.Fprintf(w, "\nnext observer spawn (redacted)\n  %s\n", b)
 	}
+}
+
+// settingsLine is the summary's settings: those not at their default, and any error.
+func settingsLine(vs []settings.Value) string {
+	var set []string
+	errs := 0
+	for _, v := range vs {
+		if v.Error != "" {
+			errs++
+		}
+		if v.Origin != settings.FromDefault {
+			set = append(set, v.Key+"="+v.Value+" ("+string(v.Origin)+")")
+		}
+	}
+	out := "all defaults"
+	if len(set) > 0 {
+		out = strings.Join(set, ", ")
+	}
+	if errs > 0 {
+		out += fmt.Sprintf("; %d with an error", errs)
+	}
+	return out
 }
 
 // countsLine is "3 (github=2 jwt=1)", or "0".

@@ -76,7 +76,7 @@ func TestOutputScrubbed(t *testing.T) {
 	}
 	r.Auth.Error = cs[0].Text
 	var human, js bytes.Buffer
-	Render(&human, r)
+	Render(&human, r, true)
 	if err := JSON(&js, r); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestPluginFindings(t *testing.T) {
 		{"not installed", false, false, false, false, false, "", true, "plugin not installed in Claude Code — run: claude plugin marketplace add PLUGIN && claude plugin install claude-mem@claude-mem-go"},
 		{"not installed, but loaded by Claude Code (--plugin-dir)", false, false, false, false, true, "", false, ""},
 		{"installed and enabled, this build", true, true, false, false, false, "", false, ""},
-		{"disabled", true, false, false, false, false, "", true, "plugin installed but disabled — run: claude plugin enable claude-mem@claude-mem-go"},
+		{"disabled", true, false, false, false, false, "", false, "plugin installed but disabled — run: claude plugin enable claude-mem@claude-mem-go to turn it back on"},
 		{"marketplace dir gone", true, true, true, false, false, "", true, "marketplace claude-mem-go directory MARKET is gone (moved or deleted); run: claude plugin marketplace add PLUGIN"},
 		{"memory tools not allowed", true, true, false, false, false, `{}`, true, "the memory tools are not allowed — Claude asks at every call (claude -p refuses them); run: PLUGIN/bin/hook allow-tools"},
 		{"memory tools denied", true, true, false, false, false, `{"deny":["mcp__plugin_claude-mem_memory"]}`, false, "the memory tools are denied by permissions.deny"},
@@ -138,6 +138,9 @@ func TestPluginFindings(t *testing.T) {
 			if !tc.marketGone {
 				write(t, filepath.Join(market, ".claude-plugin", "marketplace.json"), `{"plugins":[{"name":"claude-mem","source":"./"}]}`)
 				write(t, filepath.Join(market, "bin", "hook"), map[bool]string{false: "BUILD-1", true: "BUILD-2"}[tc.otherBuild])
+				// The other build is the older one here (TestNewerBuildInstalled: the newer).
+				old := time.Now().Add(-time.Hour)
+				os.Chtimes(filepath.Join(market, "bin", "hook"), old, old)
 			}
 			if tc.installed {
 				write(t, filepath.Join(home, ".claude", "plugins", "installed_plugins.json"), `{"version":2,"plugins":{"claude-mem@claude-mem-go":[{"scope":"user","installPath":"x","version":"1"}]}}`)
@@ -204,7 +207,7 @@ func TestRedactSecretsOffIsAFinding(t *testing.T) {
 		}
 		r := buildAt(t, env)
 		var human, js bytes.Buffer
-		Render(&human, r)
+		Render(&human, r, true)
 		if err := JSON(&js, r); err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +240,7 @@ func TestRedactionCounts(t *testing.T) {
 
 	r := buildAt(t, env)
 	var human bytes.Buffer
-	Render(&human, r)
+	Render(&human, r, false)
 	if r.Redacted == nil || !strings.Contains(human.String(), "\nredacted     today 0, 7 days 0\n") {
 		t.Fatalf("no redactions yet: %+v\n%s", r.Redacted, human.String())
 	}
@@ -254,7 +257,7 @@ func TestRedactionCounts(t *testing.T) {
 	}
 	r = buildAt(t, env)
 	human.Reset()
-	Render(&human, r)
+	Render(&human, r, false)
 	if want := "\nredacted     today 3 (github=2 jwt=1), 7 days 7 (github=2 aws_secret=4 jwt=1)\n"; !strings.Contains(human.String(), want) {
 		t.Errorf("human report lacks %q:\n%s", want, human.String())
 	}
@@ -317,10 +320,80 @@ func TestJournalFindings(t *testing.T) {
 				t.Errorf("disk-full finding %v, want %v: %q", got, tc.full, r.Findings)
 			}
 			var human bytes.Buffer
-			Render(&human, r)
+			Render(&human, r, false)
 			if !strings.Contains(human.String(), "journal      "+j.Dir+": 1 records waiting in 1 files") {
 				t.Errorf("human report without the journal line:\n%s", human.String())
 			}
 		})
+	}
+}
+
+// Doctor tells states apart: no credential at all is "not signed in yet", a setup step with
+// what to do (ok false, not "auth failed"); a credential that exists and cannot be used is
+// auth failed (the control). The summary fits a screen; --verbose adds the rest.
+func TestSignedOutAndSummary(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		env        settings.Env
+		wantFirst  string
+		wantSigned bool
+	}{
+		{"no credential anywhere", settings.Env{}, "claude-mem test — not signed in yet: one setup step left", true},
+		{"an expired login", settings.Env{"CLAUDE_MEM_AUTH_SOURCE": "credentials"}, "claude-mem test — PROBLEMS FOUND", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			claude := filepath.Join(dir, "bin", "claude")
+			os.MkdirAll(filepath.Dir(claude), 0o755)
+			os.WriteFile(claude, []byte("#!/bin/sh\n"), 0o755)
+			env := settings.Env{"HOME": dir, settings.KeyDataDir: filepath.Join(dir, "data"), "CLAUDE_MEM_CLAUDE_PATH": claude}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			r := buildAt(t, env)
+			var human, verbose bytes.Buffer
+			Render(&human, r, false)
+			Render(&verbose, r, true)
+			first, _, _ := strings.Cut(human.String(), "\n")
+			if first != tc.wantFirst || r.OK || r.SignedOut != tc.wantSigned {
+				t.Errorf("first line %q ok %v signed_out %v; want %q, false, %v\n%s", first, r.OK, r.SignedOut, tc.wantFirst, tc.wantSigned, human.String())
+			}
+			if signIn := strings.Contains(human.String(), "not signed in yet — "); signIn != tc.wantSigned || tc.wantSigned && strings.Contains(human.String(), "auth failed") {
+				t.Errorf("the sign-in finding %v, want %v:\n%s", signIn, tc.wantSigned, human.String())
+			}
+			if n := strings.Count(human.String(), "\n"); n > 30 {
+				t.Errorf("the summary is %d lines, want at most 30:\n%s", n, human.String())
+			}
+			if strings.Contains(human.String(), "CLAUDE_MEM_MODEL") || !strings.Contains(verbose.String(), "CLAUDE_MEM_MODEL") {
+				t.Errorf("the settings table belongs to --verbose only")
+			}
+		})
+	}
+}
+
+// An old copy's doctor that sees Claude Code run a newer build says so and advises nothing
+// that would undo the update (re-pointing the marketplace to itself). The control is
+// TestPluginFindings' "another build", an older one, whose fix is that command.
+func TestNewerBuildInstalled(t *testing.T) {
+	dir := t.TempDir()
+	home, plugin, market := filepath.Join(dir, "home"), filepath.Join(dir, "old"), filepath.Join(dir, "new")
+	for path, content := range map[string]string{
+		filepath.Join(plugin, ".claude-plugin", "plugin.json"):               `{}`,
+		filepath.Join(plugin, "bin", "hook"):                                 "BUILD-1",
+		filepath.Join(market, ".claude-plugin", "marketplace.json"):          `{"plugins":[{"name":"claude-mem","source":"./"}]}`,
+		filepath.Join(market, "bin", "hook"):                                 "BUILD-2",
+		filepath.Join(home, ".claude", "plugins", "installed_plugins.json"):  `{"version":2,"plugins":{"claude-mem@claude-mem-go":[{"scope":"user","installPath":"x","version":"1"}]}}`,
+		filepath.Join(home, ".claude", "plugins", "known_marketplaces.json"): `{"claude-mem-go":{"source":{"source":"directory","path":"` + market + `"},"installLocation":"` + market + `"}}`,
+		filepath.Join(home, ".claude", "settings.json"):                      `{"enabledPlugins":{"claude-mem@claude-mem-go":true},"permissions":{"allow":["mcp__plugin_claude-mem_memory"]}}`,
+	} {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(content), 0o755)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(plugin, "bin", "hook"), old, old)
+	p, findings, failed := checkPlugin(Inputs{Hook: filepath.Join(plugin, "bin", "hook"), PluginRoot: plugin, Env: settings.Env{"HOME": home}, Home: home})
+	if failed || p.HookState != "newer" || len(findings) != 1 || !strings.Contains(findings[0], "a newer build than this") ||
+		strings.Contains(findings[0], "marketplace add") {
+		t.Errorf("failed %v state %q findings %q", failed, p.HookState, findings)
 	}
 }

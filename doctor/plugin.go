@@ -21,7 +21,8 @@ type Plugin struct {
 	// Claude Code is not running it from right now, so its install is this doctor's business.
 	Checked bool `json:"checked"`
 	// Hook is the executable Claude Code runs (<root>/bin/hook); HookState compares it with
-	// this one: "same", "different", "missing", or empty when not compared.
+	// this one: "same", "different", "newer" (built after this one), "missing", or empty
+	// when not compared.
 	Hook      string `json:"hook,omitempty"`
 	HookState string `json:"hook_state,omitempty"`
 	// Tools: whether Claude Code lets the model call the memory tools without asking
@@ -74,7 +75,8 @@ func checkInstall(in Inputs) (Plugin, []string, bool) {
 		}
 		return p, []string{fmt.Sprintf("claude-mem: plugin cannot load — marketplace %s %s; run: %s", pluginreg.Marketplace, where, fix)}, true
 	case !st.Enabled && st.Scope == "user": // a project-scope install is enabled in that project's settings
-		return p, []string{"claude-mem: plugin installed but disabled — run: claude plugin enable " + pluginreg.ID}, true
+		// The user's choice (claude plugin disable): said, with the way back, not failed.
+		return p, []string{"claude-mem: plugin installed but disabled — run: claude plugin enable " + pluginreg.ID + " to turn it back on"}, false
 	}
 	if !p.Checked || st.Root == "" {
 		return p, nil, false
@@ -88,12 +90,23 @@ func checkInstall(in Inputs) (Plugin, []string, bool) {
 	case err != nil:
 		p.Error = err.Error()
 		return p, []string{"claude-mem: comparing the installed plugin's executable: " + err.Error()}, false
+	case !same && newer(p.Hook, in.Hook):
+		// An old copy's doctor: re-pointing the marketplace here would undo the update.
+		p.HookState = "newer"
+		return p, []string{fmt.Sprintf("claude-mem: Claude Code runs %s, a newer build than this %s — nothing to do here; run %s doctor for its report", p.Hook, in.Hook, p.Hook)}, false
 	case !same:
 		p.HookState = "different"
 		return p, []string{fmt.Sprintf("claude-mem: Claude Code runs %s, a different build from this %s — run: %s", p.Hook, in.Hook, fix)}, false
 	}
 	p.HookState = "same"
 	return p, nil, false
+}
+
+// newer reports whether the executable at a was built (written) after the one at b.
+func newer(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && fa.ModTime().After(fb.ModTime())
 }
 
 // reinstall is the command that (re)installs the plugin this binary belongs to: `make

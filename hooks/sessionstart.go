@@ -51,10 +51,10 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		d.capture(in, p, journal.Record{Kind: store.CaptureStart})
 	}
 	var (
-		obs           []store.Observation
-		sum           *store.Summary
-		stale, finals []string
-		budget        observe.Budget
+		obs    []store.Observation
+		sum    *store.Summary
+		left   []ObserveRequest
+		budget observe.Budget
 	)
 	storeErr := withStore(d, in.Event, func(db *store.DB) error {
 		// A journal the database would not take (locked past the hook's wait) must not
@@ -77,11 +77,7 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 			if budget.Reached() {
 				return nil // nothing is restarted today; the notice says until when
 			}
-			horizon := d.Now().Add(-StaleAfter)
-			if stale, err = db.StaleSessions(ctx, horizon); err != nil {
-				return err
-			}
-			finals, err = db.PendingFinals(ctx, horizon, MaxFinalAttempts)
+			left, err = Waiting(ctx, db, d.Now().Add(-StaleAfter))
 		}
 		return err
 	})
@@ -108,7 +104,7 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 	// A refused cwd has no project name: Render gives the notices alone.
 	text := notice.Render(notice.Context{Project: p.Name, Observations: obs, Summary: sum, Notices: lines})
 	res := Result{Output: sessionStartOutput(text, notice.SystemMessage(lines))}
-	res.Observe = leftBehind(stale, finals)
+	res.Observe = left
 	return res
 }
 
@@ -154,22 +150,4 @@ func (d *Deps) health() health.Health {
 		d.Log.Warn().Err(err).Msg("health.json unreadable; treated as unknown")
 	}
 	return h
-}
-
-// leftBehind is what SessionStart restarts, at most maxStaleStarts runs: sessions whose
-// summary is still owed (a final run also observes their pending events), then sessions
-// with stale events.
-func leftBehind(stale, finals []string) []ObserveRequest {
-	var out []ObserveRequest
-	owed := make(map[string]bool, len(finals))
-	for _, id := range finals {
-		owed[id] = true
-		out = append(out, ObserveRequest{SessionID: id, Final: true})
-	}
-	for _, id := range stale {
-		if !owed[id] {
-			out = append(out, ObserveRequest{SessionID: id})
-		}
-	}
-	return out[:min(len(out), maxStaleStarts)]
 }

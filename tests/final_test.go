@@ -3,6 +3,7 @@
 package tests
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -38,13 +39,14 @@ func TestObserve_OwedSummary_CountedAndSettledByTheFinalRun(t *testing.T) {
 	// The credential is fixed and the pause cleared: the next final run writes the summary.
 	h.setScenario(fakeproto.Scenario{Answer: "<summary><request>Rename the queue package</request>" +
 		"<completed>queue is now jobs</completed></summary>"})
-	h.runIn(h.work, nil, nil, "doctor", "--retry")
-	if r := h.runIn(h.work, nil, nil, "observe", "--session", sid, "--final"); r.code != 0 {
-		t.Fatalf("final observe: exit %d, stderr %q", r.code, r.stderr)
+	// doctor --retry runs what waits now (detached), not at a session start 10 minutes on.
+	if r := h.runIn(h.work, nil, nil, "doctor", "--retry"); !strings.Contains(r.stderr, "observer pause cleared; 1 observer run started for what waits") {
+		t.Fatalf("doctor --retry: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if n := h.count("SELECT count(*) FROM summaries WHERE session_id = ?", sid); n != 1 {
-		t.Fatalf("%d summaries stored, want 1", n)
-	}
+	waitFor(t, 20*time.Second, "the summary written by the run doctor --retry started", func() bool {
+		return h.count("SELECT count(*) FROM summaries WHERE session_id = ?", sid) == 1
+	})
+	waitFor(t, 20*time.Second, "the detached observer to exit", func() bool { return len(procsIn(h.data)) == 0 })
 	if n := h.count("SELECT count(*) FROM sessions WHERE id = ? AND final_pending = 0 AND final_attempts = 1", sid); n != 1 {
 		t.Fatalf("the final run that wrote the summary did not settle it (or did not count itself)")
 	}

@@ -2,33 +2,37 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/doctor"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// doctorCommand is `hook doctor [--json] [--retry]`: exit 0 when all is well, 1 when setup
+// doctorCommand is `hook doctor [--json] [--retry] [--verbose]`: exit 0 when all is well, 1 when setup
 // is required, auth failed, or a setting is invalid.
 var doctorCommand = &command{
 	name: "doctor", summary: "report setup, auth, settings, health and the observer spawn spec",
 	flags: func(fs *flag.FlagSet) action {
 		asJSON := fs.Bool("json", false, "print the report as JSON")
-		retry := fs.Bool("retry", false, "clear an observer pause so the next Stop may run it")
+		retry := fs.Bool("retry", false, "clear an observer pause and run what waits now")
+		verbose := fs.Bool("verbose", false, "also every setting, the places probed and the observer's spawn spec")
 		return func(p *proc, ops []string) int {
 			if len(ops) > 0 {
 				return p.usageError("doctor", fmt.Sprintf("unexpected %q", ops[0]))
 			}
-			return doctorCmd(p, *asJSON, *retry)
+			return doctorCmd(p, *asJSON, *retry, *verbose)
 		}
 	},
 }
 
-func doctorCmd(p *proc, asJSON, retry bool) int {
+func doctorCmd(p *proc, asJSON, retry, verbose bool) int {
 	ctx, stop := signalContext()
 	defer stop()
 	st := setup(p)
@@ -39,18 +43,53 @@ func doctorCmd(p *proc, asJSON, retry bool) int {
 			fmt.Fprintf(p.stderr, "%s doctor: clearing the pause failed: %v\n", p.prog(), err)
 			return 1
 		}
-		fmt.Fprintln(p.stderr, "observer pause cleared: the next Stop may run the observer")
+		n, err := retryNow(ctx, p, st)
+		if err != nil {
+			fmt.Fprintf(p.stderr, "%s doctor: observer pause cleared, but starting what waits failed: %v\n", p.prog(), err)
+			return 1
+		}
+		fmt.Fprintf(p.stderr, "observer pause cleared; %s started for what waits\n", nouns(noun{n, "observer run", "observer runs"}))
 	}
 	r := doctor.Build(ctx, doctorInputs(ctx, p, st))
 	if asJSON {
 		_ = doctor.JSON(p.stdout, r)
 	} else {
-		doctor.Render(p.stdout, r)
+		doctor.Render(p.stdout, r, verbose)
 	}
 	if r.OK {
 		return 0
 	}
 	return 1
+}
+
+// retryNow starts, detached, an observer run for every session with pending events or an
+// owed summary (SessionStart's stale pass, without its 10 minutes), and says how many.
+func retryNow(ctx context.Context, p *proc, st *envState) (int, error) {
+	if st.s.MaxConcurrentAgents == 0 {
+		return 0, nil
+	}
+	if err := ingestPending(ctx, p, st); err != nil {
+		return 0, err
+	}
+	db, err := store.OpenReadOnly(dbPath(st.s))
+	if errors.Is(err, store.ErrNoDatabase) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	left, err := hooks.Waiting(ctx, db, p.now())
+	db.Close()
+	if err != nil {
+		return 0, err
+	}
+	start := startObserver(p, st.s)
+	for _, r := range left {
+		if err := start(r.SessionID, r.Final); err != nil {
+			return 0, err
+		}
+	}
+	return len(left), nil
 }
 
 // doctorInputs fills the report's inputs from the process: doctor and the viewer's health

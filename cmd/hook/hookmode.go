@@ -58,19 +58,24 @@ func hookMode(p *proc) (code int) {
 		UpdateHealth: func(fn func(*health.Health)) error {
 			return health.Update(s.DataDir, p.now(), fn)
 		},
-		StartObserver: func(id string, final bool) error {
-			// The parent pid is Claude Code's, alive now: the detached observer, whose own
-			// parent is gone by then, walks the desktop-app lineage from it.
-			args := []string{"observe", "--session", id, "--parent-pid", strconv.Itoa(p.ppid)}
-			if final {
-				args = append(args, "--final")
-			}
-			return observer.StartDetached(p.exe, args, p.env.List(), s.DataDir)
-		},
-		ReapOrphans: func() { observe.ReapOrphans(s.DataDir, p.now(), st.log) },
+		StartObserver: startObserver(p, s),
+		ReapOrphans:   func() { observe.ReapOrphans(s.DataDir, p.now(), st.log) },
 	}
 	hooks.Run(ctx, d, p.stdin, p.stdout)
 	return 0
+}
+
+// startObserver starts `hook observe` for a session, detached, without waiting. The parent
+// pid is the caller's (Claude Code's, for a hook), alive now: the detached observer, whose
+// own parent is gone by then, walks the desktop-app lineage from it.
+func startObserver(p *proc, s *settings.Settings) func(id string, final bool) error {
+	return func(id string, final bool) error {
+		args := []string{"observe", "--session", id, "--parent-pid", strconv.Itoa(p.ppid)}
+		if final {
+			args = append(args, "--final")
+		}
+		return observer.StartDetached(p.exe, args, p.env.List(), s.DataDir)
+	}
 }
 
 func dbPath(s *settings.Settings) string { return filepath.Join(s.DataDir, settings.DBFile) }
