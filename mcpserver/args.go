@@ -14,6 +14,8 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/store"
+
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // checkQuery bounds a query: a huge one is a tool error, not a slow search.
@@ -58,31 +60,21 @@ func typeArg(t string) (kinds []string, obsType string, err error) {
 	return nil, "", fmt.Errorf("type %q: use an observation type (%s) or observation, summary, prompt", t, strings.Join(noteTypes, ", "))
 }
 
-// Compiled at first use, as every regexp of the binary: every hook starts this binary.
-var ageRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{1,5})\s*(m|min|h|d|w)$`) })
-
-// timeArg reads since/until: a date (UTC; for until the whole day is included), an RFC
-// 3339 time, or an age before now.
-func timeArg(name, v string, now time.Time, until bool) (time.Time, error) {
-	v = strings.TrimSpace(v)
-	if v == "" {
+// timeArg reads since/until as the CLI reads a DATE (package when): a date is local
+// midnight, for until its whole day included.
+func timeArg(name, v string, now time.Time, loc *time.Location, until bool) (time.Time, error) {
+	if strings.TrimSpace(v) == "" {
 		return time.Time{}, nil
 	}
-	if d, err := time.Parse("2006-01-02", v); err == nil {
-		if until {
-			d = d.AddDate(0, 0, 1)
-		}
-		return d, nil
+	f := when.Start
+	if until {
+		f = when.End
 	}
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t, nil
+	t, err := f(v, now, loc)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: %w", name, err)
 	}
-	if m := ageRE().FindStringSubmatch(strings.ToLower(v)); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		unit := map[string]time.Duration{"m": time.Minute, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
-		return now.Add(-time.Duration(n) * unit), nil
-	}
-	return time.Time{}, fmt.Errorf("%s %q: use a date (2026-11-30), an RFC 3339 time, or an age such as 7d, 12h, 2w", name, v)
+	return t, nil
 }
 
 var refRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#?([sSpPoO]?)(\d{1,18})$`) })

@@ -33,6 +33,7 @@ type Deps struct {
 	// notes are stored under it. Empty: under "model-notes-<project>".
 	SessionID string
 	Now       func() time.Time
+	Loc       *time.Location // the user's zone: a date in since/until is its local midnight; nil is UTC
 	Log       zerolog.Logger
 	// Ingest brings pending captures into the database; it runs before every read, so
 	// what was captured a moment ago is found. nil: nothing to ingest.

@@ -322,7 +322,7 @@ func TestBadInput(t *testing.T) {
 		{"search", map[string]any{"query": "x", "limit": 0}, "limit 0 is out of range: use 1 to 50"},
 		{"search", map[string]any{"query": "x", "limit": 1000}, "limit 1000 is out of range"},
 		{"search", map[string]any{"query": "x", "type": "gossip"}, `type "gossip"`},
-		{"search", map[string]any{"query": "x", "since": "last tuesday"}, `since "last tuesday"`},
+		{"search", map[string]any{"query": "x", "since": "last tuesday"}, `since: "last tuesday" is not a date`},
 		{"search", map[string]any{"query": "x", "bogus": 1}, "bogus"},
 		{"timeline", map[string]any{}, "give id"},
 		{"timeline", map[string]any{"id": 999}, "no record #999"},
@@ -578,5 +578,28 @@ func TestServeStdio(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return after its input closed")
+	}
+}
+
+// since and until read a date as the CLI does (package when): local midnight in the user's
+// zone. The seeded records are from 2026-11-30 10:00 UTC, which is 2026-12-01 local at UTC+14:
+// there "since 2026-12-01" finds them, and in UTC (the control) it finds nothing.
+func TestSearchDatesAreLocal(t *testing.T) {
+	w := newWorld(t)
+	d := w.deps(w.webDir)
+	d.Loc = time.FixedZone("+14", 14*3600)
+	cs := connect(t, d)
+	w.seed()
+	got := text(call(t, cs, "search", map[string]any{"query": "login", "since": "2026-12-01"}))
+	if !strings.Contains(got, "#1 ") {
+		t.Errorf("since 2026-12-01 at UTC+14 misses the records of 10:00 UTC on the 30th:\n%s", got)
+	}
+	if got := text(call(t, cs, "search", map[string]any{"query": "login", "until": "2026-11-30"})); strings.Contains(got, "#1 ") {
+		t.Errorf("until 2026-11-30 at UTC+14 (before local 1 December) keeps them:\n%s", got)
+	}
+	d.Loc = nil
+	cs = connect(t, d)
+	if got := text(call(t, cs, "search", map[string]any{"query": "login", "since": "2026-12-01"})); strings.Contains(got, "#1 ") {
+		t.Errorf("control, UTC: since 2026-12-01 finds the records of the 30th:\n%s", got)
 	}
 }

@@ -58,8 +58,8 @@ The query is plain words (no operators or quotes needed): records with all the w
     "query": {"type": "string", "description": "Plain words to look for, e.g. \"login cookie expiry\". At most 500 characters."},
     "project": {"type": "string", "description": "Project name to search; default: the current project. \"*\" searches every project."},
     "type": {"type": "string", "description": "Only this kind of record: an observation type (bugfix, feature, refactor, change, discovery, decision, note), or \"observation\", \"summary\", \"prompt\"."},
-    "since": {"type": "string", "description": "Only records from this time on: a date (2026-11-30), an RFC 3339 time, or an age such as 7d, 12h, 2w."},
-    "until": {"type": "string", "description": "Only records before this time: a date (whole day included), an RFC 3339 time, or an age such as 1d."},
+    "since": {"type": "string", "description": "Only records from this time on: a date (2026-11-30, from local midnight), an RFC 3339 time, or an age such as 7d, 12h, 2w."},
+    "until": {"type": "string", "description": "Only records before this time: a date (its whole local day included), an RFC 3339 time, or an age such as 1d."},
     "limit": {"type": "integer", "description": "Most hits to return, 1 to 50; default 20."}
   },
   "required": ["query"],
@@ -197,10 +197,10 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, a SearchArg
 		return nil, nil, err
 	}
 	now := s.d.Now()
-	if f.Since, err = timeArg("since", a.Since, now, false); err != nil {
+	if f.Since, err = timeArg("since", a.Since, now, s.d.Loc, false); err != nil {
 		return nil, nil, err
 	}
-	if f.Until, err = timeArg("until", a.Until, now, true); err != nil {
+	if f.Until, err = timeArg("until", a.Until, now, s.d.Loc, true); err != nil {
 		return nil, nil, err
 	}
 	var hits []store.MemoryHit

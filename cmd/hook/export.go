@@ -9,6 +9,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/archive"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // exportCommand is `hook export`: the memory as JSONL on stdout, or in FILE (0600, written
@@ -18,14 +19,14 @@ var exportCommand = &command{
 	flags: func(fs *flag.FlagSet) action {
 		var f store.ExportFilter
 		fs.StringVar(&f.Project, "project", "", "only project `P`")
-		since := fs.String("since", "", "only what is from `DATE` on (YYYY-MM-DD: local midnight, or an RFC 3339 time)")
+		since := fs.String("since", "", "only what is from `DATE` on (YYYY-MM-DD: local midnight, an RFC 3339 time, or an age: 7d)")
 		out := fs.String("o", "", "write to `FILE` instead of stdout")
 		return func(p *proc, ops []string) int {
 			if len(ops) > 0 {
 				return p.usageError("export", fmt.Sprintf("unexpected %q", ops[0]))
 			}
 			if *since != "" {
-				t, err := parseDate(*since, p.loc)
+				t, err := when.Start(*since, p.now(), p.loc)
 				if err != nil {
 					return p.usageError("export", "--since: "+err.Error())
 				}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/forget"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // forgetCommand is `hook forget`: it shows what goes, asks on a terminal unless --yes
@@ -24,7 +25,7 @@ var forgetCommand = &command{
 	flags: func(fs *flag.FlagSet) action {
 		o, before := forgetFlags(fs)
 		return func(p *proc, ops []string) int {
-			if err := o.finish(ops, *before, p.loc); err != nil {
+			if err := o.finish(ops, *before, p.now(), p.loc); err != nil {
 				return p.usageError("forget", err.Error())
 			}
 			return forgetCmd(p, *o)
@@ -37,7 +38,7 @@ func forgetFlags(fs *flag.FlagSet) (*forgetOpts, *string) {
 	var o forgetOpts
 	fs.StringVar(&o.sel.Session, "session", "", "everything of session `S`")
 	fs.StringVar(&o.sel.Project, "project", "", "everything of project `P`")
-	before := fs.String("before", "", "everything before `DATE` (YYYY-MM-DD: local midnight, or an RFC 3339 time)")
+	before := fs.String("before", "", "everything before `DATE` (YYYY-MM-DD: local midnight, an RFC 3339 time, or an age: 7d)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "show what would go, remove nothing")
 	fs.BoolVar(&o.yes, "yes", false, "do not ask")
 	fs.BoolVar(&o.vacuum, "vacuum", false, "also rewrite the database so no removed text stays in free pages")
@@ -159,7 +160,7 @@ type forgetOpts struct {
 
 // finish reads the operands, ids (12 or #12), and --before, and checks that something is
 // selected.
-func (o *forgetOpts) finish(ops []string, before string, loc *time.Location) error {
+func (o *forgetOpts) finish(ops []string, before string, now time.Time, loc *time.Location) error {
 	for _, a := range ops {
 		id, err := strconv.ParseInt(strings.TrimPrefix(a, "#"), 10, 64)
 		if err != nil || id < 1 {
@@ -168,7 +169,7 @@ func (o *forgetOpts) finish(ops []string, before string, loc *time.Location) err
 		o.sel.IDs = append(o.sel.IDs, id)
 	}
 	if before != "" {
-		t, err := parseDate(before, loc)
+		t, err := when.Start(before, now, loc)
 		if err != nil {
 			return fmt.Errorf("--before: %w", err)
 		}

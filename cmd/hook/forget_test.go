@@ -92,7 +92,7 @@ func parseForgetArgs(args []string, loc *time.Location) (forgetOpts, error) {
 	o, before := forgetFlags(fs)
 	ops, err := parseArgs(fs, args, true)
 	if err == nil {
-		err = o.finish(ops, *before, loc)
+		err = o.finish(ops, *before, time.Now(), loc)
 	}
 	return *o, err
 }

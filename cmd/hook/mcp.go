@@ -45,7 +45,7 @@ func mcpCmd(p *proc) int {
 		Project: project.Options{Home: home, GOOS: p.goos, Excluded: s.ExcludedProjects,
 			Ours: selfcapture.Input{Env: p.env, Home: home, DataDir: s.DataDir, ExecutableDir: exeDir(p.exe)}},
 		SessionID: p.env.Get("CLAUDE_CODE_SESSION_ID"),
-		Now:       p.now, Log: st.log, Version: version,
+		Now:       p.now, Loc: p.loc, Log: st.log, Version: version,
 		Ingest: func(ctx context.Context) error { return ingestPending(ctx, p, st) },
 		Redact: redactNote(s),
 	})
