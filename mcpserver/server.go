@@ -206,7 +206,11 @@ func (h logHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= 
 
 func (h logHandler) Handle(_ context.Context, r slog.Record) error {
 	ev := h.log.Warn()
-	if r.Level >= slog.LevelError {
+	switch {
+	case normalEnd(r):
+		// Claude Code ends every session by closing stdin or by a signal: no problem to log.
+		ev = h.log.Info()
+	case r.Level >= slog.LevelError:
 		ev = h.log.Error()
 	}
 	r.Attrs(func(a slog.Attr) bool {
@@ -215,6 +219,19 @@ func (h logHandler) Handle(_ context.Context, r slog.Record) error {
 	})
 	ev.Msg("mcp sdk: " + r.Message)
 	return nil
+}
+
+// normalEnd reports a record of the session's normal end: its error is the run's context
+// cancelled (a signal) or the connection closed (stdin at EOF).
+func normalEnd(r slog.Record) bool {
+	normal := false
+	r.Attrs(func(a slog.Attr) bool {
+		if err, ok := a.Value.Any().(error); ok && a.Key == "error" {
+			normal = errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed)
+		}
+		return true
+	})
+	return normal
 }
 
 func (h logHandler) WithAttrs([]slog.Attr) slog.Handler { return h }

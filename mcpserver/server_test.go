@@ -1,10 +1,13 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -601,5 +604,29 @@ func TestSearchDatesAreLocal(t *testing.T) {
 	cs = connect(t, d)
 	if got := text(call(t, cs, "search", map[string]any{"query": "login", "since": "2026-12-01"})); strings.Contains(got, "#1 ") {
 		t.Errorf("control, UTC: since 2026-12-01 finds the records of the 30th:\n%s", got)
+	}
+}
+
+// The SDK logs a session's normal end (stdin closed, a signal) as an error; the hook log
+// says it at INFO, so a healthy session leaves no error line. A real error stays an error.
+func TestLogHandlerNormalEnd(t *testing.T) {
+	var buf bytes.Buffer
+	h := logHandler{zerolog.New(&buf)}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{context.Canceled, `"level":"info"`},
+		{fmt.Errorf("read: %w", io.EOF), `"level":"info"`},
+		{mcp.ErrConnectionClosed, `"level":"info"`},
+		{errors.New("broken pipe"), `"level":"error"`},
+	} {
+		buf.Reset()
+		r := slog.NewRecord(time.Now(), slog.LevelError, "server run cancelled", 0)
+		r.AddAttrs(slog.Any("error", tc.err))
+		h.Handle(context.Background(), r)
+		if !strings.Contains(buf.String(), tc.want) {
+			t.Errorf("%v: %s, want %s", tc.err, buf.String(), tc.want)
+		}
 	}
 }

@@ -172,6 +172,28 @@ func TestMemoryTools(t *testing.T) {
 		}
 	})
 
+	// Healthy sessions (start, prompts, memory tools, the MCP server's end, the observer)
+	// log no warn or error line: the README's recipe for "last problems" shows only problems.
+	// The control: a broken setting is a warn line in the same log.
+	t.Run("a healthy session logs no problem", func(t *testing.T) {
+		defer p.use(t)()
+		p.quiesce()
+		if got := p.problems(); len(got) > 0 {
+			t.Errorf("%d warn/error lines after healthy sessions:\n%s", len(got), strings.Join(got, "\n"))
+		}
+		cmd := exec.Command(p.Hook, "stats")
+		cmd.Dir = p.Cwd
+		env := p.userEnv(true)
+		env["CLAUDE_MEM_MAX_CONCURRENT_AGENTS"] = "abc"
+		cmd.Env = env.List()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("hook stats: %v\n%s", err, out)
+		}
+		if got := p.problems(); len(got) != 1 || !strings.Contains(got[0], "settings error") {
+			t.Errorf("control: a broken setting gives %d warn/error lines, want its one settings error: %q", len(got), got)
+		}
+	})
+
 	t.Run("the observer's requests carry no memory tool", func(t *testing.T) {
 		defer p.use(t)()
 		p.quiesce()
@@ -195,6 +217,21 @@ func TestMemoryTools(t *testing.T) {
 			}
 		}
 	})
+}
+
+// problems returns the hook log's warn and error lines.
+func (p *product) problems() []string {
+	b, err := os.ReadFile(filepath.Join(p.DataDir, "logs", "hook.log"))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, `"level":"warn"`) || strings.Contains(l, `"level":"error"`) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // hookSearch runs `bin/hook search --json QUERY` as the user would, in the project.
