@@ -20,7 +20,7 @@ import (
 // (refuses, exit 2, when stdin is not a terminal), and removes it. Exit 1 when the user says
 // no or the database fails.
 var forgetCommand = &command{
-	name: "forget", synopsis: "ID… | --session S | --project P | --before DATE [--dry-run] [--yes] [--vacuum]",
+	name: "forget", synopsis: "ID… | --session S | --project P | --before DATE [--dry-run] [--yes] [--vacuum] [--json]",
 	interspersed: true, summary: "remove memory: shows what goes and asks first",
 	flags: func(fs *flag.FlagSet) action {
 		o, before := forgetFlags(fs)
@@ -42,6 +42,7 @@ func forgetFlags(fs *flag.FlagSet) (*forgetOpts, *string) {
 	fs.BoolVar(&o.dryRun, "dry-run", false, "show what would go, remove nothing")
 	fs.BoolVar(&o.yes, "yes", false, "do not ask")
 	fs.BoolVar(&o.vacuum, "vacuum", false, "also rewrite the database so no removed text stays in free pages")
+	fs.BoolVar(&o.json, "json", false, "print what goes (and went) as JSON; with --dry-run or --yes, since it asks nothing")
 	return &o, before
 }
 
@@ -57,6 +58,9 @@ func forgetCmd(p *proc, o forgetOpts) int {
 	if err != nil {
 		fmt.Fprintf(p.stderr, "%s forget: %v\n", p.prog(), err)
 		return 1
+	}
+	if o.json {
+		return forgetJSON(ctx, p, db, dirs, o, plan)
 	}
 	for _, id := range plan.Missing {
 		fmt.Fprintf(p.stderr, "%s forget: no observation #%d\n", p.prog(), id)
@@ -154,8 +158,8 @@ func nouns(list ...noun) string {
 }
 
 type forgetOpts struct {
-	sel                 forget.Selector
-	dryRun, yes, vacuum bool
+	sel                       forget.Selector
+	dryRun, yes, vacuum, json bool
 }
 
 // finish reads the operands, ids (12 or #12), and --before, and checks that something is
@@ -177,6 +181,9 @@ func (o *forgetOpts) finish(ops []string, before string, now time.Time, loc *tim
 	}
 	if o.sel.Empty() {
 		return errors.New("nothing selected: give observation ids, --session, --project or --before")
+	}
+	if o.json && !o.dryRun && !o.yes {
+		return errors.New("--json asks nothing: add --dry-run to see what would go, or --yes to forget it")
 	}
 	return nil
 }
