@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,34 @@ import (
 	"github.com/claude-mem/claude-mem-go/permit"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
+
+// allowMarker is the prompt of searchWithoutAllowedTools' sessions.
+const allowMarker = "E2E-ALLOW-SESSION"
+
+// searchWithoutAllowedTools runs a `claude -p` session without --allowedTools whose model
+// loads the memory search tool (ToolSearch select), calls it with query, and answers; it
+// returns the search call's tool result as the model got it.
+func (p *product) searchWithoutAllowedTools(query string) string {
+	t := p.t
+	t.Helper()
+	// A marker of this session's own: the mock's first matching rule keeps answering with
+	// its last reply once its script is used up.
+	marker := fmt.Sprintf("%s-%d", allowMarker, len(p.requestsWith(allowMarker)))
+	p.Mock.Handle(all(mockapi.Not(isObserver), mockapi.BodyContains(marker)),
+		mockapi.ToolUse("ToolSearch", map[string]any{"query": "select:" + mcpSearch, "max_results": 1}),
+		mockapi.ToolUse(mcpSearch, map[string]any{"query": query}),
+		mockapi.Text("done"))
+	r := p.run([]string{"-p", marker + " what do we know about " + query + "?", "--output-format", "stream-json", "--verbose", "--model", "haiku"}, "", p.userEnv(true))
+	if r.exit != 0 {
+		t.Fatalf("session: exit %d\n%s", r.exit, r.stderr)
+	}
+	p.quiesce()
+	reqs := p.requestsWith(marker)
+	if len(reqs) < 3 {
+		t.Fatalf("%d requests, want 3 (ToolSearch, search, answer):\n%s", len(reqs), lastLines(r.stdout, 30))
+	}
+	return lastToolResult(reqs[len(reqs)-1])
+}
 
 // TestInstallAllowsMemoryTools: `make install` with ALLOW_TOOLS=yes adds the one permission
 // rule to the user's Claude Code settings, keeping every other key byte for byte, and then
@@ -24,14 +53,7 @@ func TestInstallAllowsMemoryTools(t *testing.T) {
 	t.Parallel()
 	p := newProductWith(t, "checkout-allow")
 	cli := filepath.Join(p.BinDir, "claude")
-	const prompt = "E2E-ALLOW-SESSION what do we know about the zebra cache?"
 	p.Mock.Handle(isObserver, mockapi.Text("no observations"))
-	session := func() { // ToolSearch select, then search, then an answer: each run afresh
-		p.Mock.Handle(all(mockapi.Not(isObserver), mockapi.BodyContains("E2E-ALLOW-SESSION")),
-			mockapi.ToolUse("ToolSearch", map[string]any{"query": "select:" + mcpSearch, "max_results": 1}),
-			mockapi.ToolUse(mcpSearch, map[string]any{"query": "zebra"}),
-			mockapi.Text("done"))
-	}
 	settingsPath := filepath.Join(p.Home, ".claude", "settings.json")
 	before := "{\n  \"cleanupPeriodDays\": 30,\n  \"env\": {\n    \"FOO\": \"bar\"\n  },\n  \"includeCoAuthoredBy\": false\n}\n"
 	if err := os.MkdirAll(filepath.Dir(settingsPath), 0o700); err != nil {
@@ -71,20 +93,7 @@ func TestInstallAllowsMemoryTools(t *testing.T) {
 	}
 	p.seedObservation(mcpObsTitle)
 
-	answered := func() string {
-		t.Helper()
-		session()
-		r := p.run([]string{"-p", prompt, "--output-format", "stream-json", "--verbose", "--model", "haiku"}, "", p.userEnv(true))
-		if r.exit != 0 {
-			t.Fatalf("session: exit %d\n%s", r.exit, r.stderr)
-		}
-		p.quiesce()
-		reqs := p.requestsWith("E2E-ALLOW-SESSION")
-		if len(reqs) < 3 {
-			t.Fatalf("%d requests, want 3 (ToolSearch, search, answer):\n%s", len(reqs), lastLines(r.stdout, 30))
-		}
-		return lastToolResult(reqs[len(reqs)-1])
-	}
+	answered := func() string { return p.searchWithoutAllowedTools("zebra") }
 	if res := answered(); !strings.Contains(res, mcpObsTitle) {
 		t.Errorf("without --allowedTools, the search call's result lacks the stored memory:\n%s", res)
 	}

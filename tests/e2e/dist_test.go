@@ -21,6 +21,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/permit"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
 
@@ -320,14 +321,21 @@ func TestDistInstall(t *testing.T) {
 	}
 	base := strings.TrimSuffix(archive, ".tar.gz")
 	p := newProductWith(t, base)
-	unpack(t, filepath.Join(dir, archive), p.Root)
+	// The README's block, as written: unpacked under ~/.local/opt of a fresh home.
+	p.Plugin = filepath.Join(p.Home, ".local", "opt", base)
+	p.Hook = filepath.Join(p.Plugin, "bin", "hook")
+	version := strings.TrimSuffix(strings.TrimPrefix(base, "claude-mem-"), "-linux-amd64")
+	p.runReadmeBlock("### Install without Go", dir, version)
 
 	p.Mock.Handle(all(isObserver, hasEvents), mockapi.Text(observations))
 	p.Mock.Handle(isObserver, mockapi.Text(summary))
-	p.Mock.Handle(mockapi.Not(isObserver),
+	p.Mock.Handle(all(mockapi.Not(isObserver), mockapi.Not(mockapi.BodyContains(allowMarker))),
 		mockapi.ToolUse("Bash", map[string]string{"command": "echo hi", "description": "say hi"}),
 		mockapi.Text("done"))
-	p.install()
+	p.installHostile()
+	if st, err := permit.Check(filepath.Join(p.Home, ".claude", "settings.json")); err != nil || st != permit.Allowed {
+		t.Errorf("after the README's block the memory tools are %v (%v)", st, err)
+	}
 
 	cache := filepath.Join(p.Home, ".claude", "plugins", "cache", productMarket)
 	size := dirSize(t, cache)
@@ -362,6 +370,43 @@ func TestDistInstall(t *testing.T) {
 	}
 	if sys := reqs[before].MessageText("system"); !strings.Contains(sys, obsTitle1) || !strings.Contains(sys, obsTitle2) {
 		t.Errorf("the next session's first request lacks the observations:\n%s", sys)
+	}
+	// The memory tools, allowed by the block's last line: a session without --allowedTools
+	// gets the model's search answered.
+	if res := p.searchWithoutAllowedTools(strings.Fields(obsTitle1)[0]); !strings.Contains(res, obsTitle1) {
+		t.Errorf("the search call's result lacks %q:\n%s", obsTitle1, res)
+	}
+}
+
+// runReadmeBlock runs, line by line with sh in dir, the first sh code block under the
+// README's heading, with <version> replaced: the commands a user copies, as written.
+func (p *product) runReadmeBlock(heading, dir, version string) {
+	t := p.t
+	t.Helper()
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "\n"+heading+"\n")
+	_, block, ok2 := strings.Cut(after, "```sh\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatalf("README.md has no sh block under %q", heading)
+	}
+	env := p.userEnv(true)
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		line = strings.ReplaceAll(line, "<version>", version)
+		cmd := exec.Command("/bin/sh", "-c", line)
+		cmd.Dir, cmd.Env = dir, env.List()
+		out, err := cmd.CombinedOutput()
+		t.Logf("$ %s\n%s", line, out)
+		if err != nil {
+			t.Fatalf("the README's %q line %q: %v\n%s", heading, line, err, out)
+		}
 	}
 }
 

@@ -161,21 +161,29 @@ func (p *product) userEnv(withCLI bool) settings.Env {
 
 // install adds both marketplaces and installs both plugins with the real CLI, as a user.
 func (p *product) install() {
+	p.installSteps(
+		[]string{"plugin", "marketplace", "add", p.Plugin}, "Successfully added marketplace: "+productMarket,
+		[]string{"plugin", "install", productID}, "Successfully installed plugin: "+productID)
+	p.installHostile()
+}
+
+// installHostile installs the third-party plugin every session expects beside ours.
+func (p *product) installHostile() {
+	p.installSteps(
+		[]string{"plugin", "marketplace", "add", p.Hostile}, "Successfully added marketplace: "+hostileMarket,
+		[]string{"plugin", "install", hostileID}, "Successfully installed plugin: "+hostileID)
+}
+
+// installSteps runs claude with each args and checks its stdout holds the string after it.
+func (p *product) installSteps(steps ...any) {
 	t := p.t
 	t.Helper()
 	env := p.userEnv(true)
-	for _, step := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"plugin", "marketplace", "add", p.Plugin}, "Successfully added marketplace: " + productMarket},
-		{[]string{"plugin", "install", productID}, "Successfully installed plugin: " + productID},
-		{[]string{"plugin", "marketplace", "add", p.Hostile}, "Successfully added marketplace: " + hostileMarket},
-		{[]string{"plugin", "install", hostileID}, "Successfully installed plugin: " + hostileID},
-	} {
-		r := p.run(step.args, "", env)
-		if r.exit != 0 || !strings.Contains(string(r.stdout), step.want) {
-			t.Fatalf("claude %v: exit %d\nstdout: %s\nstderr: %s", step.args, r.exit, r.stdout, r.stderr)
+	for i := 0; i < len(steps); i += 2 {
+		args, want := steps[i].([]string), steps[i+1].(string)
+		r := p.run(args, "", env)
+		if r.exit != 0 || !strings.Contains(string(r.stdout), want) {
+			t.Fatalf("claude %v: exit %d\nstdout: %s\nstderr: %s", args, r.exit, r.stdout, r.stderr)
 		}
 	}
 }
