@@ -48,6 +48,11 @@ var queries = []query{
 	q("pay-apikey-plain", pay, "word-form", "api keys were stored unhashed", "pay26.o1", "pay26.s"),
 	q("pay-fraud-latency", pay, "bug-report", "POST /payments is slow, p99 800ms", "pay21.o1", "pay21.o2", "pay21.s"),
 	q("pay-migration-split", pay, "session-context", "the ledger migration failed halfway in CI", "pay04.o4"),
+	q("pay-zero-decimal", pay, "word-form", "refunds failing for zero decimal currencies", "pay05.o2", "pay05.s"),
+	q("pay-key-rotating", pay, "word-form", "rotating merchant api keys without downtime", "pay26.o2", "pay26.s"),
+	q("pay-paginating", pay, "word-form", "paginating the list endpoints", "pay45.o1", "pay45.s"),
+	q("pay-payout-scheduled", pay, "word-form", "when is the payout job scheduled to run", "pay14.o3", "pay14.o1"),
+	q("pay-fraud-timeout", pay, "session-context", "what timeout did we give the fraud vendor when making POST /payments faster", "pay21.o2", "pay21.s"),
 
 	// storefront-web
 	q("web-logout-refresh", web, "bug-report", "users logged out refresh token", "web03.o1", "web03.s"),
@@ -78,6 +83,10 @@ var queries = []query{
 	q("web-pw-retries", web, "where-configured", "playwright retries configured for CI", "web10.o3"),
 	q("web-lcp", web, "session-context", "what fixed the slow largest contentful paint on the category page", "web12.o2", "web12.s"),
 	q("web-oauth-staging", web, "bug-report", "google login fails in staging with redirect uri mismatch", "web27.o2", "web27.s"),
+	q("web-catalog-caching", web, "word-form", "caching of product catalog queries", "web04.o2"),
+	q("web-deploying", web, "word-form", "deploying the storefront to cloudfront", "web30.o1", "web30.s"),
+	q("web-validating-postal", web, "word-form", "validating postal codes per country", "web05.o2", "web05.s"),
+	q("web-sentry-configuring", web, "word-form", "configuring sentry source map uploads", "web11.o2", "web11.s"),
 
 	// events-pipeline
 	q("dat-rebalance", dat, "bug-report", "kafka consumer lag keeps growing and the group keeps rebalancing", "dat02.o2", "dat02.s"),
@@ -106,4 +115,8 @@ var queries = []query{
 	q("dat-dag-retries", dat, "word-form", "retrying failed tasks in the daily dag", "dat06.o1"),
 	q("dat-email-hash", dat, "how", "how are user emails hashed before they land", "dat14.o1"),
 	q("dat-exact-gap", dat, "session-context", "boundary bug the property tests found", "dat28.o1", "dat28.s"),
+	q("dat-rebalancing-deploys", dat, "word-form", "rebalancing pauses ingestion during deployments", "dat29.o1", "dat29.s"),
+	q("dat-freshness-configuring", dat, "word-form", "configuring freshness alerting and paging", "dat19.o1", "dat19.o2", "dat19.s"),
+	q("dat-deduplicating-late", dat, "word-form", "deduplicating late arriving mobile events", "dat08.o2", "dat08.s"),
+	q("dat-partitioning", dat, "word-form", "partitioning scheme for the raw parquet files", "dat03.o1", "dat03.s"),
 }
