@@ -23,11 +23,11 @@ const MaxTitles = 20
 
 // ErrEmptySelector: a selector with no field would select everything; forgetting all
 // memory must be asked for by some field (a project, a time).
-var ErrEmptySelector = errors.New("forget: nothing selected: give observation ids, a session, a project or a time")
+var ErrEmptySelector = errors.New("forget: nothing selected: give record ids, a session, a project or a time")
 
 // Selector says what to forget. Fields combined intersect.
 type Selector struct {
-	IDs     []int64 // observation ids
+	Refs    []store.Ref // records: observations, summaries, prompts (recordid reads them)
 	Session string
 	Project string
 	Before  time.Time // zero: no bound
@@ -39,11 +39,11 @@ func (sel Selector) Empty() bool { return sel.scope().Empty() }
 // Plan is what goes (Preview) or went (Apply).
 type Plan struct {
 	Observations, Summaries, Prompts, Events, Journals int
-	Sessions                                           int      // sessions left with nothing, removed
-	Transcripts                                        int      // observer run dirs (transcript, stderr) that held the removed text
-	Titles                                             []string // titles of observations (and summary requests) that go, at most MaxTitles
-	More                                               int      // titles not listed
-	Missing                                            []int64  // ids asked for that do not exist (reported, not an error)
+	Sessions                                           int         // sessions left with nothing, removed
+	Transcripts                                        int         // observer run dirs (transcript, stderr) that held the removed text
+	Titles                                             []string    // titles of observations (and summary requests) that go, at most MaxTitles
+	More                                               int         // titles not listed
+	Missing                                            []store.Ref // refs asked for that name no record (reported, not an error)
 }
 
 // Empty reports whether the plan removes nothing.
@@ -107,7 +107,7 @@ func Apply(ctx context.Context, db *store.DB, journalDirs []string, sel Selector
 }
 
 func (sel Selector) scope() store.ForgetScope {
-	return store.ForgetScope{IDs: sel.IDs, Session: sel.Session, Project: sel.Project, Before: sel.Before}
+	return store.ForgetScope{Refs: sel.Refs, Session: sel.Session, Project: sel.Project, Before: sel.Before}
 }
 
 func plan(f store.Forgotten) Plan {

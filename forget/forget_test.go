@@ -61,10 +61,22 @@ func TestSelectors(t *testing.T) {
 		want Plan
 		left map[string]int // what changes from before
 	}{
-		{"ids", Selector{IDs: []int64{1, 99, 4, 99}},
-			Plan{Observations: 2, Titles: []string{"Zebrafish validator checks login emails", "API limiter buckets"}, Missing: []int64{99}},
+		{"ids", Selector{Refs: obs(1, 99, 4, 99)},
+			Plan{Observations: 2, Titles: []string{"Zebrafish validator checks login emails", "API limiter buckets"}, Missing: obs(99)},
 			map[string]int{"observations": 2, "fts:zebrafish": 0}},
-		{"a session keeping events stays", Selector{IDs: []int64{4}},
+		// Summary 1 and prompt 1 are not observation 1: each id names its own kind's row.
+		{"a summary's id", Selector{Refs: []store.Ref{{Kind: store.KindSummary, ID: 1}}},
+			Plan{Summaries: 1, Titles: []string{"Fix the login form"}},
+			map[string]int{"summaries": 0, "fts:login-summary": 0}},
+		{"a prompt's id", Selector{Refs: []store.Ref{{Kind: store.KindPrompt, ID: 1}}},
+			Plan{Prompts: 1},
+			map[string]int{"prompts": 1, "fts:login-prompt": 0}},
+		{"ids of every kind, some of no record", Selector{Refs: []store.Ref{{Kind: store.KindPrompt, ID: 9}, {Kind: store.KindObservation, ID: 2},
+			{Kind: store.KindSummary, ID: 1}, {Kind: store.KindSummary, ID: 2}, {Kind: store.KindPrompt, ID: 2}}},
+			Plan{Observations: 1, Summaries: 1, Prompts: 1, Sessions: 0, Titles: []string{"Quokka cookie cache", "Fix the login form"},
+				Missing: []store.Ref{{Kind: store.KindPrompt, ID: 9}, {Kind: store.KindSummary, ID: 2}}},
+			map[string]int{"observations": 3, "summaries": 0, "prompts": 1, "fts:login-summary": 0}},
+		{"a session keeping events stays", Selector{Refs: obs(4)},
 			Plan{Observations: 1, Titles: []string{"API limiter buckets"}},
 			map[string]int{"observations": 3}},
 		{"session", Selector{Session: "s1"},
@@ -85,7 +97,7 @@ func TestSelectors(t *testing.T) {
 		{"project and before intersect", Selector{Project: "web", Before: at(5)},
 			Plan{Observations: 1, Prompts: 1, Events: 2, Titles: []string{"Zebrafish validator checks login emails"}},
 			map[string]int{"observations": 3, "prompts": 1, "events": 2, "fts:zebrafish": 0, "fts:login-prompt": 0}},
-		{"ids and project intersect", Selector{IDs: []int64{1, 4}, Project: "api"},
+		{"ids and project intersect", Selector{Refs: obs(1, 4), Project: "api"},
 			Plan{Observations: 1, Titles: []string{"API limiter buckets"}},
 			map[string]int{"observations": 3}},
 		{"nothing matches", Selector{Project: "nosuch"}, Plan{}, nil},
@@ -133,6 +145,15 @@ func TestSelectors(t *testing.T) {
 	}
 }
 
+// obs are refs of observations.
+func obs(ids ...int64) []store.Ref {
+	var refs []store.Ref
+	for _, id := range ids {
+		refs = append(refs, store.Ref{Kind: store.KindObservation, ID: id})
+	}
+	return refs
+}
+
 func equalMaps(a, b map[string]int) bool {
 	if len(a) != len(b) {
 		return false
@@ -156,7 +177,7 @@ func TestEmptySelector(t *testing.T) {
 	if _, err := Preview(context.Background(), db, nil, Selector{}); !errors.Is(err, ErrEmptySelector) {
 		t.Errorf("Preview: %v, want ErrEmptySelector", err)
 	}
-	if _, err := Apply(context.Background(), db, nil, Selector{IDs: []int64{}}, true); !errors.Is(err, ErrEmptySelector) {
+	if _, err := Apply(context.Background(), db, nil, Selector{Refs: []store.Ref{}}, true); !errors.Is(err, ErrEmptySelector) {
 		t.Errorf("Apply: %v, want ErrEmptySelector", err)
 	}
 	if n := rows(t, path)["observations"]; n != 4 {
@@ -174,7 +195,7 @@ func TestIDsEmptyASession(t *testing.T) {
 	if err := db.Complete(ctx, "rs", []store.Observation{{SessionID: "solo", Project: "web", Type: "change", Title: "alone", At: at(301)}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Apply(ctx, db, nil, Selector{IDs: []int64{5}}, false)
+	p, err := Apply(ctx, db, nil, Selector{Refs: obs(5)}, false)
 	if err != nil || p.Observations != 1 || p.Sessions != 1 {
 		t.Fatalf("Apply = %+v, %v; want one observation and its session", p, err)
 	}
@@ -239,7 +260,7 @@ func TestJournals(t *testing.T) {
 		}
 	}
 	// A session that keeps rows keeps its journal: ids forget observations, not the session.
-	p, err = Apply(ctx, db, dirs, Selector{IDs: []int64{3}}, false)
+	p, err = Apply(ctx, db, dirs, Selector{Refs: obs(3)}, false)
 	if err != nil || p.Journals != 0 || !exists(dirs[0], "s2.jsonl") {
 		t.Errorf("forgetting one observation of s2: journals %d, %v, s2.jsonl exists %v", p.Journals, err, exists(dirs[0], "s2.jsonl"))
 	}
@@ -269,7 +290,7 @@ func TestVacuumLeavesNoBytes(t *testing.T) {
 	if hits, err := db.Search(ctx, "zebrafish", "", 10); err != nil || len(hits) == 0 {
 		t.Fatalf("control: search finds %d hits, %v", len(hits), err)
 	}
-	if _, err := Apply(ctx, db, nil, Selector{IDs: []int64{1}}, false); err != nil {
+	if _, err := Apply(ctx, db, nil, Selector{Refs: obs(1)}, false); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(files(), title) {

@@ -4,15 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/project"
+	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 
 	"github.com/claude-mem/claude-mem-go/when"
@@ -77,9 +76,8 @@ func timeArg(name, v string, now time.Time, loc *time.Location, until bool) (tim
 	return t, nil
 }
 
-var refRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#?([sSpPoO]?)(\d{1,18})$`) })
-
-// parseRef reads one ref: a number (an observation) or a string "12", "#12", "S3", "P7".
+// parseRef reads one ref: a number (an observation) or a string in the record id grammar
+// ("12", "#12", "S3", "P7").
 func parseRef(raw json.RawMessage) (store.Ref, error) {
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err == nil {
@@ -93,37 +91,12 @@ func parseRef(raw json.RawMessage) (store.Ref, error) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return store.Ref{}, fmt.Errorf("id %s is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clipRunes(string(raw), 40))
 	}
-	m := refRE().FindStringSubmatch(strings.TrimSpace(s))
-	if m == nil {
+	ref, err := recordid.Parse(s)
+	if err != nil {
 		return store.Ref{}, fmt.Errorf("id %q is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clipRunes(s, 40))
 	}
-	id, _ := strconv.ParseInt(m[2], 10, 64)
-	if id < 1 {
-		return store.Ref{}, fmt.Errorf("id %q is not a ref: ids start at 1", s)
-	}
-	kind := store.KindObservation
-	switch strings.ToUpper(m[1]) {
-	case "S":
-		kind = store.KindSummary
-	case "P":
-		kind = store.KindPrompt
-	}
-	return store.Ref{Kind: kind, ID: id}, nil
+	return ref, nil
 }
-
-// refID is a ref as the tools take it: "12", "S3", "P7".
-func refID(r store.Ref) string {
-	switch r.Kind {
-	case store.KindSummary:
-		return "S" + strconv.FormatInt(r.ID, 10)
-	case store.KindPrompt:
-		return "P" + strconv.FormatInt(r.ID, 10)
-	}
-	return strconv.FormatInt(r.ID, 10)
-}
-
-// refString is a ref as the tools print it: "#12", "#S3", "#P7".
-func refString(r store.Ref) string { return "#" + refID(r) }
 
 func offReason(err error) string {
 	var re *project.RefusedError

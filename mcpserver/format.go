@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -100,7 +101,7 @@ func (b *budget) admit(text string, v any) bool {
 }
 
 func entryOut(e store.Entry) EntryOut {
-	return EntryOut{Ref: refID(e.Ref), Kind: e.Kind, Time: e.At.UTC().Format("2006-01-02T15:04:05Z"),
+	return EntryOut{Ref: recordid.Format(e.Ref), Kind: e.Kind, Time: e.At.UTC().Format("2006-01-02T15:04:05Z"),
 		Type: e.Type, Title: clipRunes(oneLine(e.Title), maxTitle), Project: e.Project, Size: e.Size}
 }
 
@@ -122,7 +123,7 @@ func entryLine(e store.Entry, timeline, isAnchor bool) string {
 	if title == "" {
 		title = "(untitled)"
 	}
-	return fmt.Sprintf("%s%s %s [%s] %s (%s) · %s", mark, refString(e.Ref), when, e.Type, title, e.Project, size(e.Size))
+	return fmt.Sprintf("%s%s %s [%s] %s (%s) · %s", mark, recordid.Label(e.Ref), when, e.Type, title, e.Project, size(e.Size))
 }
 
 func size(n int) string {
@@ -199,6 +200,7 @@ func records(found []store.Record, missing []store.Ref) (*mcp.CallToolResult, *R
 	out := &RecordsOut{Records: []RecordOut{}, Missing: []string{}, LeftOut: []string{}}
 	b := budget{text: 300, js: 600}
 	var blocks []string
+	var left []store.Ref
 	for i, rec := range found {
 		admitted := false
 		for level, n := range fieldBounds {
@@ -215,27 +217,29 @@ func records(found []store.Record, missing []store.Ref) (*mcp.CallToolResult, *R
 			}
 		}
 		if !admitted {
-			out.LeftOut = append(out.LeftOut, refID(rec.Ref))
+			left = append(left, rec.Ref)
+			out.LeftOut = append(out.LeftOut, recordid.Format(rec.Ref))
 		}
 	}
 	for _, m := range missing {
-		out.Missing = append(out.Missing, refID(m))
+		out.Missing = append(out.Missing, recordid.Format(m))
 	}
 	words := []string{fmt.Sprintf("%d record(s).", len(out.Records))}
-	if len(out.LeftOut) > 0 {
-		words = append(words, "Left out to keep this answer under 6 KB: "+hashed(out.LeftOut)+"; ask for them in another call.")
+	if len(left) > 0 {
+		words = append(words, "Left out to keep this answer under 6 KB: "+labels(left)+"; ask for them in another call.")
 	}
-	if len(out.Missing) > 0 {
-		words = append(words, "Not found: "+hashed(out.Missing)+" (search and timeline print the refs that exist).")
+	if len(missing) > 0 {
+		words = append(words, "Not found: "+labels(missing)+" (search and timeline print the refs that exist).")
 	}
 	out.Message = strings.Join(words, " ")
 	return textResult(strings.Join(append(blocks, words[1:]...), "\n\n")), out
 }
 
-func hashed(refs []string) string {
+// labels lists refs as lists print them: "#12, #S3".
+func labels(refs []store.Ref) string {
 	out := make([]string, len(refs))
 	for i, r := range refs {
-		out[i] = "#" + r
+		out[i] = recordid.Label(r)
 	}
 	return strings.Join(out, ", ")
 }
@@ -243,7 +247,7 @@ func hashed(refs []string) string {
 // recordOut is rec with every field clipped to n bytes (list items to n/4, at most
 // maxListItems of them).
 func recordOut(rec store.Record, n int) RecordOut {
-	ro := RecordOut{Ref: refID(rec.Ref), Kind: rec.Kind, Origin: rec.Origin}
+	ro := RecordOut{Ref: recordid.Format(rec.Ref), Kind: rec.Kind, Origin: rec.Origin}
 	clip := func(s string) string {
 		c := clipRunes(s, n)
 		if c != s {

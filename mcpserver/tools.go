@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -273,16 +274,16 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, a Timelin
 	case errors.Is(err, errNoMemory):
 		return noEntries(project, "No memory stored yet.")
 	case errors.Is(err, store.ErrNotFound):
-		return nil, nil, fmt.Errorf("no record %s (search prints the refs that exist)", refString(anchor))
+		return nil, nil, fmt.Errorf("no record %s (search prints the refs that exist)", recordid.Label(anchor))
 	case err != nil:
 		return nil, nil, err
 	case anchor.Kind == "":
 		return noEntries(project, fmt.Sprintf("No memory matches %q in %s, so there is no timeline.", a.Query, scopeLabel(project)))
 	}
-	head := fmt.Sprintf("Timeline of project %s around %s, oldest first (%s marks it):", entries[0].Project, refString(anchor), "→")
+	head := fmt.Sprintf("Timeline of project %s around %s, oldest first (%s marks it):", entries[0].Project, recordid.Label(anchor), "→")
 	res, out := index(head, entries, &anchor, "Open records with get_observations.")
 	out.Project = entries[0].Project
-	out.Anchor = refID(anchor)
+	out.Anchor = recordid.Format(anchor)
 	return res, out, nil
 }
 
@@ -372,8 +373,9 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, a Remembe
 		return nil, nil, fmt.Errorf("the note was not stored: %v", err)
 	}
 	s.d.Log.Info().Int64("observation", id).Str("project", s.proj.Name).Msg("mcp: note remembered")
-	msg := fmt.Sprintf("Remembered as #%d [%s] %s (project %s). It is searchable now and shows in the next session's context.", id, typ, title, s.proj.Name)
-	return textResult(msg), &RememberOut{Message: msg, Ref: refID(store.Ref{Kind: store.KindObservation, ID: id}), ID: id, Project: s.proj.Name, Type: typ, Title: title}, nil
+	ref := store.Ref{Kind: store.KindObservation, ID: id}
+	msg := fmt.Sprintf("Remembered as %s [%s] %s (project %s). It is searchable now and shows in the next session's context.", recordid.Label(ref), typ, title, s.proj.Name)
+	return textResult(msg), &RememberOut{Message: msg, Ref: recordid.Format(ref), ID: id, Project: s.proj.Name, Type: typ, Title: title}, nil
 }
 
 func textResult(text string) *mcp.CallToolResult {

@@ -6,14 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
 
-// ForgetScope selects what Forget removes. Its fields intersect; IDs are observation ids,
-// so a scope with IDs selects observations only.
+// ForgetScope selects what Forget removes. Its fields intersect; a scope with Refs selects
+// those records only (observations, summaries, prompts), never a session's other rows.
 type ForgetScope struct {
-	IDs     []int64
+	Refs    []Ref
 	Session string
 	Project string
 	Before  time.Time // zero: no bound
@@ -22,7 +23,7 @@ type ForgetScope struct {
 // Empty reports whether the scope selects nothing at all (forgetting everything must be
 // asked for by some field).
 func (s ForgetScope) Empty() bool {
-	return len(s.IDs) == 0 && s.Session == "" && s.Project == "" && s.Before.IsZero()
+	return len(s.Refs) == 0 && s.Session == "" && s.Project == "" && s.Before.IsZero()
 }
 
 // Forgotten is what a scope selects (ForgetPreview) or selected (Forget).
@@ -32,35 +33,46 @@ type Forgotten struct {
 	Runs                                     []string // observer runs that read or wrote a removed row
 	Titles                                   []string // observation titles and summary requests, oldest first
 	Titled                                   int      // all titles, listed or not
-	Missing                                  []int64  // ids of no observation
+	Missing                                  []Ref    // refs of no record, in the order asked
 }
 
 // forgetTables are the tables a scope's rows are deleted from, in an order the foreign keys
 // allow (sessions go last).
 var forgetTables = []string{"events", "prompts", "summaries", "observations"}
 
+// ids are the scope's ids of the records stored in table.
+func (s ForgetScope) ids(table string) []int64 {
+	var ids []int64
+	for _, r := range s.Refs {
+		if t, err := memoryTableOf(r.Kind); err == nil && t.table == table {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
 // where is the condition on table's rows that the scope selects, with its arguments.
 func (s ForgetScope) where(table string) (string, []any, error) {
-	if len(s.IDs) == 0 {
-		w, args := s.fields("session_id", "project", "at")
+	w, args := s.fields("session_id", "project", "at")
+	if len(s.Refs) == 0 {
 		return w, args, nil
 	}
-	if table != "observations" {
+	ids := s.ids(table)
+	if len(ids) == 0 {
 		return "0", nil, nil
 	}
-	ids, err := json.Marshal(s.IDs)
+	b, err := json.Marshal(ids)
 	if err != nil {
 		return "", nil, err
 	}
-	w, args := s.fields("session_id", "project", "at")
-	return "id IN (SELECT value FROM json_each(?)) AND " + w, append([]any{string(ids)}, args...), nil
+	return "id IN (SELECT value FROM json_each(?)) AND " + w, append([]any{string(b)}, args...), nil
 }
 
 // sessionWhere selects session rows by the scope's own fields, so a session recorded
-// with nothing in it (SessionStart only) goes with its project or time too. A scope of ids
-// removes only sessions its observations leave empty.
+// with nothing in it (SessionStart only) goes with its project or time too. A scope of refs
+// removes only sessions its records leave empty.
 func (s ForgetScope) sessionWhere() (string, []any) {
-	if len(s.IDs) > 0 {
+	if len(s.Refs) > 0 {
 		return "0", nil
 	}
 	return s.fields("s.id", "s.project", "coalesce(s.started_at, 0)")
@@ -178,6 +190,11 @@ func forgetPlan(ctx context.Context, q querier, scope ForgetScope, maxTitles int
 	if scope.Empty() {
 		return f, fmt.Errorf("forget: an empty scope: %w", ErrInvalidArgument)
 	}
+	for _, r := range scope.Refs {
+		if _, err := memoryTableOf(r.Kind); err != nil {
+			return f, fmt.Errorf("forget: %w", err)
+		}
+	}
 	type sel struct {
 		where string
 		args  []any
@@ -232,17 +249,17 @@ SELECT title FROM (
 	}
 	f.Titled = f.Observations + f.Summaries
 
-	if len(scope.IDs) > 0 {
-		ids, err := json.Marshal(scope.IDs)
-		if err != nil {
+	for _, r := range scope.Refs {
+		if slices.Contains(f.Missing, r) {
+			continue
+		}
+		t, _ := memoryTableOf(r.Kind) // checked above
+		var there bool
+		if err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+t.table+` WHERE id = ?)`, r.ID).Scan(&there); err != nil {
 			return f, err
 		}
-		f.Missing, err = queryList[int64](ctx, q, `
-SELECT value FROM json_each(?) j
-WHERE NOT EXISTS (SELECT 1 FROM observations o WHERE o.id = j.value)
-GROUP BY value ORDER BY min(j.key)`, string(ids))
-		if err != nil {
-			return f, err
+		if !there {
+			f.Missing = append(f.Missing, r)
 		}
 	}
 	return f, nil

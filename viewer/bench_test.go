@@ -66,7 +66,7 @@ func BenchmarkTimelinePage100k(b *testing.B) {
 	}
 	o := obs[len(obs)-1]
 	deep := "/timeline?project=big&after=" + url.QueryEscape(store.Cursor{At: o.At, ID: o.ID}.String())
-	if body := f.get(deep, http.StatusOK); strings.Count(body, `href="/observation/`) != pageSize {
+	if body := f.get(deep, http.StatusOK); strings.Count(body, `href="/record/`) != pageSize {
 		b.Fatal("the deep page is not a full page")
 	}
 	per := map[string]time.Duration{}

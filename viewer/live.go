@@ -80,7 +80,7 @@ func (s *server) liveEvents(w http.ResponseWriter, r *http.Request) {
 			file = fi
 			if obs, err := s.after(r, last); err == nil {
 				for _, o := range obs {
-					b, _ := json.Marshal(liveItem{ID: o.ID, URL: "/observation/" + strconv.FormatInt(o.ID, 10),
+					b, _ := json.Marshal(liveItem{ID: o.ID, URL: recordURL(store.Ref{Kind: store.KindObservation, ID: o.ID}),
 						Project: o.Project, Type: o.Type, Title: o.Title, Subtitle: o.Subtitle, When: s.when(o.At)})
 					fmt.Fprintf(w, "id: %d\nevent: observation\ndata: %s\n\n", o.ID, b)
 					last = o.ID

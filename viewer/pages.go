@@ -14,6 +14,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/doctor"
 	"github.com/claude-mem/claude-mem-go/forget"
+	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -57,9 +58,7 @@ func New(cfg Config) (http.Handler, error) {
 	})
 	mux.HandleFunc("GET /{$}", s.projects)
 	mux.HandleFunc("GET /timeline", s.timeline)
-	mux.HandleFunc("GET /observation/{id}", s.observation)
-	mux.HandleFunc("GET /summary/{id}", s.summary)
-	mux.HandleFunc("GET /prompt/{id}", s.prompt)
+	mux.HandleFunc("GET /record/{ref}", s.record)
 	mux.HandleFunc("GET /session/{id}", s.session)
 	mux.HandleFunc("GET /search", s.search)
 	mux.HandleFunc("GET /live", s.live)
@@ -81,6 +80,9 @@ func (s *server) parse() error {
 		"iso":      func(t time.Time) string { return t.In(s.cfg.Loc).Format(time.RFC3339) },
 		"path":     url.PathEscape,
 		"query":    url.QueryEscape,
+		"record":   func(v any) (string, error) { r, err := refOf(v); return recordURL(r), err },
+		"label":    func(v any) (string, error) { r, err := refOf(v); return recordid.Label(r), err },
+		"refid":    func(v any) (string, error) { r, err := refOf(v); return recordid.Format(r), err },
 	}
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
@@ -271,14 +273,26 @@ func (s *server) byDay(items []store.TimelineItem) []dayGroup {
 	return days
 }
 
-// id parses the {id} of a path; a bad one is a 404 like an unknown one.
-func (s *server) id(w http.ResponseWriter, r *http.Request) (int64, bool) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id <= 0 {
-		s.notFound(w, r, "Record ids are whole numbers.")
-		return 0, false
+// recordURL is a record's page: /record/12, /record/S3, /record/P7 (DESIGN §23's ids).
+func recordURL(r store.Ref) string { return "/record/" + recordid.Format(r) }
+
+// refOf is the ref of a record a template shows.
+func refOf(v any) (store.Ref, error) {
+	switch v := v.(type) {
+	case store.Ref:
+		return v, nil
+	case *store.Observation:
+		return store.Ref{Kind: store.KindObservation, ID: v.ID}, nil
+	case store.Observation:
+		return store.Ref{Kind: store.KindObservation, ID: v.ID}, nil
+	case *store.Summary:
+		return store.Ref{Kind: store.KindSummary, ID: v.ID}, nil
+	case store.Summary:
+		return store.Ref{Kind: store.KindSummary, ID: v.ID}, nil
+	case store.Prompt:
+		return store.Ref{Kind: store.KindPrompt, ID: v.ID}, nil
 	}
-	return id, true
+	return store.Ref{}, fmt.Errorf("viewer: %T is no record", v)
 }
 
 type recordData struct {
@@ -294,63 +308,43 @@ func (d recordData) sessionID() string {
 	return d.Observation.SessionID
 }
 
-func (s *server) observation(w http.ResponseWriter, r *http.Request) {
-	s.record(w, r, func(ctx context.Context, db *store.DB, id int64) (recordData, string, error) {
-		o, err := db.Observation(ctx, id)
-		if err != nil {
-			return recordData{}, "", err
-		}
-		return recordData{Observation: o}, o.Title, nil
-	})
-}
-
-func (s *server) summary(w http.ResponseWriter, r *http.Request) {
-	s.record(w, r, func(ctx context.Context, db *store.DB, id int64) (recordData, string, error) {
-		sum, err := db.Summary(ctx, id)
-		if err != nil {
-			return recordData{}, "", err
-		}
-		return recordData{Summary: sum}, "Session summary", nil
-	})
-}
-
-// record shows the row load finds by the path's {id}, with the session it came from.
-func (s *server) record(w http.ResponseWriter, r *http.Request, load func(context.Context, *store.DB, int64) (recordData, string, error)) {
-	id, ok := s.id(w, r)
-	if !ok {
+// record shows the record the path's {ref} names, with the session it came from; a
+// prompt is shown among its session's others. A bad ref is a 404 like an unknown one.
+func (s *server) record(w http.ResponseWriter, r *http.Request) {
+	ref, err := recordid.Parse(r.PathValue("ref"))
+	if err != nil {
+		s.notFound(w, r, "Record ids are 12 (an observation), S3 (a summary) or P7 (a prompt).")
 		return
 	}
 	s.withDB(w, r, func(db *store.DB, notice string) error {
 		if db == nil {
 			return store.ErrNotFound
 		}
-		d, title, err := load(r.Context(), db, id)
-		if err != nil {
-			return err
+		ctx := r.Context()
+		var d recordData
+		title := "Session summary"
+		switch ref.Kind {
+		case store.KindPrompt:
+			p, err := db.Prompt(ctx, ref.ID)
+			if err != nil {
+				return err
+			}
+			http.Redirect(w, r, "/session/"+url.PathEscape(p.SessionID)+"#prompt-"+strconv.FormatInt(ref.ID, 10), http.StatusSeeOther)
+			return nil
+		case store.KindSummary:
+			if d.Summary, err = db.Summary(ctx, ref.ID); err != nil {
+				return err
+			}
+		default:
+			if d.Observation, err = db.Observation(ctx, ref.ID); err != nil {
+				return err
+			}
+			title = d.Observation.Title
 		}
-		if d.Session, err = db.SessionByID(r.Context(), d.sessionID()); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if d.Session, err = db.SessionByID(ctx, d.sessionID()); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		s.render(w, http.StatusOK, "record", page{Title: title, Nav: "projects", Notice: notice, Data: d})
-		return nil
-	})
-}
-
-// prompt is a search hit's link for a prompt: its session shows it among the others.
-func (s *server) prompt(w http.ResponseWriter, r *http.Request) {
-	id, ok := s.id(w, r)
-	if !ok {
-		return
-	}
-	s.withDB(w, r, func(db *store.DB, _ string) error {
-		if db == nil {
-			return store.ErrNotFound
-		}
-		p, err := db.Prompt(r.Context(), id)
-		if err != nil {
-			return err
-		}
-		http.Redirect(w, r, "/session/"+url.PathEscape(p.SessionID)+"#prompt-"+strconv.FormatInt(id, 10), http.StatusSeeOther)
 		return nil
 	})
 }
@@ -397,6 +391,7 @@ const searchLimit = 20
 type searchHit struct {
 	store.Hit
 	URL     string
+	Label   string // the record id, as `hook search` prints it
 	Title   template.HTML
 	Snippet template.HTML
 }
@@ -418,7 +413,8 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) {
 			}
 			words := queryWords(d.Query)
 			for _, h := range hits {
-				d.Hits = append(d.Hits, searchHit{Hit: h, URL: "/" + h.Kind + "/" + strconv.FormatInt(h.ID, 10),
+				ref := store.Ref{Kind: h.Kind, ID: h.ID}
+				d.Hits = append(d.Hits, searchHit{Hit: h, URL: recordURL(ref), Label: recordid.Label(ref),
 					Title: highlight(h.Title, words), Snippet: highlight(strings.ReplaceAll(h.Snippet, store.SnippetOpen, ""), words)})
 			}
 		}
@@ -444,9 +440,9 @@ func (s *server) settings(w http.ResponseWriter, r *http.Request) {
 	s.render(w, http.StatusOK, "settings", page{Title: "Settings", Nav: "settings", Data: rep})
 }
 
-// forgetTarget is what a forget form names: one observation or a whole session.
+// forgetTarget is what a forget form names: one record or a whole session.
 type forgetTarget struct {
-	ID      int64
+	Ref     store.Ref
 	Session string
 	Back    string // the page to return to when the person changes their mind
 }
@@ -455,21 +451,22 @@ func (t forgetTarget) selector() forget.Selector {
 	if t.Session != "" {
 		return forget.Selector{Session: t.Session}
 	}
-	return forget.Selector{IDs: []int64{t.ID}}
+	return forget.Selector{Refs: []store.Ref{t.Ref}}
 }
 
-// forgetTargetOf reads the target from a query or form; ok is false when it names none.
+// forgetTargetOf reads the target from a query or form (id=12, S3 or P7, or session=…);
+// ok is false when it names none.
 func forgetTargetOf(v url.Values) (forgetTarget, bool) {
 	t := forgetTarget{Session: v.Get("session")}
 	if t.Session != "" {
 		t.Back = "/session/" + url.PathEscape(t.Session)
 		return t, true
 	}
-	id, err := strconv.ParseInt(v.Get("id"), 10, 64)
-	if err != nil || id <= 0 {
+	ref, err := recordid.Parse(v.Get("id"))
+	if err != nil {
 		return t, false
 	}
-	t.ID, t.Back = id, "/observation/"+strconv.FormatInt(id, 10)
+	t.Ref, t.Back = ref, recordURL(ref)
 	return t, true
 }
 
@@ -482,7 +479,7 @@ type forgetData struct {
 func (s *server) forgetConfirm(w http.ResponseWriter, r *http.Request) {
 	t, ok := forgetTargetOf(r.URL.Query())
 	if !ok {
-		s.notFound(w, r, "Forget needs an observation id or a session.")
+		s.notFound(w, r, "Forget needs a record id (12, S3, P7) or a session.")
 		return
 	}
 	s.withDB(w, r, func(db *store.DB, notice string) error {
@@ -504,7 +501,7 @@ func (s *server) forgetConfirm(w http.ResponseWriter, r *http.Request) {
 func (s *server) forgetApply(w http.ResponseWriter, r *http.Request) {
 	t, ok := forgetTargetOf(r.PostForm)
 	if !ok {
-		s.notFound(w, r, "Forget needs an observation id or a session.")
+		s.notFound(w, r, "Forget needs a record id (12, S3, P7) or a session.")
 		return
 	}
 	db, notice, err := s.open(r.Context(), true)

@@ -139,7 +139,7 @@ func TestPathTricksNeverReachFiles(t *testing.T) {
 	f, _ := seeded(t)
 	for _, p := range []string{"/..%2f", "/..%2f..%2fetc%2fpasswd", "/static/../", "/static/..%2fviewer.go",
 		"/static/%2e%2e/%2e%2e/go.mod", "/static/..%5c..%5cgo.mod", "/static//etc/passwd", "/static/../../go.mod",
-		"/observation/..%2f1", "/session/..%2f..%2f", "/%00", "/static/templates/layout.html", "/static/", "/static/index.html"} {
+		"/record/..%2f1", "/session/..%2f..%2f", "/%00", "/static/templates/layout.html", "/static/", "/static/index.html"} {
 		code, body, res := f.do(req{path: p})
 		switch {
 		case code == http.StatusNotFound:
@@ -161,8 +161,9 @@ func TestPathTricksNeverReachFiles(t *testing.T) {
 
 func TestUnknownIDsAre404Pages(t *testing.T) {
 	f, _ := seeded(t)
-	for _, p := range []string{"/observation/999999", "/observation/abc", "/observation/-1", "/summary/999999",
-		"/prompt/999999", "/session/no-such-session", "/forget?id=999999", "/forget?id=x", "/forget?session=no-such",
+	for _, p := range []string{"/record/999999", "/record/abc", "/record/-1", "/record/0", "/record/S999999", "/record/P999999",
+		"/record/X1", "/record/S", "/observation/1", "/summary/1", "/prompt/1", "/session/no-such-session",
+		"/forget?id=999999", "/forget?id=S999999", "/forget?id=P999999", "/forget?id=x", "/forget?session=no-such",
 		"/timeline?project=alpha&after=garbage", "/no/such/page"} {
 		body := f.get(p, http.StatusNotFound)
 		if !strings.Contains(body, "<h1>Not found</h1>") {
@@ -292,15 +293,15 @@ func TestTimelineByDayFilterAndPages(t *testing.T) {
 func TestRecordSummaryAndSessionPages(t *testing.T) {
 	f, _ := seeded(t)
 	tl := f.get("/timeline?project=alpha", 200)
-	body := f.get("/observation/"+idOf(t, tl, `/observation/`), 200)
+	body := f.get("/record/"+idOf(t, tl, `/record/`), 200)
 	for _, want := range []string{"Fixed the flaky lockfile test", "The lockfile test raced a rename", "rename is atomic on one filesystem",
 		"gotcha", "lockfile/lock.go", "lockfile/lock_test.go", `href="/session/sess-1"`, "Forget this observation"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("observation page lacks %q", want)
 		}
 	}
-	body = f.get("/summary/"+idOf(t, tl, `/summary/`), 200)
-	if !strings.Contains(body, "Make the lockfile tests reliable") || !strings.Contains(body, "lockfile fixed") {
+	body = f.get("/record/S"+idOf(t, tl, `/record/S`), 200)
+	if !strings.Contains(body, "Make the lockfile tests reliable") || !strings.Contains(body, "lockfile fixed") || !strings.Contains(body, "Forget this summary") {
 		t.Error("summary page")
 	}
 	body = f.get("/session/sess-1", 200)
@@ -320,12 +321,12 @@ func TestSearchHighlightsEscapedText(t *testing.T) {
 	if strings.Contains(body, "<script>alert") || strings.Contains(body, "<b>zebra") {
 		t.Error("stored markup reached the page")
 	}
-	if !strings.Contains(body, `href="/prompt/`) {
+	if !strings.Contains(body, `href="/record/P`) {
 		t.Error("the prompt hit is missing")
 	}
 	// The prompt hit opens its session.
-	id := idOf(t, body, `/prompt/`)
-	code, _, res := f.do(req{path: "/prompt/" + id})
+	id := idOf(t, body, `/record/P`)
+	code, _, res := f.do(req{path: "/record/P" + id})
 	if code != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/session/sess-1#prompt-") {
 		t.Errorf("prompt link: %d %q", code, res.Header.Get("Location"))
 	}
@@ -394,18 +395,18 @@ func TestCostPage(t *testing.T) {
 func TestForgetConfirmThenApply(t *testing.T) {
 	f, _ := seeded(t)
 	tl := f.get("/timeline?project=alpha", 200)
-	id := idOf(t, tl, `/observation/`)
+	id := idOf(t, tl, `/record/`)
 	confirm := f.get("/forget?id="+id, 200)
 	if !strings.Contains(confirm, "Fixed the flaky lockfile test") || !strings.Contains(confirm, `method="post"`) {
 		t.Fatalf("confirmation page:\n%s", confirm)
 	}
-	f.get("/observation/"+id, 200) // a GET changed nothing
+	f.get("/record/"+id, 200) // a GET changed nothing
 	code, body, _ := f.do(req{method: "POST", path: "/forget", form: url.Values{"id": {id}, "csrf": {csrfOf(t, confirm)}},
 		header: map[string]string{"Origin": "http://" + testHost}})
 	if code != 200 || !strings.Contains(body, "Forgotten") {
 		t.Fatalf("POST forget: %d\n%s", code, body)
 	}
-	f.get("/observation/"+id, 404)
+	f.get("/record/"+id, 404)
 	if body := f.get("/search?q=flaky", 200); strings.Contains(body, "Fixed the flaky") {
 		t.Error("a forgotten observation is still found")
 	}
@@ -544,5 +545,56 @@ func TestOpener(t *testing.T) {
 		if got := fmt.Sprint(Opener(c.goos, env(c.env), u)); got != c.want {
 			t.Errorf("%s %v: %s, want %s", c.goos, c.env, got, c.want)
 		}
+	}
+}
+
+// TestRecordIDs: the viewer's record URLs are the record id grammar (12, S3, P7), as
+// `hook search` prints it: search links each hit by its id, a URL takes the id in either
+// case and with the # lists print, and forgetting a summary by its id removes that summary
+// and never the observation with the same number.
+func TestRecordIDs(t *testing.T) {
+	f, _ := seeded(t)
+	body := f.get("/search?q=lockfile", 200)
+	for _, want := range []string{`href="/record/1"`, `href="/record/S1"`, "#1 ·", "#S1 ·"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("search page lacks %q:\n%s", want, body)
+		}
+	}
+	if body := f.get("/search?q=zebra", 200); !strings.Contains(body, `href="/record/P1"`) || !strings.Contains(body, "#P1 ·") {
+		t.Errorf("the prompt hit is not linked by its id:\n%s", body)
+	}
+	for _, p := range []string{"/record/S1", "/record/s1", "/record/%23S1"} {
+		if body := f.get(p, 200); !strings.Contains(body, "Make the lockfile tests reliable") || !strings.Contains(body, "#S1 ·") {
+			t.Errorf("%s is not summary 1's page", p)
+		}
+	}
+	if body := f.get("/record/1", 200); !strings.Contains(body, "Fixed the flaky lockfile test") || !strings.Contains(body, "#1 ·") {
+		t.Error("/record/1 is not observation 1's page")
+	}
+
+	confirm := f.get("/forget?id=S1", 200)
+	if !strings.Contains(confirm, "Forget summary #S1?") || !strings.Contains(confirm, `name="id" value="S1"`) ||
+		!strings.Contains(confirm, "Make the lockfile tests reliable") || strings.Contains(confirm, "Fixed the flaky lockfile test") {
+		t.Fatalf("confirmation page:\n%s", confirm)
+	}
+	code, body, _ := f.do(req{method: "POST", path: "/forget", form: url.Values{"id": {"S1"}, "csrf": {csrfOf(t, confirm)}},
+		header: map[string]string{"Origin": "http://" + testHost}})
+	if code != 200 || !strings.Contains(body, "Removed 0 observation(s), 1 summary(ies)") {
+		t.Fatalf("POST forget S1: %d\n%s", code, body)
+	}
+	f.get("/record/S1", 404)
+	if body := f.get("/record/1", 200); !strings.Contains(body, "Fixed the flaky lockfile test") {
+		t.Error("forgetting summary 1 took observation 1")
+	}
+	// A prompt's id forgets the prompt.
+	confirm = f.get("/forget?id=P1", 200)
+	code, _, _ = f.do(req{method: "POST", path: "/forget", form: url.Values{"id": {"P1"}, "csrf": {csrfOf(t, confirm)}},
+		header: map[string]string{"Origin": "http://" + testHost}})
+	if code != 200 {
+		t.Fatalf("POST forget P1: %d", code)
+	}
+	f.get("/record/P1", 404)
+	if body := f.get("/search?q=zebra", 200); strings.Contains(body, "/record/P1") || !strings.Contains(body, `href="/record/2"`) {
+		t.Errorf("after forgetting P1:\n%s", body)
 	}
 }

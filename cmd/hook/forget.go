@@ -7,11 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/forget"
+	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/when"
 )
@@ -62,8 +62,8 @@ func forgetCmd(p *proc, o forgetOpts) int {
 	if o.json {
 		return forgetJSON(ctx, p, db, dirs, o, plan)
 	}
-	for _, id := range plan.Missing {
-		fmt.Fprintf(p.stderr, "%s forget: no observation #%d\n", p.prog(), id)
+	for _, r := range plan.Missing {
+		fmt.Fprintf(p.stderr, "%s forget: no %s %s\n", p.prog(), r.Kind, recordid.Label(r))
 	}
 	switch {
 	case plan.Empty():
@@ -162,15 +162,15 @@ type forgetOpts struct {
 	dryRun, yes, vacuum, json bool
 }
 
-// finish reads the operands, ids (12 or #12), and --before, and checks that something is
-// selected.
+// finish reads the operands, record ids (12, S3, P7, as search prints them, # or not),
+// and --before, and checks that something is selected.
 func (o *forgetOpts) finish(ops []string, before string, now time.Time, loc *time.Location) error {
 	for _, a := range ops {
-		id, err := strconv.ParseInt(strings.TrimPrefix(a, "#"), 10, 64)
-		if err != nil || id < 1 {
-			return fmt.Errorf("%q is not an observation id", a)
+		ref, err := recordid.Parse(a)
+		if err != nil {
+			return err
 		}
-		o.sel.IDs = append(o.sel.IDs, id)
+		o.sel.Refs = append(o.sel.Refs, ref)
 	}
 	if before != "" {
 		t, err := when.Start(before, now, loc)
@@ -180,7 +180,7 @@ func (o *forgetOpts) finish(ops []string, before string, now time.Time, loc *tim
 		o.sel.Before = t
 	}
 	if o.sel.Empty() {
-		return errors.New("nothing selected: give observation ids, --session, --project or --before")
+		return errors.New("nothing selected: give record ids, --session, --project or --before")
 	}
 	if o.json && !o.dryRun && !o.yes {
 		return errors.New("--json asks nothing: add --dry-run to see what would go, or --yes to forget it")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/claude-mem/claude-mem-go/forget"
+	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -35,13 +36,13 @@ func toPlanJSON(p forget.Plan) *planJSON {
 func forgetJSON(ctx context.Context, p *proc, db *store.DB, dirs []string, o forgetOpts, plan forget.Plan) int {
 	out := struct {
 		DryRun   bool      `json:"dry_run"`
-		Missing  []int64   `json:"missing"`
+		Missing  []string  `json:"missing"` // record ids (12, S3, P7) that name no record
 		Plan     *planJSON `json:"plan"`
 		Forgot   *planJSON `json:"forgot"`
 		Vacuumed bool      `json:"vacuumed"`
-	}{DryRun: o.dryRun, Missing: plan.Missing, Plan: toPlanJSON(plan)}
-	if out.Missing == nil {
-		out.Missing = []int64{}
+	}{DryRun: o.dryRun, Missing: []string{}, Plan: toPlanJSON(plan)}
+	for _, r := range plan.Missing {
+		out.Missing = append(out.Missing, recordid.Format(r))
 	}
 	if !o.dryRun {
 		if !plan.Empty() {

@@ -52,6 +52,8 @@ func TestForgetAsksOnATerminal(t *testing.T) {
 	}
 }
 
+func obs(id int64) store.Ref { return store.Ref{Kind: store.KindObservation, ID: id} }
+
 func TestParseForgetArgs(t *testing.T) {
 	loc := time.FixedZone("X", 3600)
 	for _, tc := range []struct {
@@ -59,16 +61,19 @@ func TestParseForgetArgs(t *testing.T) {
 		want forgetOpts
 		bad  string
 	}{
-		{[]string{"12", "#13", "--yes"}, forgetOpts{sel: forget.Selector{IDs: []int64{12, 13}}, yes: true}, ""},
-		{[]string{"--yes", "12", "--vacuum", "14"}, forgetOpts{sel: forget.Selector{IDs: []int64{12, 14}}, yes: true, vacuum: true}, ""},
+		{[]string{"12", "#13", "--yes"}, forgetOpts{sel: forget.Selector{Refs: []store.Ref{obs(12), obs(13)}}, yes: true}, ""},
+		{[]string{"--yes", "12", "--vacuum", "14"}, forgetOpts{sel: forget.Selector{Refs: []store.Ref{obs(12), obs(14)}}, yes: true, vacuum: true}, ""},
+		{[]string{"S3", "#p7", "12"}, forgetOpts{sel: forget.Selector{Refs: []store.Ref{{Kind: store.KindSummary, ID: 3},
+			{Kind: store.KindPrompt, ID: 7}, obs(12)}}}, ""},
 		{[]string{"--session", "s1", "--dry-run"}, forgetOpts{sel: forget.Selector{Session: "s1"}, dryRun: true}, ""},
 		{[]string{"--project=web", "--before", "2026-11-30"},
 			forgetOpts{sel: forget.Selector{Project: "web", Before: time.Date(2026, 11, 30, 0, 0, 0, 0, loc)}}, ""},
 		{[]string{"--before", "2026-11-30T10:00:00Z"}, forgetOpts{sel: forget.Selector{Before: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}}, ""},
 		{nil, forgetOpts{}, "nothing selected"},
 		{[]string{"--yes", "--vacuum"}, forgetOpts{}, "nothing selected"},
-		{[]string{"abc"}, forgetOpts{}, `"abc" is not an observation id`},
-		{[]string{"0"}, forgetOpts{}, `"0" is not an observation id`},
+		{[]string{"abc"}, forgetOpts{}, `"abc" is not a record id: use 12 (observation), S3 (summary) or P7 (prompt)`},
+		{[]string{"0"}, forgetOpts{}, `"0" is not a record id`},
+		{[]string{"S0"}, forgetOpts{}, `"S0" is not a record id`},
 		{[]string{"--before", "yesterday"}, forgetOpts{}, `--before: "yesterday" is not a date`},
 		{[]string{"--bogus"}, forgetOpts{}, "flag provided but not defined"},
 	} {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -64,7 +65,7 @@ func searchCmd(p *proc, opts searchOpts) int {
 	if opts.json {
 		enc := json.NewEncoder(p.stdout)
 		for _, h := range hits {
-			_ = enc.Encode(hitJSON{Kind: h.Kind, ID: h.ID, Project: h.Project, Session: h.Session, Title: h.Title, Snippet: h.Snippet, Time: h.At.UTC().Format("2006-01-02T15:04:05Z"), Rank: h.Rank})
+			_ = enc.Encode(hitJSON{Kind: h.Kind, ID: h.ID, Ref: recordid.Format(store.Ref{Kind: h.Kind, ID: h.ID}), Project: h.Project, Session: h.Session, Title: h.Title, Snippet: h.Snippet, Time: h.At.UTC().Format("2006-01-02T15:04:05Z"), Rank: h.Rank})
 		}
 		return 0
 	}
@@ -73,7 +74,7 @@ func searchCmd(p *proc, opts searchOpts) int {
 		return 0
 	}
 	for _, h := range hits {
-		fmt.Fprintf(p.stdout, "#%d %s [%s] %s — %s\n    %s\n", h.ID, h.At.UTC().Format("2006-01-02"), h.Kind, h.Project, h.Title, h.Snippet)
+		fmt.Fprintf(p.stdout, "%s %s [%s] %s — %s\n    %s\n", recordid.Label(store.Ref{Kind: h.Kind, ID: h.ID}), h.At.UTC().Format("2006-01-02"), h.Kind, h.Project, h.Title, h.Snippet)
 	}
 	return 0
 }
@@ -89,6 +90,7 @@ type searchOpts struct {
 type hitJSON struct {
 	Kind    string  `json:"kind"`
 	ID      int64   `json:"id"`
+	Ref     string  `json:"ref"` // the record id: "12", "S3", "P7"
 	Project string  `json:"project"`
 	Session string  `json:"session"`
 	Title   string  `json:"title"`
