@@ -12,11 +12,11 @@ import (
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// Size bounds of the SessionStart context. The whole text stays within maxContext bytes;
-// a single title, request or summary field is clipped first so that one huge value cannot
-// crowd out everything else.
+// Size bounds of the SessionStart context. The whole text stays within MaxContext bytes
+// (DESIGN.md §12); a single title, request or summary field is clipped first so that one
+// huge value cannot crowd out everything else.
 const (
-	maxContext  = 8000
+	MaxContext  = 8000
 	maxTitle    = 160
 	maxSubtitle = 120
 	maxRequest  = 160
@@ -46,7 +46,7 @@ const SearchHint = "Search older memory with the claude-mem tools: mcp__plugin_c
 // project's story: its sessions grouped by local day, oldest first, each headed by its
 // local start time and request, with its observations oldest first; the latest summary's
 // learned and next steps under its session; and how to search older memory. The window
-// is what fits in maxContext bytes, newest first: when the budget is short the oldest
+// is what fits in MaxContext bytes, newest first: when the budget is short the oldest
 // observations go, never a line in part. Near-duplicates (same type, same NormalTitle)
 // show once, at their newest, with how many times they were recorded. Nothing in the
 // text depends on the clock, so an unchanged memory renders byte-identical (Claude
@@ -64,7 +64,7 @@ func Render(c Context) (string, Shown) {
 	tail := []string{SearchHint}
 
 	st := newStory(c.Story, loc)
-	budget := maxContext - size(head) - size(tail)
+	budget := MaxContext - size(head) - size(tail)
 	var latest string // the latest summary's session: it is always shown, with its lines
 	if len(c.Story.Summaries) > 0 {
 		latest = c.Story.Summaries[0].SessionID

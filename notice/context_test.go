@@ -178,8 +178,8 @@ func TestRenderBounds(t *testing.T) {
 	st.Summaries = []store.Summary{{ID: 1, SessionID: "s", Request: big, Learned: big, NextSteps: big, At: day.Add(n * time.Minute)}}
 	st.Sessions["s"] = store.StorySession{ID: "s", Request: big, StartedAt: day}
 	out, shown := Render(Context{Project: "web", Story: st, Notices: []string{SetupNotFound("/bin/hook")}})
-	if len(out) > maxContext || len(out) < maxContext*9/10 {
-		t.Fatalf("len = %d, want within 90%% of %d", len(out), maxContext)
+	if len(out) > MaxContext || len(out) < MaxContext*9/10 {
+		t.Fatalf("len = %d, want within 90%% of %d", len(out), MaxContext)
 	}
 	lines := strings.Split(out, "\n")
 	if lines[0] != SetupNotFound("/bin/hook") || lines[1] != "# claude-mem: web — memory of past sessions" || lines[len(lines)-1] != SearchHint {

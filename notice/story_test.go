@@ -75,8 +75,8 @@ func TestStoryGolden(t *testing.T) {
 	if text != string(want) {
 		t.Errorf("story differs from %s (go test ./notice -run TestStoryGolden -update rewrites it):\n%s", golden, text)
 	}
-	if len(text) > maxContext || len(text) < maxContext*9/10 {
-		t.Errorf("story is %d bytes; want between %d and %d", len(text), maxContext*9/10, maxContext)
+	if len(text) > MaxContext || len(text) < MaxContext*9/10 {
+		t.Errorf("story is %d bytes; want between %d and %d", len(text), MaxContext*9/10, MaxContext)
 	}
 
 	// What the store holds, to check the text against.

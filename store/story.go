@@ -3,7 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -22,13 +22,14 @@ WHERE project = ? ORDER BY at DESC, id DESC LIMIT ?`
 	sqlStorySummaries = `SELECT id, session_id, request, learned, next_steps, at FROM summaries
 WHERE project = ? ORDER BY at DESC, id DESC LIMIT ?`
 	// A session's request: its latest summary's request, else its first non-blank prompt
-	// (only its start is read: a pasted log can be megabytes).
+	// (only its start is read: a pasted log can be megabytes). The ids' placeholders
+	// and ")" follow.
 	sqlStorySessions = `SELECT s.id, s.started_at,
 	coalesce((SELECT m.request FROM summaries m WHERE m.session_id = s.id AND m.request <> ''
 		ORDER BY m.at DESC, m.id DESC LIMIT 1), ''),
-	coalesce((SELECT substr(p.text, 1, 1000) FROM prompts p WHERE p.session_id = s.id AND trim(p.text) <> ''
-		ORDER BY p.at, p.id LIMIT 1), '')
-FROM sessions s WHERE s.id IN (SELECT value FROM json_each(?))`
+	coalesce((SELECT substr(p.text, 1, 1000) FROM prompts p WHERE p.session_id = s.id
+		AND trim(p.text, ' ' || char(9, 10, 13)) <> '' ORDER BY p.at, p.id LIMIT 1), '')
+FROM sessions s WHERE s.id IN (`
 )
 
 // StorySession is a session as the story heads it.
@@ -80,11 +81,12 @@ func (db *DB) Story(ctx context.Context, project string, limit int) (Story, erro
 	if len(ids) == 0 {
 		return st, nil
 	}
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return Story{}, db.fail("story", err)
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
 	}
-	sessions, err := rowsOf(ctx, db, "story", scanStorySessions, sqlStorySessions, string(list))
+	q := sqlStorySessions + strings.Repeat("?, ", len(ids)-1) + "?)"
+	sessions, err := rowsOf(ctx, db, "story", scanStorySessions, q, args...)
 	if err != nil {
 		return Story{}, err
 	}
@@ -144,4 +146,17 @@ func NormalTitle(title string) string {
 	return strings.Join(strings.FieldsFunc(strings.ToLower(title), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	}), " ")
+}
+
+// SessionStory is one session as the story heads it; a session not stored is
+// ErrNotFound.
+func (db *DB) SessionStory(ctx context.Context, id string) (StorySession, error) {
+	out, err := rowsOf(ctx, db, "session story", scanStorySessions, sqlStorySessions+"?)", id)
+	if err != nil {
+		return StorySession{}, err
+	}
+	if len(out) == 0 {
+		return StorySession{}, fmt.Errorf("store: session %q: %w", id, ErrNotFound)
+	}
+	return out[0], nil
 }
