@@ -173,6 +173,29 @@ func TestSessionStartInjectsOnlyThisProjectsMemory(t *testing.T) {
 	}
 }
 
+// TestSessionStartContextIsStable: hours later, in another session, an unchanged memory
+// gives the same bytes (Claude Code's prompt cache keeps them); a new observation changes
+// them.
+func TestSessionStartContextIsStable(t *testing.T) {
+	h := newHarness(t)
+	seedMyproj(t, h)
+	first := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, map[string]any{"session_id": "new", "source": "startup"}))).Context
+	h.now = h.now.Add(7*time.Hour + 13*time.Minute)
+	second := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, map[string]any{"session_id": "newer", "source": "startup"}))).Context
+	if second != first || first != myprojStory {
+		t.Fatalf("context changed with the clock alone:\n%s\n----\n%s", first, second)
+	}
+	h.withDB(func(db *store.DB) {
+		obs := []store.Observation{{SessionID: "old", Project: "myproj", Type: "change", Title: "Added a flag", At: t0}}
+		if err := db.Complete(ctx, "run-more", obs, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if third := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, map[string]any{"session_id": "newest", "source": "startup"}))).Context; third == first {
+		t.Fatal("a new observation left the context unchanged")
+	}
+}
+
 // TestSessionStartLoadedMessage: the line that says memory loaded follows the notices,
 // is absent with no memory and when CLAUDE_MEM_LOADED_MESSAGE is off, and the context is
 // the same either way.
