@@ -52,7 +52,7 @@ func TestStoryGolden(t *testing.T) {
 	db, loc := seededStory(t)
 	ctx := context.Background()
 	render := func() (string, Shown) {
-		st, err := db.Story(ctx, "payments-api", 400)
+		st, err := db.Story(ctx, "payments-api", 200)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -96,7 +96,7 @@ var keys = []key{
 	{KeyAPIKeyHelper, "", func(s *Settings, v string) error { s.APIKeyHelper = v; return nil }},
 	{KeyPreserveProxy, "true", func(s *Settings, v string) error { return parseBool(v, &s.PreserveProxy) }},
 	{KeyPassEnv, "", func(s *Settings, v string) error { s.PassEnv = splitList(v); return nil }},
-	{KeyContextObservations, "400", func(s *Settings, v string) error {
+	{KeyContextObservations, "200", func(s *Settings, v string) error {
 		return parseInt(v, 0, maxContextObservations, &s.ContextObservations)
 	}},
 	{KeyExcludedProjects, "", func(s *Settings, v string) error { s.ExcludedProjects = splitList(v); return nil }},

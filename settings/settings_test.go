@@ -45,7 +45,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("errors with defaults: %v", s.Errors)
 	}
 	if s.MaxConcurrentAgents != 2 || s.Model != "haiku" || s.AuthSource != "auto" || !s.PreserveProxy ||
-		s.ContextObservations != 400 || s.ObserverTimeout != 300*time.Second || s.ObserverRetention != 50 || s.LogLevel != "info" ||
+		s.ContextObservations != 200 || s.ObserverTimeout != 300*time.Second || s.ObserverRetention != 50 || s.LogLevel != "info" ||
 		!s.RedactSecrets || !s.LoadedMessage {
 		t.Fatalf("defaults wrong: %+v", s)
 	}
@@ -86,7 +86,7 @@ func TestStrictParsing(t *testing.T) {
 		{KeyObserverRetention, "10001", true, func(s *Settings) bool { return s.ObserverRetention == 50 }},
 		{KeyMaxConcurrentAgents, "16", false, func(s *Settings) bool { return s.MaxConcurrentAgents == 16 }},
 		{KeyMaxConcurrentAgents, "17", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
-		{KeyContextObservations, "1001", true, func(s *Settings) bool { return s.ContextObservations == 400 }},
+		{KeyContextObservations, "1001", true, func(s *Settings) bool { return s.ContextObservations == 200 }},
 		{KeyPreserveProxy, "false", false, func(s *Settings) bool { return !s.PreserveProxy }},
 		{KeyPreserveProxy, "0", false, func(s *Settings) bool { return !s.PreserveProxy }},
 		{KeyPreserveProxy, "maybe", true, func(s *Settings) bool { return s.PreserveProxy }},

@@ -28,7 +28,7 @@ func TestContextPageIsWhatSessionStartRenders(t *testing.T) {
 	loc := time.FixedZone("CET", 3600)
 	f := newFixture(t)
 	var err error
-	f.h, err = New(Config{DBPath: f.dbPath, Loc: loc, ContextObservations: 400, Port: testPort, Token: testToken, Now: func() time.Time { return t0 }})
+	f.h, err = New(Config{DBPath: f.dbPath, Loc: loc, ContextObservations: 200, Port: testPort, Token: testToken, Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestContextPageIsWhatSessionStartRenders(t *testing.T) {
 	if err := store.SeedStory(ctx, db, "pay & <ments>", 500, t0, loc); err != nil {
 		t.Fatal(err)
 	}
-	st, err := db.Story(ctx, "pay & <ments>", 400)
+	st, err := db.Story(ctx, "pay & <ments>", 200)
 	if err != nil {
 		t.Fatal(err)
 	}
