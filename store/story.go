@@ -10,9 +10,10 @@ import (
 	"unicode"
 )
 
-// StorySummaries bounds the summaries a story reads: enough to head every session of a
-// window that fits the SessionStart budget, which holds a few dozen at most.
-const StorySummaries = 64
+// StorySummaries bounds the summaries a story reads: the latest one, and the sessions
+// without observations in the window that still get a heading; a budget of 8,000 bytes
+// shows a handful of sessions, and each summary read costs its session's lookup.
+const StorySummaries = 16
 
 // What the SessionStart story reads: only the columns it shows (a narrative or a fact list
 // is never read), newest first, from the (project, at, id) indexes.
