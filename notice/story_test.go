@@ -157,4 +157,27 @@ func TestStoryGolden(t *testing.T) {
 	if !strings.Contains(text, "(×") {
 		t.Errorf("no near-duplicate collapsed in a history that has them")
 	}
+
+	// Notices come first and take their bytes from the oldest end of the story: the
+	// budget still holds, the newest observation and the latest summary's lines stay.
+	notices := []string{SetupNotFound("/home/u/bin/hook"), SettingsError("CLAUDE_MEM_MODEL", "", "empty", "haiku")}
+	st, err := db.Story(ctx, "payments-api", 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noticed, _ := Render(Context{Project: "payments-api", Story: st, Loc: loc, Notices: notices})
+	head := strings.Join(notices, "\n") + "\n# claude-mem: payments-api — memory of past sessions\n"
+	if !strings.HasPrefix(noticed, head) || len(noticed) > MaxContext || len(noticed) < MaxContext*9/10 {
+		t.Errorf("with notices: %d bytes, starting %.300q", len(noticed), noticed)
+	}
+	for _, l := range strings.Split(noticed, "\n")[len(notices):] {
+		if !seen[l] && !strings.HasPrefix(l, "## ") && !strings.HasPrefix(l, "### ") {
+			t.Errorf("with notices, a line the story alone does not have: %q", l)
+		}
+	}
+	for _, want := range []string{newest, "\nLearned: ", "\nNext: "} {
+		if !strings.Contains(noticed, want) {
+			t.Errorf("with notices, %q is gone", want)
+		}
+	}
 }
