@@ -106,13 +106,14 @@ func newStory(src store.Story, loc *time.Location) *story {
 	seen := map[string]int{} // type and normal title → index in items
 	for i := range src.Observations {
 		o := &src.Observations[i]
-		key := o.Type + "\x00" + store.NormalTitle(cmp.Or(o.Title, o.Subtitle))
-		if j, ok := seen[key]; ok {
+		title := store.NormalTitle(cmp.Or(o.Title, o.Subtitle))
+		key := o.Type + "\x00" + title
+		if j, ok := seen[key]; ok && title != "" { // untitled ones are not alike for that
 			st.items[j].times++
-		} else {
-			seen[key] = len(st.items)
-			st.items = append(st.items, item{session: o.SessionID, at: o.At, id: o.ID, obs: o, times: 1})
+			continue
 		}
+		seen[key] = len(st.items)
+		st.items = append(st.items, item{session: o.SessionID, at: o.At, id: o.ID, obs: o, times: 1})
 	}
 	for _, s := range src.Summaries {
 		st.items = append(st.items, item{session: s.SessionID, at: s.At, id: s.ID})

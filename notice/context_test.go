@@ -135,6 +135,24 @@ func TestRenderObservationOnAnotherDay(t *testing.T) {
 	}
 }
 
+// TestRenderUntitledNotCollapsed: observations with no title at all are not near-equal to
+// each other; titled ones of another type are not either.
+func TestRenderUntitledNotCollapsed(t *testing.T) {
+	st := store.Story{
+		Observations: []store.Observation{
+			{ID: 4, SessionID: "s", Type: "change", Title: "Same", At: day.Add(4 * time.Minute)},
+			{ID: 3, SessionID: "s", Type: "bugfix", Title: "same", At: day.Add(3 * time.Minute)},
+			{ID: 2, SessionID: "s", Type: "change", At: day.Add(2 * time.Minute)},
+			{ID: 1, SessionID: "s", Type: "change", At: day.Add(time.Minute)},
+		},
+		Sessions: map[string]store.StorySession{"s": {ID: "s", StartedAt: day}},
+	}
+	got, shown := Render(Context{Project: "p", Story: st})
+	if shown.Observations != 4 || strings.Contains(got, "(×") {
+		t.Errorf("shown %+v:\n%s", shown, got)
+	}
+}
+
 func TestShortSession(t *testing.T) {
 	for id, want := range map[string]string{
 		sessA:                                  "3f2a9c1e",
