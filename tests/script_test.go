@@ -46,9 +46,6 @@ func TestScripts(t *testing.T) {
 			e.Setenv("PATH", binDir)
 			e.Setenv("FIXTURES", fixtures)
 			e.Setenv("HOOK", hookBin)
-			// systemMessage holds the notices alone, as the scripts written before the line
-			// saying memory loaded expect; capture_context_search.txtar turns it on.
-			e.Setenv("CLAUDE_MEM_LOADED_MESSAGE", "false")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
