@@ -20,7 +20,10 @@
 //     line; what remains above the floor is the binary's own start);
 //   - PostToolUse with -writers concurrent writers of one session: its p95 within 3× the
 //     single-writer p95, normalized for CPU saturation (see where writersTarget is applied);
-//   - SessionStart over 100,000 observations within 10× the floor;
+//   - SessionStart over 100,000 observations within 10× the floor, both over one session
+//     of synthetic text and over a realistic coding history of as many observations
+//     (store.SeedStory: thousands of sessions with prompts and summaries), whose context
+//     must use at least 90% of its byte budget;
 //   - SessionStart over the same observations with -pending PostToolUse records waiting in
 //     the journal (it ingests them in one transaction; closing the database then
 //     checkpoints the WAL: fsyncs, so it is the case a busy disk slows most) within 30× the
@@ -50,6 +53,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -116,6 +120,7 @@ func run() int {
 	fixtures := flag.String("fixtures", "testdata/claude-code-2.1.328", "Claude Code hook fixtures")
 	check := flag.Bool("check", false, "exit 1 when a target is missed")
 	seedInto := flag.String("seed-into", "", "internal: seed a data dir and exit")
+	seedStory := flag.Bool("story", false, "internal: with -seed-into, seed a coding history (store.SeedStory)")
 	countIn := flag.String("count-events", "", "internal: print how many events a database holds and exit")
 	flag.Parse()
 	if *countIn != "" {
@@ -125,7 +130,7 @@ func run() int {
 		return 0
 	}
 	if *seedInto != "" {
-		if err := seed(*seedInto, *nobs); err != nil {
+		if err := seed(*seedInto, *nobs, *seedStory); err != nil {
 			return fail(err)
 		}
 		return 0
@@ -169,6 +174,10 @@ func run() int {
 	if out, err := exec.Command(self, "-seed-into", startDir, "-observations", fmt.Sprint(*nobs)).CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("seeding: %v\n%s", err, out))
 	}
+	storyDir := filepath.Join(work, "story")
+	if out, err := exec.Command(self, "-seed-into", storyDir, "-observations", fmt.Sprint(*nobs), "-story").CombinedOutput(); err != nil {
+		return fail(fmt.Errorf("seeding the story: %v\n%s", err, out))
+	}
 	seeded := time.Since(began)
 	if err := copyDir(startDir, pendDir); err != nil {
 		return fail(err)
@@ -201,8 +210,13 @@ func run() int {
 		{name: startName, bin: hookPath, stdin: start, env: env(startDir)},
 		{name: fmt.Sprintf("SessionStart (+%d pending)", *pending), bin: hookPath, stdin: start, env: env(pendDir), before: refill},
 		{name: "mcp: start to tools/list answered", bin: hookPath, env: env(startDir), mcp: true},
+		{name: fmt.Sprintf("SessionStart (%d-observation story)", *nobs), bin: hookPath, stdin: start, env: env(storyDir)},
 	}
-	const iFloor, iVersion, iPost, iStart, iPending, iMCP = 0, 1, 2, 3, 4, 5
+	const iFloor, iVersion, iPost, iStart, iPending, iMCP, iStory = 0, 1, 2, 3, 4, 5, 6
+	story, err := sessionStartText(hookPath, start, env(storyDir))
+	if err != nil {
+		return fail(fmt.Errorf("story: %v", err))
+	}
 	eventsBefore, err := countEvents(self, filepath.Join(pendDir, "claude-mem.db"))
 	if err != nil {
 		return fail(err)
@@ -297,6 +311,13 @@ func run() int {
 	target("PostToolUse ÷ hook version", ratio(med(iPost), med(iVersion)), postVsVersion)
 	target("PostToolUse ÷ floor", ratio(med(iPost), med(iFloor)), postVsFloor)
 	target("SessionStart ÷ floor", ratio(med(iStart), med(iFloor)), startVsFloor)
+	target("SessionStart (story) ÷ floor", ratio(med(iStory), med(iFloor)), startVsFloor)
+	fmt.Printf("  story context: %d of %d bytes (%.1f%%), %d lines; systemMessage %q\n",
+		len(story.context), storyBudget, 100*float64(len(story.context))/storyBudget, strings.Count(story.context, "\n")+1, story.system)
+	if len(story.context) < storyBudget*9/10 || len(story.context) > storyBudget {
+		fmt.Printf("  MISSED: the story context should use 90%% to 100%% of its %d bytes\n", storyBudget)
+		ok = false
+	}
 	if *pending > 0 {
 		target(fmt.Sprintf("SessionStart +%d pending ÷ floor", *pending), ratio(med(iPending), med(iFloor)), pendingVsFloor)
 		target(fmt.Sprintf("SessionStart +%d pending ÷ SessionStart", *pending), ratio(med(iPending), med(iStart)), pendingVsStart)
@@ -555,7 +576,32 @@ func copyFile(src, dst string) error {
 	return out.Close()
 }
 
-func seed(dir string, n int) error {
+// storyBudget is the SessionStart context's byte budget (DESIGN.md §12).
+const storyBudget = notice.MaxContext
+
+type storyText struct{ context, system string }
+
+// sessionStartText runs SessionStart once and returns its context and systemMessage.
+func sessionStartText(bin string, stdin []byte, env []string) (storyText, error) {
+	cmd := exec.Command(bin)
+	cmd.Env, cmd.Stdin = env, bytes.NewReader(stdin)
+	out, err := cmd.Output()
+	if err != nil {
+		return storyText{}, err
+	}
+	var o struct {
+		HookSpecificOutput struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+		SystemMessage string `json:"systemMessage"`
+	}
+	if err := json.Unmarshal(out, &o); err != nil {
+		return storyText{}, fmt.Errorf("%v: %q", err, out)
+	}
+	return storyText{o.HookSpecificOutput.AdditionalContext, o.SystemMessage}, nil
+}
+
+func seed(dir string, n int, story bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -565,6 +611,9 @@ func seed(dir string, n int) error {
 	}
 	defer db.Close()
 	// The fixtures' cwd is /home/user/project: its project is "project".
+	if story {
+		return store.SeedStory(context.Background(), db, "project", n, time.Now().Add(-time.Hour), time.UTC)
+	}
 	return store.SeedObservations(context.Background(), db, "project", n, time.Now().Add(-time.Hour))
 }
 

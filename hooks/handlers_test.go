@@ -125,8 +125,10 @@ func TestSessionStartHasASystemMessageExactlyWhenThereIsANotice(t *testing.T) {
 	}
 }
 
-func TestSessionStartInjectsOnlyThisProjectsMemory(t *testing.T) {
-	h := newHarness(t)
+// seedMyproj stores two observations and a summary of session "old" in myproj, and an
+// observation of another project.
+func seedMyproj(t *testing.T, h *harness) {
+	t.Helper()
 	h.withDB(func(db *store.DB) {
 		for id, p := range map[string]string{"old": "myproj", "else": "other"} {
 			if err := db.TouchSession(ctx, store.Session{ID: id, Project: p, Cwd: "/x/" + p, StartedAt: t0.Add(-2 * time.Hour)}); err != nil {
@@ -143,24 +145,99 @@ func TestSessionStartInjectsOnlyThisProjectsMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+const myprojStory = `# claude-mem: myproj — memory of past sessions
+## Mon 30 Nov 2026
+### 08:00 make the parser robust (session old)
+- 1 09:00 [bugfix] Fixed the parser crash
+- 2 09:30 [decision] Chose WAL mode
+Learned: gjson validates first
+` + notice.SearchHint
+
+func TestSessionStartInjectsOnlyThisProjectsMemory(t *testing.T) {
+	h := newHarness(t)
+	seedMyproj(t, h)
 	res := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, map[string]any{"session_id": "new", "source": "startup"})))
-	for _, want := range []string{"# claude-mem: myproj", "[decision] Chose WAL mode", "[bugfix] Fixed the parser crash",
-		"Request: make the parser robust", "Learned: gjson validates first", notice.SearchHint} {
-		if !strings.Contains(res.Context, want) {
-			t.Errorf("additionalContext lacks %q:\n%s", want, res.Context)
-		}
-	}
-	if strings.Index(res.Context, "Chose WAL mode") > strings.Index(res.Context, "Fixed the parser crash") {
-		t.Errorf("observations not newest first:\n%s", res.Context)
+	if res.Context != myprojStory {
+		t.Errorf("additionalContext:\n%s\nwant\n%s", res.Context, myprojStory)
 	}
 	if strings.Contains(res.Context, "OTHER-PROJECT-SECRET") {
 		t.Errorf("another project's observation was injected:\n%s", res.Context)
 	}
-	if res.HasSystemMessage {
-		t.Errorf("systemMessage %q with no notice", res.SystemMessage)
+	if want := "claude-mem: 2 observations from 1 session of myproj loaded"; res.SystemMessage != want {
+		t.Errorf("systemMessage %q, want %q", res.SystemMessage, want)
 	}
 	if n := h.count("sessions", "id = 'new' AND project = 'myproj' AND cwd = ?", h.projDir); n != 1 {
 		t.Errorf("SessionStart recorded %d session rows for 'new', want 1", n)
+	}
+}
+
+// TestSessionStartContextIsStable: hours later, in another session, an unchanged memory
+// gives the same bytes (Claude Code's prompt cache keeps them); a new observation changes
+// them.
+func TestSessionStartContextIsStable(t *testing.T) {
+	h := newHarness(t)
+	seedMyproj(t, h)
+	first := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, map[string]any{"session_id": "new", "source": "startup"}))).Context
+	h.now = h.now.Add(7*time.Hour + 13*time.Minute)
+	second := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, map[string]any{"session_id": "newer", "source": "startup"}))).Context
+	if second != first || first != myprojStory {
+		t.Fatalf("context changed with the clock alone:\n%s\n----\n%s", first, second)
+	}
+	h.withDB(func(db *store.DB) {
+		obs := []store.Observation{{SessionID: "old", Project: "myproj", Type: "change", Title: "Added a flag", At: t0}}
+		if err := db.Complete(ctx, "run-more", obs, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if third := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, map[string]any{"session_id": "newest", "source": "startup"}))).Context; third == first {
+		t.Fatal("a new observation left the context unchanged")
+	}
+}
+
+// TestSessionStartLoadedMessage: the line that says memory loaded follows the notices,
+// is absent with no memory and when CLAUDE_MEM_LOADED_MESSAGE is off, and the context is
+// the same either way.
+func TestSessionStartLoadedMessage(t *testing.T) {
+	loaded := "claude-mem: 2 observations from 1 session of myproj loaded"
+	for _, tc := range []struct {
+		name     string
+		env      []string
+		seed     bool
+		claude   error
+		want     string
+		hasSysMs bool
+	}{
+		{name: "on, memory", seed: true, want: loaded, hasSysMs: true},
+		{name: "off, memory", env: []string{settings.KeyLoadedMessage, "false"}, seed: true},
+		{name: "on, no memory", want: ""},
+		{name: "on, memory and a notice", seed: true, claude: &claudebin.NotFoundError{}, want: "NOTICE\n" + loaded, hasSysMs: true},
+		{name: "off, memory and a notice", env: []string{settings.KeyLoadedMessage, "false"}, seed: true, claude: &claudebin.NotFoundError{}, want: "NOTICE", hasSysMs: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.env...)
+			if tc.seed {
+				seedMyproj(t, h)
+			}
+			h.claudeErr = tc.claude
+			res := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, map[string]any{"session_id": "new", "source": "startup"})))
+			line := notice.SetupNotFound(h.deps.Hook)
+			want := strings.Replace(tc.want, "NOTICE", line, 1)
+			if res.SystemMessage != want || res.HasSystemMessage != tc.hasSysMs {
+				t.Errorf("systemMessage %q (present %v), want %q", res.SystemMessage, res.HasSystemMessage, want)
+			}
+			story := myprojStory
+			if !tc.seed {
+				story = "# claude-mem: myproj — no memory yet"
+			}
+			if tc.claude != nil {
+				story = line + "\n" + story
+			}
+			if res.Context != story {
+				t.Errorf("additionalContext:\n%s\nwant\n%s", res.Context, story)
+			}
+		})
 	}
 }
 

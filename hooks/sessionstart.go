@@ -39,8 +39,9 @@ func sessionStartOutput(context, systemMessage string) sessionStartJSON {
 }
 
 // handleSessionStart journals the session's start, ingests the capture journal, and
-// answers with notices first, then the project's memory. Our own observer's event gets an
-// empty context; an excluded or refused cwd gets the notices and no memory, and stores
+// answers with notices first, then the project's story; its systemMessage is the notices
+// and, unless CLAUDE_MEM_LOADED_MESSAGE is off, one line saying what memory loaded. Our
+// own observer's event gets an empty context; an excluded or refused cwd gets the notices and no memory, and stores
 // nothing of its own.
 func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 	p, v := admission(d, in)
@@ -51,8 +52,7 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		d.capture(in, p, journal.Record{Kind: store.CaptureStart})
 	}
 	var (
-		obs    []store.Observation
-		sum    *store.Summary
+		story  store.Story
 		left   []ObserveRequest
 		budget observe.Budget
 	)
@@ -63,10 +63,7 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		_ = d.ingest(ctx, db)
 		var err error
 		if v == admitted {
-			if obs, err = db.RecentObservations(ctx, p.Name, d.Settings.ContextObservations); err != nil {
-				return err
-			}
-			if sum, err = db.LatestSummary(ctx, p.Name); err != nil {
+			if story, err = db.Story(ctx, p.Name, d.Settings.ContextObservations); err != nil {
 				return err
 			}
 		}
@@ -102,8 +99,12 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 	}
 	lines := notice.Collect(ni)
 	// A refused cwd has no project name: Render gives the notices alone.
-	text := notice.Render(notice.Context{Project: p.Name, Observations: obs, Summary: sum, Notices: lines})
-	res := Result{Output: sessionStartOutput(text, notice.SystemMessage(lines))}
+	text, shown := notice.Render(notice.Context{Project: p.Name, Story: story, Notices: lines, Loc: d.loc()})
+	loaded := ""
+	if d.Settings.LoadedMessage {
+		loaded = notice.Loaded(p.Name, shown)
+	}
+	res := Result{Output: sessionStartOutput(text, notice.SystemMessage(lines, loaded))}
 	res.Observe = left
 	return res
 }

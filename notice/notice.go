@@ -178,7 +178,13 @@ func setupNotice(err error, hook string) string {
 	}
 }
 
-// SystemMessage is the text shown to the person: the notices, one per line; "" when none.
-func SystemMessage(notices []string) string {
+// SystemMessage is the text shown to the person: the notices, one per line, most severe
+// first, then loaded (the Loaded line, "" when memory did not load or the person turned it
+// off); "" when there is neither. A problem never hides that memory loaded, nor the
+// reverse: both are true at once, and the problem is what needs the person.
+func SystemMessage(notices []string, loaded string) string {
+	if loaded != "" {
+		notices = append(slices.Clip(notices), loaded)
+	}
 	return strings.Join(notices, "\n")
 }

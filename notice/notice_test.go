@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,18 +139,26 @@ func TestCollect(t *testing.T) {
 }
 
 func TestSystemMessage(t *testing.T) {
+	loaded := "claude-mem: 3 observations from 1 session of web loaded"
 	tests := []struct {
 		notices []string
+		loaded  string
 		want    string
 	}{
-		{nil, ""},
-		{[]string{}, ""},
-		{[]string{"a"}, "a"},
-		{[]string{"a", "b"}, "a\nb"},
+		{nil, "", ""},
+		{[]string{}, "", ""},
+		{[]string{"a"}, "", "a"},
+		{[]string{"a", "b"}, "", "a\nb"},
+		{nil, loaded, loaded},
+		{[]string{"a", "b"}, loaded, "a\nb\n" + loaded}, // problems first, the loaded line last
 	}
 	for _, tt := range tests {
-		if got := SystemMessage(tt.notices); got != tt.want {
-			t.Errorf("SystemMessage(%q) = %q, want %q", tt.notices, got, tt.want)
+		notices := slices.Clip(slices.Clone(tt.notices))
+		if got := SystemMessage(notices, tt.loaded); got != tt.want {
+			t.Errorf("SystemMessage(%q, %q) = %q, want %q", tt.notices, tt.loaded, got, tt.want)
+		}
+		if !slices.Equal(notices, tt.notices) {
+			t.Errorf("SystemMessage changed its notices to %q", notices)
 		}
 	}
 }

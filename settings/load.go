@@ -54,6 +54,7 @@ const (
 	KeySkipSubagents       = "CLAUDE_MEM_SKIP_SUBAGENTS"
 	KeySystemPrompt        = "CLAUDE_MEM_OBSERVER_SYSTEM_PROMPT"
 	KeyRedactSecrets       = "CLAUDE_MEM_REDACT_SECRETS"
+	KeyLoadedMessage       = "CLAUDE_MEM_LOADED_MESSAGE"
 )
 
 // AuthSources are the values CLAUDE_MEM_AUTH_SOURCE accepts.
@@ -74,7 +75,7 @@ var DotEnvAllowed = []string{
 // (CLAUDE_MEM_OBSERVER_TIMEOUT=10000000000 seconds became a negative duration: no timeout).
 const (
 	maxAgents              = 16    // observer processes at once
-	maxContextObservations = 1000  // SessionStart context is bounded to ~8,000 characters anyway
+	maxContextObservations = 1000  // SessionStart context is bounded to 8,000 bytes anyway
 	maxTimeoutSeconds      = 3600  // one observer run
 	maxRetention           = 10000 // run dirs kept
 	maxBatchEvents         = 10000 // pending events before Stop starts a run
@@ -95,7 +96,7 @@ var keys = []key{
 	{KeyAPIKeyHelper, "", func(s *Settings, v string) error { s.APIKeyHelper = v; return nil }},
 	{KeyPreserveProxy, "true", func(s *Settings, v string) error { return parseBool(v, &s.PreserveProxy) }},
 	{KeyPassEnv, "", func(s *Settings, v string) error { s.PassEnv = splitList(v); return nil }},
-	{KeyContextObservations, "50", func(s *Settings, v string) error {
+	{KeyContextObservations, "200", func(s *Settings, v string) error {
 		return parseInt(v, 0, maxContextObservations, &s.ContextObservations)
 	}},
 	{KeyExcludedProjects, "", func(s *Settings, v string) error { s.ExcludedProjects = splitList(v); return nil }},
@@ -123,6 +124,7 @@ var keys = []key{
 	{KeySkipSubagents, "false", func(s *Settings, v string) error { return parseBool(v, &s.SkipSubagents) }},
 	{KeySystemPrompt, "true", func(s *Settings, v string) error { return parseBool(v, &s.SystemPrompt) }},
 	{KeyRedactSecrets, "true", func(s *Settings, v string) error { return parseBool(v, &s.RedactSecrets) }},
+	{KeyLoadedMessage, "true", func(s *Settings, v string) error { return parseBool(v, &s.LoadedMessage) }},
 }
 
 // DataDir decides the data dir: CLAUDE_MEM_DATA_DIR when set (it must be absolute), else

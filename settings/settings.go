@@ -12,7 +12,7 @@ type Settings struct {
 	APIKeyHelper        string
 	PreserveProxy       bool
 	PassEnv             []string
-	ContextObservations int
+	ContextObservations int // most observations SessionStart reads; its 8,000-byte budget is what bounds the text
 	ExcludedProjects    []string
 	SkipTools           []string
 	ObserverTimeout     time.Duration
@@ -24,6 +24,7 @@ type Settings struct {
 	SkipSubagents       bool          // drop tool events that carry an agent_id
 	SystemPrompt        bool          // observer instructions as --system-prompt (false: in the user message, for comparison)
 	RedactSecrets       bool          // captured text passes the redactor before it is kept (false: kept as is)
+	LoadedMessage       bool          // SessionStart tells the person, in one systemMessage line, that memory loaded
 
 	DotEnv        Env      // the allowlisted entries of <data>/.env
 	DotEnvIgnored []string // keys .env set that are not allowlisted (WARNed by name)

@@ -45,8 +45,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("errors with defaults: %v", s.Errors)
 	}
 	if s.MaxConcurrentAgents != 2 || s.Model != "haiku" || s.AuthSource != "auto" || !s.PreserveProxy ||
-		s.ContextObservations != 50 || s.ObserverTimeout != 300*time.Second || s.ObserverRetention != 50 || s.LogLevel != "info" ||
-		!s.RedactSecrets {
+		s.ContextObservations != 200 || s.ObserverTimeout != 300*time.Second || s.ObserverRetention != 50 || s.LogLevel != "info" ||
+		!s.RedactSecrets || !s.LoadedMessage {
 		t.Fatalf("defaults wrong: %+v", s)
 	}
 	if want := []string{"TodoWrite", "AskUserQuestion", "ListMcpResourcesTool", "Skill"}; !reflect.DeepEqual(s.SkipTools, want) {
@@ -86,7 +86,7 @@ func TestStrictParsing(t *testing.T) {
 		{KeyObserverRetention, "10001", true, func(s *Settings) bool { return s.ObserverRetention == 50 }},
 		{KeyMaxConcurrentAgents, "16", false, func(s *Settings) bool { return s.MaxConcurrentAgents == 16 }},
 		{KeyMaxConcurrentAgents, "17", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
-		{KeyContextObservations, "1001", true, func(s *Settings) bool { return s.ContextObservations == 50 }},
+		{KeyContextObservations, "1001", true, func(s *Settings) bool { return s.ContextObservations == 200 }},
 		{KeyPreserveProxy, "false", false, func(s *Settings) bool { return !s.PreserveProxy }},
 		{KeyPreserveProxy, "0", false, func(s *Settings) bool { return !s.PreserveProxy }},
 		{KeyPreserveProxy, "maybe", true, func(s *Settings) bool { return s.PreserveProxy }},
@@ -114,6 +114,8 @@ func TestStrictParsing(t *testing.T) {
 		{KeyRedactSecrets, "false", false, func(s *Settings) bool { return !s.RedactSecrets }},
 		{KeyRedactSecrets, "off", false, func(s *Settings) bool { return !s.RedactSecrets }},
 		{KeyRedactSecrets, "nah", true, func(s *Settings) bool { return s.RedactSecrets }},
+		{KeyLoadedMessage, "false", false, func(s *Settings) bool { return !s.LoadedMessage }},
+		{KeyLoadedMessage, "quiet", true, func(s *Settings) bool { return s.LoadedMessage }},
 		{KeySkipTools, "", false, func(s *Settings) bool { return len(s.SkipTools) == 0 }},
 		{KeyPassEnv, "AWS_REGION, CLAUDE_CODE_USE_BEDROCK", false, func(s *Settings) bool {
 			return reflect.DeepEqual(s.PassEnv, []string{"AWS_REGION", "CLAUDE_CODE_USE_BEDROCK"})

@@ -401,6 +401,9 @@ func TestStatementsUseIndexes(t *testing.T) {
 		"Counts":              {sqlCounts, nil},
 		"RecentObservations":  {sqlRecentObservations, []any{"p", 50}},
 		"LatestSummary":       {sqlLatestSummary, []any{"p"}},
+		"StoryObservations":   {sqlStoryObservations, []any{"p", 400}},
+		"StorySummaries":      {sqlStorySummaries, []any{"p", StorySummaries}},
+		"StorySessions":       {sqlStorySessions + "?, ?)", []any{"a", "b"}},
 	} {
 		rows, err := db.sql.Query("EXPLAIN QUERY PLAN "+c.sql, c.args...)
 		if err != nil {

@@ -333,6 +333,10 @@ func newHarness(t *testing.T) *harness {
 		// Every Stop with a pending event starts a run, as the tests written before
 		// batching expect; cost_test.go sets the batch rule it tests.
 		"CLAUDE_MEM_BATCH_EVENTS": "1",
+		// systemMessage holds the notices alone, as the tests written before the line
+		// saying memory loaded expect; capture_context_search.txtar and the hooks tests
+		// cover that line.
+		"CLAUDE_MEM_LOADED_MESSAGE": "false",
 	}
 	h.fake = installFake(t, filepath.Join(h.bin, "claude"))
 	t.Cleanup(h.finish)

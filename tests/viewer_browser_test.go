@@ -2,7 +2,9 @@ package tests
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -251,7 +253,31 @@ func TestViewerInABrowser(t *testing.T) {
 	}
 
 	step("session", chromedp.Navigate("http://127.0.0.1:"+port+"/session/9b1f-session-a"), chromedp.WaitVisible(`ol.prompts`))
+	if h := text("main h1"); h != "Make capture never block the user" {
+		t.Errorf("session page headed %q, want its request", h)
+	}
 	shot("session")
+
+	// The context page holds, byte for byte, what SessionStart gives the project's next
+	// session (the same environment and zone; no problem to report, so no notice line).
+	step("context", chromedp.Navigate("http://127.0.0.1:"+port+"/context?project=claude-mem-go"), chromedp.WaitVisible(`pre#context`))
+	shown := text("pre#context")
+	shot("context")
+	proj := filepath.Join(t.TempDir(), "claude-mem-go")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ss := exec.Command(hookBin)
+	ss.Dir, ss.Env = proj, cmd.Env
+	ss.Stdin = bytes.NewReader(fixtureEvent(t, "SessionStart-startup.json", map[string]any{"cwd": proj, "session_id": "browser-next"}))
+	ssOut, err := ss.Output()
+	var next sessionStartOut
+	if err != nil || json.Unmarshal(ssOut, &next) != nil {
+		t.Fatalf("SessionStart: %v: %q", err, ssOut)
+	}
+	if ctx := next.HookSpecificOutput.AdditionalContext; ctx != shown || !strings.Contains(ctx, "### ") {
+		t.Errorf("the context page shows\n%s\nSessionStart gives\n%s", shown, ctx)
+	}
 
 	// The live feed: an observation stored while the page is open appears within 5 s.
 	step("live", chromedp.Navigate("http://127.0.0.1:"+port+"/live"), chromedp.WaitVisible(`#feed li`))

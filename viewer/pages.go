@@ -14,6 +14,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/doctor"
 	"github.com/claude-mem/claude-mem-go/forget"
+	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -59,6 +60,7 @@ func New(cfg Config) (http.Handler, error) {
 	mux.HandleFunc("GET /{$}", s.projects)
 	mux.HandleFunc("GET /timeline", s.timeline)
 	mux.HandleFunc("GET /record/{ref}", s.record)
+	mux.HandleFunc("GET /context", s.context)
 	mux.HandleFunc("GET /session/{id}", s.session)
 	mux.HandleFunc("GET /search", s.search)
 	mux.HandleFunc("GET /live", s.live)
@@ -79,7 +81,6 @@ func (s *server) parse() error {
 		"datetime": func(t time.Time) string { return s.when(t) },
 		"iso":      func(t time.Time) string { return t.In(s.cfg.Loc).Format(time.RFC3339) },
 		"path":     url.PathEscape,
-		"query":    url.QueryEscape,
 		"record":   func(v any) (string, error) { r, err := refOf(v); return recordURL(r), err },
 		"label":    func(v any) (string, error) { r, err := refOf(v); return recordid.Label(r), err },
 		"refid":    func(v any) (string, error) { r, err := refOf(v); return recordid.Format(r), err },
@@ -259,6 +260,35 @@ func (s *server) timeline(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+type contextData struct {
+	Project string
+	Text    string
+	Shown   notice.Shown
+	Budget  int
+}
+
+// context shows the text the project's next session starts with: the same read and the
+// same renderer as SessionStart, without the notices (the health page has them).
+func (s *server) context(w http.ResponseWriter, r *http.Request) {
+	d := contextData{Project: r.URL.Query().Get("project"), Budget: notice.MaxContext}
+	if d.Project == "" {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	s.withDB(w, r, func(db *store.DB, ingestNote string) error {
+		var st store.Story
+		if db != nil {
+			var err error
+			if st, err = db.Story(r.Context(), d.Project, s.cfg.ContextObservations); err != nil {
+				return err
+			}
+		}
+		d.Text, d.Shown = notice.Render(notice.Context{Project: d.Project, Story: st, Loc: s.cfg.Loc})
+		s.render(w, http.StatusOK, "context", page{Title: d.Project + ": session start", Nav: "projects", Notice: ingestNote, Data: d})
+		return nil
+	})
+}
+
 // byDay groups items (newest first) by their local day.
 func (s *server) byDay(items []store.TimelineItem) []dayGroup {
 	var days []dayGroup
@@ -354,6 +384,8 @@ const sessionLimit = 500
 
 type sessionData struct {
 	Session      *store.Session
+	Request      string // as SessionStart heads the session: its latest summary's request, else its first prompt
+	NextSteps    string // the latest summary's
 	Prompts      []store.Prompt
 	Observations []store.Observation
 	Summaries    []store.Summary
@@ -380,7 +412,21 @@ func (s *server) session(w http.ResponseWriter, r *http.Request) {
 		if d.Summaries, err = db.SessionSummaries(ctx, id); err != nil {
 			return err
 		}
-		s.render(w, http.StatusOK, "session", page{Title: "Session " + id, Nav: "projects", Notice: notice, Data: d})
+		head, err := db.SessionStory(ctx, id)
+		if err != nil {
+			return err
+		}
+		d.Request = head.Request
+		for _, sum := range d.Summaries { // oldest first: the last one with next steps is the latest word
+			if strings.TrimSpace(sum.NextSteps) != "" {
+				d.NextSteps = sum.NextSteps
+			}
+		}
+		title := "Session " + id
+		if d.Request != "" {
+			title = d.Request
+		}
+		s.render(w, http.StatusOK, "session", page{Title: title, Nav: "projects", Notice: notice, Data: d})
 		return nil
 	})
 }

@@ -39,6 +39,9 @@ type Config struct {
 	Port        int           // the port the listener holds: the only one Host and Origin may name
 	Token       string        // the per-launch secret of the printed URL
 	Poll        time.Duration // how often the live feed looks for new observations
+
+	// CLAUDE_MEM_CONTEXT_OBSERVATIONS: the context page reads what SessionStart reads.
+	ContextObservations int
 }
 
 // ErrNoToken: the random source failed, so no secret token could be made.

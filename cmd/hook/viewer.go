@@ -51,6 +51,7 @@ func viewerCmd(p *proc, port int, noOpen bool) int {
 		Ingest:      func(ctx context.Context) error { return ingestPending(ctx, p, st) },
 		Report:      func(ctx context.Context) *doctor.Report { return doctor.Build(ctx, doctorInputs(ctx, p, st)) },
 		Now:         p.now, Loc: p.loc, BudgetUSD: st.s.DailyBudgetUSD, Port: bound, Token: token,
+		ContextObservations: st.s.ContextObservations,
 	})
 	if err != nil {
 		ln.Close()

@@ -221,7 +221,7 @@ func TestProductEndToEnd(t *testing.T) {
 	ok = t.Run("3 the next session's first request carries the observations", func(t *testing.T) {
 		defer p.use(t)()
 		before := len(p.userRequests())
-		p.session("what do you remember?", p.userEnv(true))
+		r, _ := p.session("what do you remember?", p.userEnv(true))
 		p.quiesce()
 		reqs := p.userRequests()
 		if len(reqs) <= before {
@@ -233,8 +233,19 @@ func TestProductEndToEnd(t *testing.T) {
 				t.Errorf("the first request's system-role context lacks %q:\n%s", title, sys)
 			}
 		}
-		if !strings.Contains(sys, "# claude-mem: project") || strings.Contains(sys, "claude-mem: setup required") {
+		if !strings.Contains(sys, "# claude-mem: project — memory of past sessions\n## ") || strings.Contains(sys, "claude-mem: setup required") {
 			t.Errorf("context header or notices wrong:\n%s", sys)
+		}
+		// The line telling the person memory loaded is a systemMessage: Claude Code has it
+		// (in -p, in the SessionStart hook_response line), the model never sees it.
+		const loaded = "observations from 1 session of project loaded"
+		if strings.Contains(sys, loaded) {
+			t.Errorf("the loaded line reached the model:\n%s", sys)
+		}
+		if !slices.ContainsFunc(r.lines(t), func(l map[string]any) bool {
+			return l["subtype"] == "hook_response" && l["hook_event"] == "SessionStart" && strings.Contains(mustJSON(l), loaded)
+		}) {
+			t.Errorf("no SessionStart hook_response carries %q", loaded)
 		}
 	})
 	if !ok {
