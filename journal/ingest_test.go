@@ -222,7 +222,7 @@ func TestIngestLaterVersionKept(t *testing.T) {
 	e := newEnv(t)
 	mustAppend(t, e.j, journal.Record{ID: "a1", Kind: store.CapturePrompt, Session: "s1", Project: "p", Text: "one"})
 	if err := appendRaw(filepath.Join(e.j.Dir, "s1.jsonl"),
-		`{"v":2,"id":"future","kind":"prompt","session":"s1","project":"p","at":1,"text":"from the future","new_field":[1]}`+"\n"); err != nil {
+		fmt.Sprintf(`{"v":%d,"id":"future","kind":"prompt","session":"s1","project":"p","at":1,"text":"from the future","new_field":[1]}`, journal.Version+1)+"\n"); err != nil {
 		t.Fatal(err)
 	}
 	mustAppend(t, e.j, journal.Record{ID: "a2", Kind: store.CapturePrompt, Session: "s1", Project: "p", Text: "two"})
