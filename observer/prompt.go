@@ -154,7 +154,7 @@ func writeRecorded(b *strings.Builder, recorded, earlier []store.Observation) {
 	}
 	left, opened := recordedBudget, false
 	for _, o := range recorded {
-		title := clip.HeadTail(o.Title, recordedTitle)
+		title := clip.Head(o.Title, recordedTitle)
 		if seen[o.ID] || len(title) > left {
 			continue
 		}
