@@ -29,7 +29,8 @@ import (
 // Observer run policy.
 const (
 	batchSize   = 40               // events per observer run
-	turnLimit   = 30               // prompts, and answers, a run is shown at most (the latest)
+	turnLimit   = 30               // prompts, and answers, a batch is shown at most (the latest)
+	summaryTurn = 20               // prompts, and answers, a summary run is shown (the latest)
 	sessionObs  = 50               // the session's observations a run is shown, newest
 	projectObs  = 30               // the project's newest observations listed as recorded
 	maxAttempts = 3                // an event failing this often is marked failed (kept, shown by doctor)
@@ -312,11 +313,11 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 // the session's observations and the project's newest, listed so they are not written
 // again (a summary run also summarises from the session's, shown whole).
 func (o *observeRun) promptInput(ctx context.Context, db *store.DB, events []store.Event, writeSummary bool) (observer.PromptInput, error) {
-	covered := events
+	covered, limit := events, turnLimit
 	if writeSummary {
-		covered = nil
+		covered, limit = nil, summaryTurn
 	}
-	turns, err := db.TurnsOf(ctx, o.session, covered, turnLimit)
+	turns, err := db.TurnsOf(ctx, o.session, covered, limit)
 	if err != nil {
 		return observer.PromptInput{}, err
 	}
