@@ -23,3 +23,20 @@ func HeadTail(s string, max int) string {
 	}
 	return s[:head] + "\n…[claude-mem: " + strconv.Itoa(tail-head) + " bytes omitted]…\n" + s[tail:]
 }
+
+// Head returns s when it is at most max bytes; otherwise its first bytes (never half a
+// character) and "…", max bytes in all: a one-line value such as a title.
+func Head(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	const ellipsis = "…"
+	cut := max - len(ellipsis)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if cut < 0 {
+		return ""
+	}
+	return s[:cut] + ellipsis
+}

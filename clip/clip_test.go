@@ -28,3 +28,20 @@ func TestHeadTail(t *testing.T) {
 		}
 	}
 }
+
+func TestHead(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"a longer title", 10, "a longe…"}, // 7 bytes and the 3 of …
+		{"ééééé", 8, "éé…"},                // 10 bytes: a cut inside the third é backs off to the second
+	} {
+		if got := Head(c.in, c.max); got != c.want || len(got) > c.max {
+			t.Errorf("Head(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
+	}
+}

@@ -38,17 +38,17 @@ func (sel Selector) Empty() bool { return sel.scope().Empty() }
 
 // Plan is what goes (Preview) or went (Apply).
 type Plan struct {
-	Observations, Summaries, Prompts, Events, Journals int
-	Sessions                                           int         // sessions left with nothing, removed
-	Transcripts                                        int         // observer run dirs (transcript, stderr) that held the removed text
-	Titles                                             []string    // titles of observations (and summary requests) that go, at most MaxTitles
-	More                                               int         // titles not listed
-	Missing                                            []store.Ref // refs asked for that name no record (reported, not an error)
+	Observations, Summaries, Prompts, Answers, Events, Journals int
+	Sessions                                                    int         // sessions left with nothing, removed
+	Transcripts                                                 int         // observer run dirs (transcript, stderr) that held the removed text
+	Titles                                                      []string    // titles of observations (and summary requests) that go, at most MaxTitles
+	More                                                        int         // titles not listed
+	Missing                                                     []store.Ref // refs asked for that name no record (reported, not an error)
 }
 
 // Empty reports whether the plan removes nothing.
 func (p Plan) Empty() bool {
-	return p.Observations+p.Summaries+p.Prompts+p.Events+p.Journals+p.Sessions+p.Transcripts == 0
+	return p.Observations+p.Summaries+p.Prompts+p.Answers+p.Events+p.Journals+p.Sessions+p.Transcripts == 0
 }
 
 // Preview reports what Apply would remove, removing nothing. Journals counts the pending
@@ -112,7 +112,7 @@ func (sel Selector) scope() store.ForgetScope {
 
 func plan(f store.Forgotten) Plan {
 	return Plan{
-		Observations: f.Observations, Summaries: f.Summaries, Prompts: f.Prompts, Events: f.Events,
+		Observations: f.Observations, Summaries: f.Summaries, Prompts: f.Prompts, Answers: f.Answers, Events: f.Events,
 		Sessions: len(f.Sessions), Titles: f.Titles, More: f.Titled - len(f.Titles), Missing: f.Missing,
 	}
 }

@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +15,8 @@ import (
 // run, until a final run completes or MaxFinalAttempts runs were started.
 func TestSessionStartRetriesAnOwedSummary(t *testing.T) {
 	h := newHarness(t)
-	h.run(h.event(hooks.UserPromptSubmit, map[string]any{"session_id": "ended", "prompt": "refactor the queue"}))
+	// Long enough not to be trivial (a trivial session owes no summary).
+	h.run(h.event(hooks.UserPromptSubmit, map[string]any{"session_id": "ended", "prompt": strings.Repeat("refactor the queue ", 60)}))
 	h.run(h.event(hooks.SessionEnd, map[string]any{"session_id": "ended", "reason": "other"}))
 	if want := []hooks.ObserveRequest{{SessionID: "ended", Final: true}}; !slices.Equal(h.observed, want) {
 		t.Fatalf("SessionEnd started %v, want %v", h.observed, want)

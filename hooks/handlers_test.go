@@ -441,10 +441,21 @@ func TestSessionEndStartsAFinalRunWhenTheSessionNeedsASummary(t *testing.T) {
 		t.Errorf("SessionEnd created a row for a session never seen")
 	}
 
+	// A trivial session (no tool event, under store.TrivialChars of text) owes nothing.
+	h.run(h.event(hooks.UserPromptSubmit, map[string]any{"session_id": "hello", "prompt": "hello"}))
+	h.run(h.event(hooks.Stop, map[string]any{"session_id": "hello", "last_assistant_message": "Hello! How can I help?"}))
+	if got := end("hello"); len(got) != 0 {
+		t.Errorf("SessionEnd of a trivial session started %v", got)
+	}
+	if n := h.count("sessions", "id = 'hello' AND final_pending = 0 AND ended_at IS NOT NULL"); n != 1 {
+		t.Errorf("the trivial session's end was not recorded, or it owes a summary")
+	}
+
 	h.run(h.event(hooks.UserPromptSubmit, map[string]any{"prompt": "explain the store"}))
+	h.run(h.event(hooks.Stop, map[string]any{"last_assistant_message": strings.Repeat("The store keeps memory in SQLite. ", 30)}))
 	h.now = t0.Add(time.Minute)
 	if got, want := end("s1"), []hooks.ObserveRequest{{SessionID: "s1", Final: true}}; !slices.Equal(got, want) {
-		t.Errorf("SessionEnd with a prompt: observers = %v, want %v", got, want)
+		t.Errorf("SessionEnd with a prompt and a long answer: observers = %v, want %v", got, want)
 	}
 	if n := h.count("sessions", "id = 's1' AND ended_at = ?", t0.Add(time.Minute).UnixNano()); n != 1 {
 		t.Errorf("SessionEnd did not record the end time")

@@ -22,6 +22,7 @@ type Input struct {
 	Source         string // SessionStart: startup, resume, clear, compact
 	Reason         string // SessionEnd
 	Prompt         string
+	LastMessage    string // Stop: last_assistant_message, the turn's conclusion
 	ToolName       string
 	ToolUseID      string
 	ToolInput      string // raw JSON text
@@ -74,6 +75,7 @@ func Parse(data []byte) (Input, error) {
 		Source:         str(root, "source"),
 		Reason:         str(root, "reason"),
 		Prompt:         str(root, "prompt"),
+		LastMessage:    str(root, "last_assistant_message"),
 		ToolName:       str(root, "tool_name"),
 		ToolUseID:      str(root, "tool_use_id"),
 		ToolInput:      raw(root, "tool_input"),

@@ -185,3 +185,40 @@ func TestSessionStartJournalNotices(t *testing.T) {
 		})
 	}
 }
+
+// Stop journals the turn's answer (last_assistant_message) as every captured text is:
+// redacted, then clipped to MaxAnswer keeping head and tail; an empty one is not stored.
+// The control (CLAUDE_MEM_REDACT_SECRETS=false) keeps the secrets.
+func TestStopJournalsTheTurnsAnswer(t *testing.T) {
+	cs := redacttest.Captured()
+	var secrets strings.Builder
+	for _, c := range cs {
+		secrets.WriteString(c.Text + "\n")
+	}
+	answer := "HEAD-OF-ANSWER " + secrets.String() + strings.Repeat("filler ", 4000) + " the fix: retry once. TAIL-OF-ANSWER"
+	for _, off := range []bool{false, true} {
+		var env []string
+		if off {
+			env = []string{settings.KeyRedactSecrets, "false"}
+		}
+		h := newHarness(t, env...)
+		h.run(h.event(hooks.Stop, map[string]any{"last_assistant_message": "  \n"}))
+		h.run(h.event(hooks.Stop, map[string]any{"last_assistant_message": answer}))
+		h.ingest()
+		if n := h.count("answers"); n != 1 {
+			t.Fatalf("off=%v: %d answers stored, want 1 (the blank one is not)", off, n)
+		}
+		stored := h.query("SELECT text FROM answers").(string)
+		if !strings.HasPrefix(stored, "HEAD-OF-ANSWER ") || !strings.HasSuffix(stored, "TAIL-OF-ANSWER") ||
+			len(stored) > hooks.MaxAnswer+64 || !markerRE.MatchString(stored) {
+			t.Errorf("off=%v: stored answer of %d bytes, want head and tail around a cut within %d", off, len(stored), hooks.MaxAnswer)
+		}
+		leaks := redacttest.Leaks([]byte(h.journalBytes()+stored), cs)
+		switch {
+		case off && len(leaks) == 0:
+			t.Error("redaction off: no canary kept; the control shows nothing")
+		case !off && len(leaks) != 0:
+			t.Errorf("answer holds canaries: %v", leaks)
+		}
+	}
+}

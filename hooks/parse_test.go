@@ -188,7 +188,7 @@ func TestParseExtractsEveryFieldOfTheRealFixtures(t *testing.T) {
 			ToolName: "Bash", ToolUseID: "toolu_0002_0",
 			ToolInput:    "{\n    \"command\": \"echo failing >&2; exit 3\",\n    \"description\": \"fail\"\n  }",
 			ToolResponse: "Exit code 3\nfailing", IsError: true}},
-		{"Stop-basic.json", hooks.Input{Event: hooks.Stop, SessionID: "b1423f95-4b1a-43c5-b9b9-c914faaa4144"}},
+		{"Stop-basic.json", hooks.Input{Event: hooks.Stop, SessionID: "b1423f95-4b1a-43c5-b9b9-c914faaa4144", LastMessage: "Done."}},
 		{"SessionEnd-clear.json", hooks.Input{Event: hooks.SessionEnd, SessionID: "32ed7617-5bb2-45ff-9dbc-70c8e48f58ef", Reason: "clear"}},
 		{"SessionEnd-other.json", hooks.Input{Event: hooks.SessionEnd, SessionID: "b1423f95-4b1a-43c5-b9b9-c914faaa4144", Reason: "other"}},
 	} {

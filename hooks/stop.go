@@ -2,17 +2,29 @@ package hooks
 
 import (
 	"context"
+	"strings"
 
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// handleStop ingests the capture journal, then starts the observer when the session's
-// pending events make a batch (observe.BatchDue) and today's budget is not spent. It
-// returns at once: the observer runs detached, in its own session.
+// MaxAnswer is the longest turn answer (Stop's last_assistant_message) stored whole; a
+// longer one keeps its head (what was done) and tail (the conclusion) around a marker.
+const MaxAnswer = 8 << 10
+
+// handleStop journals the turn's answer, ingests the capture journal, then starts the
+// observer when the session's pending events make a batch (observe.BatchDue) and today's
+// budget is not spent. It returns at once: the observer runs detached, in its own session.
 func handleStop(ctx context.Context, d *Deps, in Input) Result {
-	if _, ok := admit(d, in); !ok {
+	p, ok := admit(d, in)
+	if !ok {
 		return Result{}
+	}
+	if strings.TrimSpace(in.LastMessage) != "" {
+		r := journal.Record{Kind: store.CaptureAnswer, Text: in.LastMessage}
+		d.redacted(&r, MaxAnswer, &r.Text)
+		d.capture(in, p, r)
 	}
 	var due bool
 	_ = withStore(d, in.Event, func(db *store.DB) error {

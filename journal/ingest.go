@@ -34,7 +34,7 @@ const takeoverWait = time.Second
 type Result struct {
 	Files   int // journal files taken and removed
 	Records int // records read
-	Added   int // prompts and events newly stored (the rest were stored already)
+	Added   int // prompts, events and answers newly stored (the rest were stored already)
 	Damaged int // lines that were no record (a crash's torn line): dropped, and logged by the caller
 }
 
@@ -273,6 +273,8 @@ func (r Record) captured() (store.Captured, error) {
 	case store.CaptureStart, store.CaptureEnd:
 	case store.CapturePrompt:
 		c.Prompt = store.Prompt{SessionID: r.Session, Project: r.Project, Text: r.Text, At: at, RecordID: r.ID}
+	case store.CaptureAnswer:
+		c.Answer = store.Answer{SessionID: r.Session, Project: r.Project, Text: r.Text, At: at, RecordID: r.ID}
 	case store.CaptureEvent:
 		c.Event = store.Event{
 			SessionID: r.Session, Project: r.Project, Hook: r.Hook, ToolName: r.Tool, ToolUseID: r.ToolUseID,

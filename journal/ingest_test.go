@@ -222,7 +222,7 @@ func TestIngestLaterVersionKept(t *testing.T) {
 	e := newEnv(t)
 	mustAppend(t, e.j, journal.Record{ID: "a1", Kind: store.CapturePrompt, Session: "s1", Project: "p", Text: "one"})
 	if err := appendRaw(filepath.Join(e.j.Dir, "s1.jsonl"),
-		`{"v":2,"id":"future","kind":"prompt","session":"s1","project":"p","at":1,"text":"from the future","new_field":[1]}`+"\n"); err != nil {
+		fmt.Sprintf(`{"v":%d,"id":"future","kind":"prompt","session":"s1","project":"p","at":1,"text":"from the future","new_field":[1]}`, journal.Version+1)+"\n"); err != nil {
 		t.Fatal(err)
 	}
 	mustAppend(t, e.j, journal.Record{ID: "a2", Kind: store.CapturePrompt, Session: "s1", Project: "p", Text: "two"})
@@ -806,5 +806,25 @@ func TestIngestEndAfterOlderRecords(t *testing.T) {
 				t.Errorf("session: started_at %v, ended_at %v, final_pending %d; want %d, %d, 1", started, ended, pending, at(0), at(10))
 			}
 		})
+	}
+}
+
+// An answer is written as version 2 (the oldest that knows the kind: a build before it
+// leaves the file for a newer one) and ingested into answers once; the prompt beside it
+// stays version 1.
+func TestAnswerRecordIsVersion2AndIngested(t *testing.T) {
+	e := newEnv(t)
+	mustAppend(t, e.j, journal.Record{ID: "p1", Kind: store.CapturePrompt, Session: "s1", Project: "p", Text: "why does it flake?"})
+	mustAppend(t, e.j, journal.Record{ID: "a1", Kind: store.CaptureAnswer, Session: "s1", Project: "p", Text: "Because the retry races."})
+	got := readLines(t, filepath.Join(e.j.Dir, "s1.jsonl"))
+	if len(got) != 2 || got[0].V != 1 || got[1].V != 2 || got[1].Kind != store.CaptureAnswer {
+		t.Fatalf("lines %+v; want a v1 prompt and a v2 answer", got)
+	}
+	db := e.open(t)
+	mustIngest(t, e, db, journal.Result{Files: 1, Records: 2, Added: 2})
+	var text, project string
+	if err := e.raw(t).QueryRow(`SELECT text, project FROM answers WHERE session_id = 's1' AND record_id = 'a1'`).Scan(&text, &project); err != nil ||
+		text != "Because the retry races." || project != "p" {
+		t.Errorf("stored answer %q of %q, %v", text, project, err)
 	}
 }

@@ -19,14 +19,25 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
+	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // DirName is the journal dir under the data dir.
 const DirName = "journal"
 
-// Version is the record format this build writes and reads. A line of a later version
-// (a newer claude-mem wrote it) is left for that version to ingest.
-const Version = 1
+// Version is the newest record format this build writes and reads. A line of a later
+// version (a newer claude-mem wrote it) is left for that version to ingest. Each record
+// carries the oldest version that can store it (versionOf), so a build from before a kind
+// still ingests the other kinds and leaves that one's file for a newer build.
+const Version = 2
+
+// versionOf is the oldest record format that knows kind: 2 added the answer.
+func versionOf(kind string) int {
+	if kind == store.CaptureAnswer {
+		return 2
+	}
+	return 1
+}
 
 const (
 	ext      = ".jsonl"
@@ -41,13 +52,13 @@ const (
 type Record struct {
 	V       int    `json:"v"`
 	ID      string `json:"id"`
-	Kind    string `json:"kind"` // store.CaptureStart, CapturePrompt, CaptureEvent, CaptureEnd
+	Kind    string `json:"kind"` // store.CaptureStart, CapturePrompt, CaptureEvent, CaptureAnswer, CaptureEnd
 	Session string `json:"session"`
 	Project string `json:"project"`
 	Cwd     string `json:"cwd"`
 	At      int64  `json:"at"` // unix nanoseconds
 
-	Text      string `json:"text,omitempty"` // prompt
+	Text      string `json:"text,omitempty"` // prompt, answer
 	Hook      string `json:"hook,omitempty"` // event
 	Tool      string `json:"tool,omitempty"`
 	ToolUseID string `json:"tool_use_id,omitempty"`
@@ -140,7 +151,7 @@ func (e *AppendError) Unwrap() []error { return e.Errs }
 // Append writes r as one line of its session's journal: in Dir, else in the first fallback
 // that takes it. It fills r's version, id and time. dir is where it went.
 func (j *Journal) Append(r Record) (dir string, err error) {
-	r.V = Version
+	r.V = versionOf(r.Kind)
 	if r.ID == "" {
 		r.ID = newID()
 	}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -28,6 +29,10 @@ import (
 // Observer run policy.
 const (
 	batchSize   = 40               // events per observer run
+	turnLimit   = 30               // prompts, and answers, a batch is shown at most (the latest)
+	summaryTurn = 20               // prompts, and answers, a summary run is shown (the latest)
+	sessionObs  = 50               // the session's observations a run is shown, newest
+	projectObs  = 30               // the project's newest observations listed as recorded
 	maxAttempts = 3                // an event failing this often is marked failed (kept, shown by doctor)
 	pauseFor    = 15 * time.Minute // auth_failed / setup_required pause, unless the inputs change
 	slotPoll    = 500 * time.Millisecond
@@ -113,6 +118,17 @@ func (o *observeRun) run(ctx context.Context) error {
 			summaryDone = true
 		}
 	}
+	if !summaryDone {
+		// A trivial session (a "hello": no tool event, little text) costs no run; its
+		// summary is not owed, so SessionStart stops offering it. It has no events, so
+		// nothing else is left to run.
+		if trivial, err := db.Trivial(ctx, o.session); err != nil {
+			return err
+		} else if trivial {
+			o.log.Info().Msg("trivial session: no observer run, no summary owed")
+			return db.FinalDone(ctx, o.session)
+		}
+	}
 	for ctx.Err() == nil {
 		// Checked before every batch that would run: a backlog is worked off within the
 		// day's budget.
@@ -196,19 +212,15 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 		o.recordAuth(AuthSourceName(aerr, s.AuthSource), aerr.Error(), fp)
 		return false, nil
 	}
-	prompts, err := db.SessionPrompts(ctx, o.session, 20)
+	in, err := o.promptInput(ctx, db, events, writeSummary)
 	if err != nil {
 		releaseAll(false)
 		return false, err
 	}
-	var prior []store.Observation
-	if writeSummary {
-		prior, _ = db.SessionObservations(ctx, o.session, 50)
-	}
-	proj := projectOf(events, prompts, prior)
+	proj := in.Project
 	spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: o.d.Env, GOOS: o.d.GOOS, Binary: bin, Auth: src, RunID: runID})
 	log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
-	prompt := observer.BuildPrompt(observer.PromptInput{Project: proj, Events: events, Prompts: prompts, Earlier: prior, Final: writeSummary, Inline: !s.SystemPrompt})
+	prompt := observer.BuildPrompt(in)
 	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return ResolveClaude(o.d.Env, s, o.d.GOOS) }, observer.RunOptions{Slot: o.slot})
 	res.Reason = redact.Scrub(res.Reason, src.Value.Reveal()) // it may quote the child's output
 	log = log.With().Str("outcome", string(res.Outcome)).Logger()
@@ -294,6 +306,36 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 		o.update(func(h *health.Health) { h.LastRun = run })
 	}
 	return false, nil
+}
+
+// promptInput is what a batch is shown (§24): its events, the prompts and answers of the
+// turns they cover (a summary run: the session's latest), and what memory holds already:
+// the session's observations and the project's newest, listed so they are not written
+// again (a summary run also summarises from the session's, shown whole).
+func (o *observeRun) promptInput(ctx context.Context, db *store.DB, events []store.Event, writeSummary bool) (observer.PromptInput, error) {
+	covered, limit := events, turnLimit
+	if writeSummary {
+		covered, limit = nil, summaryTurn
+	}
+	turns, err := db.TurnsOf(ctx, o.session, covered, limit)
+	if err != nil {
+		return observer.PromptInput{}, err
+	}
+	mine, err := db.SessionObservations(ctx, o.session, sessionObs)
+	if err != nil {
+		return observer.PromptInput{}, err
+	}
+	proj := projectOf(events, turns.Prompts, mine)
+	theirs, err := db.RecentObservations(ctx, proj, projectObs)
+	if err != nil {
+		return observer.PromptInput{}, err
+	}
+	in := observer.PromptInput{Project: proj, Events: events, Prompts: turns.Prompts, Answers: turns.Answers,
+		Recorded: append(slices.Clone(mine), theirs...), Final: writeSummary, Inline: !o.s.SystemPrompt}
+	if writeSummary {
+		in.Earlier = mine
+	}
+	return in, nil
 }
 
 // update writes health.json; every write also records the current settings errors.

@@ -28,17 +28,17 @@ func (s ForgetScope) Empty() bool {
 
 // Forgotten is what a scope selects (ForgetPreview) or selected (Forget).
 type Forgotten struct {
-	Observations, Summaries, Prompts, Events int
-	Sessions                                 []string // sessions left with no rows, removed too
-	Runs                                     []string // observer runs that read or wrote a removed row
-	Titles                                   []string // observation titles and summary requests, oldest first
-	Titled                                   int      // all titles, listed or not
-	Missing                                  []Ref    // refs of no record, in the order asked
+	Observations, Summaries, Prompts, Answers, Events int
+	Sessions                                          []string // sessions left with no rows, removed too
+	Runs                                              []string // observer runs that read or wrote a removed row
+	Titles                                            []string // observation titles and summary requests, oldest first
+	Titled                                            int      // all titles, listed or not
+	Missing                                           []Ref    // refs of no record, in the order asked
 }
 
 // forgetTables are the tables a scope's rows are deleted from, in an order the foreign keys
 // allow (sessions go last).
-var forgetTables = []string{"events", "prompts", "summaries", "observations"}
+var forgetTables = []string{"events", "prompts", "answers", "summaries", "observations"}
 
 // ids are the scope's ids of the records stored in table.
 func (s ForgetScope) ids(table string) []int64 {
@@ -200,7 +200,7 @@ func forgetPlan(ctx context.Context, q querier, scope ForgetScope, maxTitles int
 		args  []any
 	}
 	sels := map[string]sel{}
-	counts := map[string]*int{"events": &f.Events, "prompts": &f.Prompts, "summaries": &f.Summaries, "observations": &f.Observations}
+	counts := map[string]*int{"events": &f.Events, "prompts": &f.Prompts, "answers": &f.Answers, "summaries": &f.Summaries, "observations": &f.Observations}
 	var touched, noneLeft []string
 	var touchedArgs, leftArgs []any
 	for _, t := range forgetTables {

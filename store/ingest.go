@@ -12,6 +12,7 @@ const (
 	CaptureStart  = "start"  // SessionStart: the session exists
 	CapturePrompt = "prompt" // UserPromptSubmit
 	CaptureEvent  = "event"  // PostToolUse, PostToolUseFailure
+	CaptureAnswer = "answer" // Stop: the turn's last assistant message
 	CaptureEnd    = "end"    // SessionEnd
 )
 
@@ -21,6 +22,7 @@ type Captured struct {
 	Session Session // the session row it belongs to (its start time: the record's)
 	Prompt  Prompt  // CapturePrompt; RecordID set
 	Event   Event   // CaptureEvent; RecordID set
+	Answer  Answer  // CaptureAnswer; RecordID set
 	At      time.Time
 	// Final (CaptureEnd): the observer is on, so a session that left anything to observe
 	// owes a summary.
@@ -33,8 +35,8 @@ type Captured struct {
 
 // Ingest stores records in one transaction: all of them or none. A prompt or event whose
 // record id is stored already is skipped (a journal ingested again after a crash between
-// commit and removal), and so is its redaction count. added is the number of prompts and
-// events newly stored.
+// commit and removal), and so is its redaction count. added is the number of prompts,
+// events and answers newly stored.
 func (db *DB) Ingest(ctx context.Context, recs []Captured) (added int, err error) {
 	err = db.write(ctx, func(tx *sql.Tx) error {
 		added = 0
@@ -67,6 +69,8 @@ func ingestOne(ctx context.Context, tx *sql.Tx, r Captured) (int, error) {
 		added, err = insertPrompt(ctx, tx, r.Session, r.Prompt)
 	case CaptureEvent:
 		added, err = insertEvent(ctx, tx, r.Session, r.Event)
+	case CaptureAnswer:
+		added, err = insertAnswer(ctx, tx, r.Session, r.Answer)
 	default:
 		return 0, fmt.Errorf("unknown kind: %w", ErrInvalidArgument)
 	}
@@ -100,7 +104,7 @@ func endSession(ctx context.Context, tx *sql.Tx, r Captured) error {
 		return err
 	}
 	var owed bool
-	if err := tx.QueryRowContext(ctx, sqlNeedsSummary, r.Session.ID).Scan(&owed); err != nil || !owed {
+	if err := tx.QueryRowContext(ctx, sqlNeedsSummary, r.Session.ID, TrivialChars).Scan(&owed); err != nil || !owed {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, sqlRequestFinal, r.Session.ID)

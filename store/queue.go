@@ -152,8 +152,8 @@ func (db *DB) Complete(ctx context.Context, runID string, obs []Observation, sum
 }
 
 // CompleteRun is Complete, and also returns how many observations it did not store because
-// the project already had an equal one (type, title, narrative) from the DuplicateWindow
-// before the observation's time, this run's included.
+// the project already had one of the same type and title key (TitleKey) from the
+// DuplicateWindow before the observation's time, this run's included.
 func (db *DB) CompleteRun(ctx context.Context, runID string, obs []Observation, sum *Summary) (duplicates int, err error) {
 	err = db.write(ctx, func(tx *sql.Tx) error {
 		var run struct {

@@ -96,6 +96,20 @@ ON CONFLICT DO NOTHING`,
 		s.ID, orDefault(p.Project, s.Project), p.Text, p.At.UnixNano(), p.RecordID))
 }
 
+// insertAnswer stores a unless its record id is stored already; added says which.
+func insertAnswer(ctx context.Context, tx *sql.Tx, s Session, a Answer) (added bool, err error) {
+	if err := belongs(s, a.SessionID); err != nil {
+		return false, err
+	}
+	if a.At.IsZero() {
+		return false, fmt.Errorf("answer without a time: %w", ErrInvalidArgument)
+	}
+	return inserted(tx.ExecContext(ctx, `
+INSERT INTO answers (session_id, project, text, at, record_id) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT DO NOTHING`,
+		s.ID, orDefault(a.Project, s.Project), a.Text, a.At.UnixNano(), a.RecordID))
+}
+
 // insertEvent stores e unless its (session, tool use id) or its record id is stored
 // already; added says which.
 func insertEvent(ctx context.Context, tx *sql.Tx, s Session, e Event) (added bool, err error) {

@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Usage is what one observer run cost, from the stream-json result line (§17).
@@ -33,9 +36,9 @@ type RunRecord struct {
 	Usage
 }
 
-// DuplicateWindow is how far back an equal observation (project, type, title, narrative)
-// makes a new one a duplicate that is counted, not stored.
-const DuplicateWindow = 24 * time.Hour
+// DuplicateWindow is how far back an observation of the project with the same type and
+// title key (TitleKey) makes a new one a duplicate that is counted, not stored (§24).
+const DuplicateWindow = 7 * 24 * time.Hour
 
 const (
 	sqlRecordRun = `
@@ -52,9 +55,7 @@ FROM runs WHERE started_at >= ?1 AND started_at < ?2 AND (?3 = '' OR project = ?
 SELECT day, project, sum(count) FROM redactions
 WHERE day >= ?1 AND day < ?2 AND (?3 = '' OR project = ?3) GROUP BY day, project`
 	sqlPendingOf = `SELECT count(*), min(at) FROM events WHERE state = 'pending' AND session_id = ?`
-	sqlDuplicate = `
-SELECT EXISTS (SELECT 1 FROM observations
-WHERE project = ? AND at >= ? AND type = ? AND title = ? AND narrative = ?)`
+	sqlSameType  = `SELECT title FROM observations WHERE project = ? AND at >= ? AND type = ?`
 )
 
 // RecordRun stores one observer run. A run id is recorded once: a second record of the same
@@ -178,10 +179,47 @@ func (db *DB) PendingOf(ctx context.Context, sessionID string) (n int, oldest ti
 	return n, fromNanos(min), db.fail("pending of", err)
 }
 
-// duplicate reports whether the project already has an observation equal to o (type, title,
-// narrative) stored at or after since.
+// duplicate reports whether the project has an observation of o's type whose title has
+// o's TitleKey, stored at or after since. The titles are compared in Go (the key is not a
+// column): a week of one type of a project's observations is a short read.
 func duplicate(ctx context.Context, tx *sql.Tx, project string, since int64, o Observation) (bool, error) {
-	var dup bool
-	err := tx.QueryRowContext(ctx, sqlDuplicate, project, since, o.Type, o.Title, o.Narrative).Scan(&dup)
+	rows, err := tx.QueryContext(ctx, sqlSameType, project, since, o.Type)
+	if err != nil {
+		return false, err
+	}
+	key, dup := TitleKey(o.Title), false
+	if key == "" {
+		return false, rows.Close() // a title with no word says nothing to compare
+	}
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var title string
+		err := r.Scan(&title)
+		dup = dup || TitleKey(title) == key
+		return err
+	})
 	return dup, err
+}
+
+// trivialWords are left out of a title key: articles, which a rewording adds or drops.
+var trivialWords = map[string]bool{"a": true, "an": true, "the": true}
+
+// TitleKey is what two titles that say the same thing have in common: lower case,
+// punctuation and symbols as spaces, runs of space as one, the articles a, an and the left
+// out, and a plural's final s dropped (a word of four or more letters not ending in ss).
+// "Fix the flaky tests." and "fix flaky test" have one key; "Fixed" and "Fix" do not.
+func TitleKey(title string) string {
+	words := strings.FieldsFunc(strings.ToLower(title), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	})
+	out := words[:0]
+	for _, w := range words {
+		if trivialWords[w] {
+			continue
+		}
+		if utf8.RuneCountInString(w) >= 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+			w = w[:len(w)-1]
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
 }

@@ -92,25 +92,25 @@ func TestCompleteRunCountsDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Two equal ones in one run: the second is a duplicate of the first.
-	dups, err := db.CompleteRun(ctx, "r1", []Observation{obs("a", at(10)), obs("a", at(10)), obs("b", at(10))}, nil)
+	dups, err := db.CompleteRun(ctx, "r1", []Observation{obs("alpha", at(10)), obs("alpha", at(10)), obs("beta", at(10))}, nil)
 	if err != nil || dups != 1 {
 		t.Fatalf("first run: %d duplicates, %v; want 1", dups, err)
 	}
 	if _, err := db.Claim(ctx, "s1", "r2", 1, at(20)); err != nil {
 		t.Fatal(err)
 	}
-	// "a" again within 24 h: counted, not stored. "b" 25 h later: stored again. Another
-	// project's equal observation is no duplicate.
-	later := at(10).Add(25 * time.Hour)
-	dups, err = db.CompleteRun(ctx, "r2", []Observation{obs("a", at(20)), obs("b", later), {Type: "discovery", Title: "a", Narrative: "n", Project: "q", At: at(20)}}, nil)
+	// "alpha" again within the window: counted, not stored. "beta" a week and an hour
+	// later: stored again. Another project's equal observation is no duplicate.
+	later := at(10).Add(DuplicateWindow + time.Hour)
+	dups, err = db.CompleteRun(ctx, "r2", []Observation{obs("alpha", at(20)), obs("beta", later), {Type: "discovery", Title: "alpha", Narrative: "n", Project: "q", At: at(20)}}, nil)
 	if err != nil || dups != 1 {
 		t.Fatalf("second run: %d duplicates, %v; want 1", dups, err)
 	}
-	if n := count(t, db, `SELECT count(*) FROM observations WHERE project = 'p' AND title = 'a'`); n != 1 {
-		t.Fatalf("%d stored copies of a; want 1", n)
+	if n := count(t, db, `SELECT count(*) FROM observations WHERE project = 'p' AND title = 'alpha'`); n != 1 {
+		t.Fatalf("%d stored copies of alpha; want 1", n)
 	}
 	if n := count(t, db, `SELECT count(*) FROM observations`); n != 4 {
-		t.Fatalf("%d observations; want 4 (a, b, b a day later, q's a)", n)
+		t.Fatalf("%d observations; want 4 (alpha, beta, beta a week later, q's alpha)", n)
 	}
 	if n := count(t, db, `SELECT count(*) FROM events WHERE state = 'done'`); n != 2 {
 		t.Fatalf("%d events done; want 2: duplicates still complete the run", n)

@@ -202,4 +202,20 @@ CREATE TABLE redactions (
 	PRIMARY KEY (day, project, kind)
 ) STRICT;
 `,
+	// 4: the assistant's last message of each turn (Stop's last_assistant_message, §24),
+	// redacted and clipped at capture: what the observer is shown of the turn's conclusion.
+	// Like events it is the observer's raw material, so it has no full-text index (search
+	// finds what the observer made of it) and is not exported.
+	`
+CREATE TABLE answers (
+	id         INTEGER PRIMARY KEY,
+	session_id TEXT NOT NULL REFERENCES sessions(id),
+	project    TEXT NOT NULL,
+	text       TEXT NOT NULL,
+	at         INTEGER NOT NULL,
+	record_id  TEXT NOT NULL DEFAULT ''
+) STRICT;
+CREATE INDEX answers_session_at ON answers(session_id, at, id);
+CREATE UNIQUE INDEX answers_record ON answers(record_id) WHERE record_id <> '';
+`,
 }

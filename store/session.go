@@ -17,12 +17,19 @@ const (
 	sqlPendingFinals = `
 SELECT id FROM sessions WHERE final_pending = 1 AND ended_at < ? AND final_attempts < ?
 ORDER BY ended_at LIMIT 64`
+	// sqlNotTrivial (?1 the session, ?2 TrivialChars) holds for a session worth a run.
+	sqlNotTrivial = `(EXISTS (SELECT 1 FROM events WHERE session_id = ?1)
+	OR coalesce((SELECT sum(length(text)) FROM prompts WHERE session_id = ?1), 0)
+	 + coalesce((SELECT sum(length(text)) FROM answers WHERE session_id = ?1), 0) >= ?2)`
+	sqlTrivial      = `SELECT NOT ` + sqlNotTrivial
 	sqlNeedsSummary = `
-SELECT EXISTS (SELECT 1 FROM events WHERE session_id = ?1 AND state = 'pending')
+SELECT (EXISTS (SELECT 1 FROM events WHERE session_id = ?1 AND state = 'pending')
 	OR max(
 		coalesce((SELECT max(at) FROM events WHERE session_id = ?1), 0),
-		coalesce((SELECT max(at) FROM prompts WHERE session_id = ?1), 0)
-	) > coalesce((SELECT max(at) FROM summaries WHERE session_id = ?1), 0)`
+		coalesce((SELECT max(at) FROM prompts WHERE session_id = ?1), 0),
+		coalesce((SELECT max(at) FROM answers WHERE session_id = ?1), 0)
+	) > coalesce((SELECT max(at) FROM summaries WHERE session_id = ?1), 0))
+	AND ` + sqlNotTrivial
 	sqlSessionPrompts = `
 SELECT id, session_id, project, text, at FROM prompts
 WHERE session_id = ? ORDER BY at DESC, id DESC LIMIT ?`
@@ -30,13 +37,26 @@ WHERE session_id = ? ORDER BY at DESC, id DESC LIMIT ?`
 WHERE session_id = ? ORDER BY at DESC, id DESC LIMIT ?`
 )
 
-// NeedsSummary reports whether a session's final observer run has anything to do: it
-// has pending events, or captured an event or prompt after its latest summary (or has
-// none yet).
+// TrivialChars is the size under which a session without a tool event is trivial: its
+// prompts and answers together have fewer characters (§24).
+const TrivialChars = 1000
+
+// NeedsSummary reports whether a session's final observer run has anything to do: it is
+// not Trivial, and it has pending events or captured an event, prompt or answer after its
+// latest summary (or has none yet).
 func (db *DB) NeedsSummary(ctx context.Context, sessionID string) (bool, error) {
 	var ok bool
-	err := db.sql.QueryRowContext(ctx, sqlNeedsSummary, sessionID).Scan(&ok)
+	err := db.sql.QueryRowContext(ctx, sqlNeedsSummary, sessionID, TrivialChars).Scan(&ok)
 	return ok, db.fail("needs summary", err)
+}
+
+// Trivial reports a session that costs no observer run: no tool event, and its prompts
+// and answers together under TrivialChars characters (a "hello"). Its prompts stay stored
+// and searchable; it owes no summary.
+func (db *DB) Trivial(ctx context.Context, sessionID string) (bool, error) {
+	var ok bool
+	err := db.sql.QueryRowContext(ctx, sqlTrivial, sessionID, TrivialChars).Scan(&ok)
+	return ok, db.fail("trivial", err)
 }
 
 // SessionPrompts returns the session's latest limit prompts, oldest first.

@@ -3,15 +3,19 @@ package store
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 )
 
 func TestNeedsSummary(t *testing.T) {
 	ctx := context.Background()
 	s := session("s1", "p")
+	// A prompt of TrivialChars is the least that makes a session without tool use worth
+	// a summary.
+	text := strings.Repeat("x", TrivialChars)
 	prompt := func(sec int) func(t *testing.T, db *DB) {
 		return func(t *testing.T, db *DB) {
-			if err := db.RecordPrompt(ctx, s, Prompt{Text: "x", At: at(sec)}); err != nil {
+			if err := db.RecordPrompt(ctx, s, Prompt{Text: text, At: at(sec)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -43,6 +47,27 @@ func TestNeedsSummary(t *testing.T) {
 			}
 		}}, false},
 		{"a prompt, no summary", []func(t *testing.T, db *DB){prompt(1)}, true},
+		{"trivial: short prompt and answer, no tool use", []func(t *testing.T, db *DB){func(t *testing.T, db *DB) {
+			if _, err := db.Ingest(ctx, []Captured{
+				{Kind: CapturePrompt, Session: s, Prompt: Prompt{Text: "hello", At: at(1), RecordID: "p1"}},
+				{Kind: CaptureAnswer, Session: s, Answer: Answer{Text: strings.Repeat("y", TrivialChars-len("hello")-1), At: at(2), RecordID: "a1"}},
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}}, false},
+		{"not trivial: the answer makes TrivialChars", []func(t *testing.T, db *DB){func(t *testing.T, db *DB) {
+			if _, err := db.Ingest(ctx, []Captured{
+				{Kind: CapturePrompt, Session: s, Prompt: Prompt{Text: "hello", At: at(1), RecordID: "p1"}},
+				{Kind: CaptureAnswer, Session: s, Answer: Answer{Text: strings.Repeat("y", TrivialChars-len("hello")), At: at(2), RecordID: "a1"}},
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}}, true},
+		{"not trivial: a short prompt with tool use", []func(t *testing.T, db *DB){func(t *testing.T, db *DB) {
+			if err := db.RecordPrompt(ctx, s, Prompt{Text: "ls", At: at(1)}); err != nil {
+				t.Fatal(err)
+			}
+		}, event(2)}, true},
 		{"a pending event", []func(t *testing.T, db *DB){event(1)}, true},
 		{"summarised", []func(t *testing.T, db *DB){prompt(1), event(2), summarise(10)}, false},
 		{"a prompt after the summary", []func(t *testing.T, db *DB){event(2), summarise(10), prompt(11)}, true},

@@ -29,6 +29,17 @@ type Prompt struct {
 	RecordID  string // the capture journal's record id: a second ingestion of it is skipped
 }
 
+// Answer is the assistant's last message of one turn (Stop's last_assistant_message),
+// redacted and clipped at capture.
+type Answer struct {
+	ID        int64
+	SessionID string
+	Project   string
+	Text      string
+	At        time.Time
+	RecordID  string // the capture journal's record id: a second ingestion of it is skipped
+}
+
 // Event is one captured tool use waiting for (or processed by) the observer.
 type Event struct {
 	ID        int64

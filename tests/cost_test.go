@@ -27,7 +27,7 @@ var costUsage = fakeproto.Usage{InputTokens: 1200, OutputTokens: 300, CacheCreat
 	CostUSD: 0.75, DurationMS: 900, DurationAPIMS: 800}
 
 // fixedAnswer is one observation, the same in every run: a second run in the same project
-// within 24 h is a duplicate of the first.
+// within a week (store.DuplicateWindow) is a duplicate of the first.
 const fixedAnswer = `<observation>
   <type>discovery</type>
   <title>Uploads retry three times</title>
@@ -116,7 +116,7 @@ func TestCost_StatsExactPerDayAndProject_DuplicatesCounted(t *testing.T) {
 		runs(today, "proj", 2, 3, 0, 1),
 		runs(yesterday, "proj", 1, 1, 1, 0),
 	}
-	// proj today: the first run today is a duplicate of yesterday's (within 24 h), and so
+	// proj today: the first run today is a duplicate of yesterday's (within the week), and so
 	// is the second: no new observation, two duplicates.
 	want[1].Observations, want[1].Duplicates = 0, 2
 	if fmt.Sprint(got.Rows) != fmt.Sprint(want) {

@@ -129,7 +129,7 @@ func printPlan(w io.Writer, head string, plan forget.Plan) {
 // planCounts is "2 observations, 1 summary, …".
 func planCounts(plan forget.Plan) string {
 	return nouns(noun{plan.Observations, "observation", "observations"}, noun{plan.Summaries, "summary", "summaries"},
-		noun{plan.Prompts, "prompt", "prompts"}, noun{plan.Events, "event", "events"},
+		noun{plan.Prompts, "prompt", "prompts"}, noun{plan.Answers, "answer", "answers"}, noun{plan.Events, "event", "events"},
 		noun{plan.Sessions, "session", "sessions"}, noun{plan.Journals, "pending journal", "pending journals"},
 		noun{plan.Transcripts, "observer run transcript", "observer run transcripts"})
 }

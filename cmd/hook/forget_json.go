@@ -15,6 +15,7 @@ type planJSON struct {
 	Observations int      `json:"observations"`
 	Summaries    int      `json:"summaries"`
 	Prompts      int      `json:"prompts"`
+	Answers      int      `json:"answers"`
 	Events       int      `json:"events"`
 	Sessions     int      `json:"sessions"`
 	Journals     int      `json:"journals"`
@@ -28,7 +29,7 @@ func toPlanJSON(p forget.Plan) *planJSON {
 	if titles == nil {
 		titles = []string{}
 	}
-	return &planJSON{p.Observations, p.Summaries, p.Prompts, p.Events, p.Sessions, p.Journals, p.Transcripts, titles, p.More}
+	return &planJSON{p.Observations, p.Summaries, p.Prompts, p.Answers, p.Events, p.Sessions, p.Journals, p.Transcripts, titles, p.More}
 }
 
 // forgetJSON is `forget --json` (with --dry-run or --yes: it asks nothing): one object,

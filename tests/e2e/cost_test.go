@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
 
@@ -89,19 +90,12 @@ func TestObserverCostComparison(t *testing.T) {
 	}
 }
 
-// costSession installs the product, runs the scripted session with extra settings in the
-// user's environment, and measures the observer's requests.
-func costSession(t *testing.T, extra map[string]string) costRun {
+// streamSession runs one stream-json `claude -p` session of one turn per prompt in the
+// project, each turn waiting for the observers its Stop started (as a person's pace would
+// allow them to finish), then for SessionEnd's final run.
+func (p *product) streamSession(env settings.Env, prompts []string) {
+	t := p.t
 	t.Helper()
-	p := newProduct(t)
-	p.Mock.Handle(isObserver, mockapi.Text("<observation><type>change</type><title>t</title><narrative>n</narrative></observation>"))
-	p.Mock.Handle(mockapi.ToolResult, mockapi.Text("turn done"))
-	p.Mock.Handle(mockapi.Any, mockapi.ToolUse("Bash", map[string]string{"command": "echo step", "description": "one step"}))
-	p.install()
-	env := p.userEnv(true)
-	delete(env, "CLAUDE_MEM_BATCH_EVENTS") // the product's defaults unless extra says otherwise
-	maps.Copy(env, extra)
-
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, p.cli, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
@@ -121,8 +115,8 @@ func costSession(t *testing.T, extra map[string]string) costRun {
 	}
 	lines := bufio.NewScanner(stdout)
 	lines.Buffer(make([]byte, 1<<20), 16<<20)
-	for i := range costTurns {
-		if _, err := io.WriteString(stdin, userLine(fmt.Sprintf("turn %d: run the next step", i+1))); err != nil {
+	for _, prompt := range prompts {
+		if _, err := io.WriteString(stdin, userLine(prompt)); err != nil {
 			t.Fatal(err)
 		}
 		for lines.Scan() { // the turn's result line: its Stop hook has run
@@ -138,6 +132,25 @@ func costSession(t *testing.T, extra map[string]string) costRun {
 		t.Fatalf("the scripted session: %v", err)
 	}
 	p.quiesce() // SessionEnd's final run
+}
+
+// costSession installs the product, runs the scripted session with extra settings in the
+// user's environment, and measures the observer's requests.
+func costSession(t *testing.T, extra map[string]string) costRun {
+	t.Helper()
+	p := newProduct(t)
+	p.Mock.Handle(isObserver, mockapi.Text("<observation><type>change</type><title>t</title><narrative>n</narrative></observation>"))
+	p.Mock.Handle(mockapi.ToolResult, mockapi.Text("turn done"))
+	p.Mock.Handle(mockapi.Any, mockapi.ToolUse("Bash", map[string]string{"command": "echo step", "description": "one step"}))
+	p.install()
+	env := p.userEnv(true)
+	delete(env, "CLAUDE_MEM_BATCH_EVENTS") // the product's defaults unless extra says otherwise
+	maps.Copy(env, extra)
+	prompts := make([]string, costTurns)
+	for i := range prompts {
+		prompts[i] = fmt.Sprintf("turn %d: run the next step", i+1)
+	}
+	p.streamSession(env, prompts)
 
 	var r costRun
 	for _, req := range p.observerRequests() {

@@ -245,13 +245,24 @@ func zombie(stat []byte) bool {
 	return i > 0 && i+2 < len(stat) && stat[i+2] == 'Z'
 }
 
-// quiesce waits until no process of this sandbox runs: the detached observers are done.
+// quiesce waits until no process of this sandbox runs but the memory tools' server (`hook
+// mcp`, which lives as long as a session that is still open): the detached observers are
+// done.
 func (p *product) quiesce() {
 	p.t.Helper()
 	p.waitFor("the detached observers to exit", func() (bool, string) {
-		pids := p.ourProcesses()
+		pids := slices.DeleteFunc(p.ourProcesses(), func(pid int) bool {
+			args := bytes.Split(readProc(pid, "cmdline"), []byte{0})
+			return len(args) > 1 && string(args[1]) == "mcp"
+		})
 		return len(pids) == 0, fmt.Sprintf("still running: %v", pids)
 	})
+}
+
+// readProc reads /proc/<pid>/<name> (gone: nothing).
+func readProc(pid int, name string) []byte {
+	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), name))
+	return b
 }
 
 // stopObservers is the cleanup: wait for the observers, then kill (by pid) what is left.

@@ -465,11 +465,11 @@ func defaultAnswer(prompt, sessionID string) string {
 	esc := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(quote)
 	return "<observation>\n" +
 		"  <type>discovery</type>\n" +
-		"  <title>Observed: " + esc + "</title>\n" +
+		// The run's session id in the title makes every run's observation distinct: one
+		// with the type and title of one from the last week is a duplicate, not stored.
+		"  <title>Observed: " + esc + " (run " + sessionID[:min(len(sessionID), 8)] + ")</title>\n" +
 		"  <subtitle>fake claude observation</subtitle>\n" +
 		"  <facts>\n    <fact>The input began with: " + esc + "</fact>\n  </facts>\n" +
-		// The session id makes every run's observation distinct: equal ones within a day
-		// are counted as duplicates, not stored.
 		"  <narrative>The fake claude (session " + sessionID + ") read an input beginning with: " + esc + "</narrative>\n" +
 		"  <concepts>\n    <concept>how-it-works</concept>\n  </concepts>\n" +
 		"  <files_read></files_read>\n" +
