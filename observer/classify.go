@@ -29,7 +29,13 @@ type stream struct {
 	results                   []result
 	usage                     store.Usage // the last result line's (its cost is the session's total)
 	model                     string      // from the result's modelUsage, else the init line
+	// truncated: the answer was cut at the model's output limit (stop_reason max_tokens, on
+	// the result line where 2.1.328 reports it, or on an assistant message).
+	truncated bool
 }
+
+// stopMaxTokens is the API's stop_reason of an answer cut at its output limit.
+const stopMaxTokens = "max_tokens"
 
 type result struct {
 	isError                 bool
@@ -57,6 +63,9 @@ func (s *stream) add(line []byte) {
 	errType := v.Get("api_error_type").String()
 	switch v.Get("type").String() {
 	case "assistant":
+		if v.Get("message.stop_reason").String() == stopMaxTokens {
+			s.truncated = true
+		}
 		// The text is read only for an error: an ordinary answer costs no copy.
 		text := func() string { return joinTexts(v.Get(`message.content.#(type=="text")#.text`)) }
 		if errName == "authentication_failed" || authStatus(status) {
@@ -65,6 +74,9 @@ func (s *stream) add(line []byte) {
 			s.transient = firstOf(s.transient, text(), apiError(status, errName))
 		}
 	case "result":
+		if v.Get("stop_reason").String() == stopMaxTokens {
+			s.truncated = true
+		}
 		s.usage = store.Usage{
 			InputTokens:         v.Get("usage.input_tokens").Int(),
 			OutputTokens:        v.Get("usage.output_tokens").Int(),

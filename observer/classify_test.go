@@ -159,3 +159,29 @@ func TestUsageFromTheResultLine(t *testing.T) {
 		})
 	}
 }
+
+// An answer cut at the output limit is told by stop_reason max_tokens, on the result line
+// (where 2.1.328 reports the stop reason: every fixture's assistant lines have null) or on
+// an assistant message; the fixtures' end_turn, tool_use and stop_sequence are not cut.
+func TestTruncatedAnswer(t *testing.T) {
+	for _, name := range []string{"streamjson-out-single-message.jsonl", "streamjson-out-two-turns-with-Bash-tool.jsonl",
+		"streamjson-out-error_max_turns.jsonl", "streamjson-out-403.jsonl"} {
+		if s := scan(fixtureLines(t, name)); s.truncated {
+			t.Errorf("%s: read as truncated", name)
+		}
+	}
+	cutResult := strings.Replace(okResult, `"subtype":"success"`, `"subtype":"success","stop_reason":"max_tokens"`, 1)
+	cutAssistant := `{"type":"assistant","message":{"content":[{"type":"text","text":"<observation>"}],"stop_reason":"max_tokens"}}`
+	for name, ls := range map[string][][]byte{
+		"result line":       lines(initLine, cutResult),
+		"assistant message": lines(initLine, cutAssistant, okResult),
+	} {
+		s := scan(ls)
+		if !s.truncated {
+			t.Errorf("%s: max_tokens not seen", name)
+		}
+		if o, why := s.classify(0, ""); o != OutcomeOK {
+			t.Errorf("%s: outcome %s (%s), want ok: the complete part is kept", name, o, why)
+		}
+	}
+}

@@ -5,8 +5,23 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
+
+// Verdict is what one observer answer yielded (§24): every answer gets one, so none is
+// lost without a count.
+type Verdict string
+
+const (
+	VerdictStored   Verdict = "stored"   // kept as given
+	VerdictSalvaged Verdict = "salvaged" // kept after a repair, or in part; its reasons say which
+	VerdictSkipped  Verdict = "skipped"  // the observer said nothing was worth remembering
+	VerdictUnusable Verdict = "unusable" // nothing could be kept: its events are retried
+)
+
+// Verdicts are every verdict, in the order reports show them.
+var Verdicts = []Verdict{VerdictStored, VerdictSalvaged, VerdictSkipped, VerdictUnusable}
 
 // Usage is what one observer run cost, from the stream-json result line (§17).
 type Usage struct {
@@ -31,6 +46,11 @@ type RunRecord struct {
 	StartedAt, EndedAt                     time.Time
 	Events, Observations, Duplicates       int
 	Usage
+	// Answer is the verdict on the run's answer ("" when the run gave none: a failed run);
+	// Reasons why it was salvaged or unusable; Dropped the blocks of it that were not kept.
+	Answer  Verdict
+	Reasons []string
+	Dropped int
 }
 
 // DuplicateWindow is how far back an equal observation (project, type, title, narrative)
@@ -41,12 +61,13 @@ const (
 	sqlRecordRun = `
 INSERT INTO runs (id, session_id, project, model, outcome, started_at, ended_at, events,
 	observations, duplicates, input_tokens, output_tokens, cache_creation_tokens,
-	cache_read_tokens, cost_usd, duration_ms, duration_api_ms)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	cache_read_tokens, cost_usd, duration_ms, duration_api_ms, answer, answer_reasons, answer_dropped)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlCostBetween = `SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE started_at >= ? AND started_at < ?`
 	sqlRunsBetween = `
 SELECT project, started_at, outcome, events, observations, duplicates, input_tokens,
-	output_tokens, cache_creation_tokens, cache_read_tokens, cost_usd, duration_ms, duration_api_ms
+	output_tokens, cache_creation_tokens, cache_read_tokens, cost_usd, duration_ms, duration_api_ms,
+	answer, answer_reasons
 FROM runs WHERE started_at >= ?1 AND started_at < ?2 AND (?3 = '' OR project = ?3)`
 	sqlRedactionsBetween = `
 SELECT day, project, sum(count) FROM redactions
@@ -71,7 +92,7 @@ func (db *DB) RecordRun(ctx context.Context, r RunRecord) error {
 		_, err := tx.ExecContext(ctx, sqlRecordRun, r.ID, r.SessionID, r.Project, r.Model, r.Outcome,
 			r.StartedAt.UnixNano(), ended.UnixNano(), r.Events, r.Observations, r.Duplicates,
 			r.InputTokens, r.OutputTokens, r.CacheCreationTokens, r.CacheReadTokens, r.CostUSD,
-			r.DurationMS, r.DurationAPIMS)
+			r.DurationMS, r.DurationAPIMS, string(r.Answer), strings.Join(r.Reasons, " "), r.Dropped)
 		return err
 	}))
 }
@@ -92,6 +113,19 @@ type DayStats struct {
 	// run's events come back in a later run and are counted then).
 	Runs, Events, Observations, Duplicates, Redactions int
 	Usage
+	// Answers counts the runs' answers per verdict; Reasons counts, per verdict, the
+	// answers that gave each reason (an answer may give several).
+	Answers map[Verdict]int
+	Reasons map[Verdict]map[string]int
+}
+
+// Answered is how many runs gave an answer (a verdict) that day.
+func (d DayStats) Answered() int {
+	n := 0
+	for _, c := range d.Answers {
+		n += c
+	}
+	return n
 }
 
 // DailyStats returns one row per local day and project in [from, to) that had a run or a
@@ -113,13 +147,14 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 	}
 	err = scanAll(rs, func(r *sql.Rows) error {
 		var (
-			proj, outcome                    string
+			proj, outcome, answer, reasons   string
 			started                          int64
 			events, observations, duplicates int
 			u                                Usage
 		)
 		if err := r.Scan(&proj, &started, &outcome, &events, &observations, &duplicates, &u.InputTokens,
-			&u.OutputTokens, &u.CacheCreationTokens, &u.CacheReadTokens, &u.CostUSD, &u.DurationMS, &u.DurationAPIMS); err != nil {
+			&u.OutputTokens, &u.CacheCreationTokens, &u.CacheReadTokens, &u.CostUSD, &u.DurationMS, &u.DurationAPIMS,
+			&answer, &reasons); err != nil {
 			return err
 		}
 		d := get(time.Unix(0, started).In(loc).Format(time.DateOnly), proj)
@@ -130,6 +165,9 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 		d.Observations += observations
 		d.Duplicates += duplicates
 		d.Usage = d.Usage.Add(u)
+		if answer != "" {
+			d.addAnswer(Verdict(answer), strings.Fields(reasons))
+		}
 		return nil
 	})
 	if err != nil {
@@ -168,6 +206,19 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 		return out[i].Project < out[j].Project
 	})
 	return out, nil
+}
+
+func (d *DayStats) addAnswer(v Verdict, reasons []string) {
+	if d.Answers == nil {
+		d.Answers, d.Reasons = map[Verdict]int{}, map[Verdict]map[string]int{}
+	}
+	d.Answers[v]++
+	for _, r := range reasons {
+		if d.Reasons[v] == nil {
+			d.Reasons[v] = map[string]int{}
+		}
+		d.Reasons[v][r]++
+	}
 }
 
 // PendingOf is how many events of the session wait for the observer and when the oldest of

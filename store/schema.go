@@ -202,4 +202,12 @@ CREATE TABLE redactions (
 	PRIMARY KEY (day, project, kind)
 ) STRICT;
 `,
+	// What a run's answer yielded (§24): answer is its verdict (store.Verdicts; '' for a run
+	// that gave no answer), answer_reasons the reasons it was salvaged or unusable
+	// (space-separated, each once), answer_dropped the blocks of it that were not kept.
+	`
+ALTER TABLE runs ADD COLUMN answer TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN answer_reasons TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN answer_dropped INTEGER NOT NULL DEFAULT 0;
+`,
 }
