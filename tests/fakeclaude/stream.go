@@ -72,8 +72,9 @@ type stream struct {
 	w         io.Writer
 	sessionID string
 	model     string
-	results   int // result lines so far: result_index
-	requests  int // API request ids so far
+	results   int    // result lines so far: result_index
+	requests  int    // API request ids so far
+	raw       []byte // what rawMark stands for
 }
 
 // emit prints one line at once (no buffering: a test waits for the init line of a hung run).
@@ -85,7 +86,27 @@ func (s *stream) emit(m map[string]any) {
 	if err := enc.Encode(m); err != nil {
 		panic(err)
 	}
-	s.w.Write(b.Bytes())
+	s.w.Write(bytes.ReplaceAll(b.Bytes(), []byte(`\u0000raw\u0000`), escapeRaw(s.raw)))
+}
+
+// rawMark in a text stands for the stream's raw bytes (Reply.Raw).
+const rawMark = "\x00raw\x00"
+
+// escapeRaw is raw in a JSON string, byte for byte: only what JSON must escape is escaped.
+func escapeRaw(raw []byte) []byte {
+	var esc bytes.Buffer
+	for _, c := range raw {
+		switch {
+		case c == '"' || c == '\\':
+			esc.WriteByte('\\')
+			esc.WriteByte(c)
+		case c < 0x20:
+			fmt.Fprintf(&esc, `\u%04x`, c)
+		default:
+			esc.WriteByte(c)
+		}
+	}
+	return esc.Bytes()
 }
 
 func (s *stream) base(name string) map[string]any {
