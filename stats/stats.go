@@ -60,17 +60,20 @@ func (a Row) UnusableRate() float64 {
 func (a Row) ReasonsLine() string {
 	var parts []string
 	for _, v := range store.Verdicts {
-		rs := a.Reasons[v]
-		if len(rs) == 0 {
-			continue
+		if rs := a.Reasons[v]; len(rs) > 0 {
+			parts = append(parts, string(v)+": "+CountsText(rs))
 		}
-		var items []string
-		for _, name := range slices.Sorted(maps.Keys(rs)) {
-			items = append(items, fmt.Sprintf("%s %d", name, rs[name]))
-		}
-		parts = append(parts, string(v)+": "+strings.Join(items, ", "))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// CountsText is counts by name, in one line: "code_fence 2, truncated 1".
+func CountsText(counts map[string]int) string {
+	var items []string
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
+		items = append(items, fmt.Sprintf("%s %d", name, counts[name]))
+	}
+	return strings.Join(items, ", ")
 }
 
 // Report is the last Days local days, today included, newest first.
@@ -148,6 +151,19 @@ func (a Row) add(b Row) Row {
 		}
 	}
 	return r
+}
+
+// ByDay sums the report's rows per day, all projects together, newest day first.
+func (r *Report) ByDay() []Row {
+	var out []Row
+	for _, row := range r.Rows { // newest day first already
+		if n := len(out); n > 0 && out[n-1].Day == row.Day {
+			out[n-1] = out[n-1].add(row)
+			continue
+		}
+		out = append(out, Row{Day: row.Day}.add(row))
+	}
+	return out
 }
 
 // Line is a row in one line of text, as doctor shows its totals.

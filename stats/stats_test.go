@@ -24,7 +24,7 @@ func TestBuildAndRender(t *testing.T) {
 	now := time.Date(2026, 11, 30, 20, 0, 0, 0, loc)
 	for _, r := range []store.RunRecord{
 		{ID: "a", Project: "api", Outcome: "ok", StartedAt: now.Add(-time.Hour), Events: 10, Observations: 4, Duplicates: 1,
-			Usage: store.Usage{InputTokens: 12000, OutputTokens: 900, CacheReadTokens: 3000, CostUSD: 0.02},
+			Usage:  store.Usage{InputTokens: 12000, OutputTokens: 900, CacheReadTokens: 3000, CostUSD: 0.02},
 			Answer: store.VerdictSalvaged, Reasons: []string{"code_fence", "truncated"}},
 		{ID: "a2", Project: "api", Outcome: "ok", StartedAt: now.Add(-time.Hour), Answer: store.VerdictUnusable, Reasons: []string{"prose_only"}},
 		{ID: "a3", Project: "api", Outcome: "ok", StartedAt: now.Add(-time.Hour), Answer: store.VerdictUnusable, Reasons: []string{"prose_only"}},
