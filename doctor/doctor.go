@@ -98,10 +98,6 @@ type Cost struct {
 	days      []stats.Row // the last 7 days', all projects together, newest first
 }
 
-// maxUnusableRate is the share of a day's answers that may be unusable before doctor says
-// so (§24): above it, the model or the batches need a look.
-const maxUnusableRate = 0.05
-
 // Redacted is how many captured values were redacted, per kind, today and in the last 7
 // local days (DESIGN.md §16).
 type Redacted struct {
@@ -497,13 +493,13 @@ func settingsLine(vs []settings.Value) string {
 	return out
 }
 
-// unusableFindings names each day whose unusable answers passed maxUnusableRate, with the
+// unusableFindings names each day whose unusable answers passed stats.MaxUnusableRate, with the
 // reasons and what to do about them.
 func unusableFindings(days []stats.Row, today, hook string) []string {
 	var out []string
 	for _, d := range days {
 		rate := d.UnusableRate()
-		if rate <= maxUnusableRate {
+		if rate <= stats.MaxUnusableRate {
 			continue
 		}
 		when := "on " + d.Day

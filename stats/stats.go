@@ -47,6 +47,10 @@ func (a Row) Answered() int {
 	return n
 }
 
+// MaxUnusableRate is the share of a day's answers that may be unusable before doctor says
+// so (§24): above it, the model or the batches need a look.
+const MaxUnusableRate = 0.05
+
 // UnusableRate is the share of answers nothing could be kept from (0 without answers).
 func (a Row) UnusableRate() float64 {
 	if n := a.Answered(); n > 0 {
