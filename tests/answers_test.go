@@ -273,3 +273,107 @@ func TestAnswers_UnusableRetriedThenFailed_DoctorFinding(t *testing.T) {
 		t.Errorf("hook stats table lacks the reasons:\n%s", tbl.stdout)
 	}
 }
+
+// A scripted day of 40 batches (8 sessions, 3 new events each batch, one `hook observe`
+// per batch) with a mix of the shapes a model returns: no answer is lost silently, every
+// event ends done, and hook stats gives the count per verdict and reason.
+func TestAnswers_ScriptedDay_NothingLostSilently(t *testing.T) {
+	track(t)
+	t.Parallel()
+	h := newHarness(t)
+	h.env["CLAUDE_CODE_OAUTH_TOKEN"] = secretEnvToken
+	topics := strings.Fields("ledger refunds webhooks retries idempotency currency rounding payouts invoices taxes " +
+		"ratelimit cache migrations indexes locking queue scheduler cron backoff tracing metrics alerts logging " +
+		"config secrets rotation tokens sessions cookies cors csrf uploads thumbnails storage buckets cdn dns tls " +
+		"healthchecks rollbacks canaries flags experiments")
+	word := 0
+	clean := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(obsXML([]string{"bugfix", "feature", "discovery", "decision", "change"}[word%5], "How "+topics[word%len(topics)]+" behave in run "+fmt.Sprint(word)))
+			b.WriteString("\n")
+			word++
+		}
+		return b.String()
+	}
+	// The mix: mostly well-formed answers; the rest the shapes models return in the field.
+	shapes := map[int]func() fakeproto.Reply{}
+	for _, i := range []int{3, 11, 27} {
+		shapes[i] = func() fakeproto.Reply { return reply("Here is what I found:\n" + clean(2) + "That is all.") }
+	}
+	for _, i := range []int{5, 19} {
+		shapes[i] = func() fakeproto.Reply { return reply("```xml\n" + clean(1) + "```") }
+	}
+	for _, i := range []int{7, 23} {
+		shapes[i] = func() fakeproto.Reply {
+			return reply(obsXML("enhancement", "Enhanced "+topics[word%len(topics)]+" handling "+fmt.Sprint(word)) + clean(1))
+		}
+	}
+	shapes[13] = func() fakeproto.Reply {
+		word++
+		return reply("<observation><type>bugfix</type><subtitle>Fixed " + topics[word%len(topics)] + " " + fmt.Sprint(word) + "</subtitle></observation>")
+	}
+	for _, i := range []int{9, 21} {
+		shapes[i] = func() fakeproto.Reply { return fakeproto.Reply{Text: clean(2) + cutObs, StopReason: "max_tokens"} }
+	}
+	for _, i := range []int{4, 15, 29} {
+		shapes[i] = func() fakeproto.Reply { return reply(`<skip reason="only routine reads"/>`) }
+	}
+	for _, i := range []int{6, 17} { // their sessions' next batches take the events again
+		shapes[i] = func() fakeproto.Reply { return reply("The session ran some tests; nothing notable.") }
+	}
+	shapes[25] = func() fakeproto.Reply {
+		word++
+		return fakeproto.Reply{Text: "<observation><type>change</type><title>Caf", Raw: []byte(fmt.Sprintf("\xe9 menu %d\xff</title></observation>", word))}
+	}
+
+	var given []fakeproto.Reply // what each invocation answered, in order
+	seq := 0
+	for i := range 40 {
+		sid := fmt.Sprintf("day-%d", i%8)
+		for range 3 {
+			seq++
+			h.toolUse(sid, fmt.Sprintf("go test ./pkg%d", seq))
+		}
+		first := fakeproto.Reply{Text: clean(1 + i%3)}
+		if s, ok := shapes[i]; ok {
+			first = s()
+		}
+		script := []fakeproto.Reply{first}
+		for range 8 { // the re-runs of a cut answer
+			script = append(script, fakeproto.Reply{Text: clean(1)})
+		}
+		before := len(h.records())
+		h.scriptAnswers(script...)
+		if r := h.observe(sid, nil); r.code != 0 {
+			t.Fatalf("batch %d: observe exit %d, stderr %q", i, r.code, r.stderr)
+		}
+		given = append(given, script[:len(h.records())-before]...)
+	}
+
+	if losses := h.silentLosses(given); len(losses) > 0 {
+		t.Errorf("lost silently: %q", losses)
+	}
+	st := h.states("")
+	if st["done"] != 120 || len(st) != 1 {
+		t.Errorf("events %v, want all 120 done", st)
+	}
+	rep := h.stats("--days", "1")
+	tot := rep.Total
+	if tot.Answered() != len(given) || tot.Runs != len(given) {
+		t.Errorf("%d runs, %d answers counted, %d given", tot.Runs, tot.Answered(), len(given))
+	}
+	want := "map[salvaged:map[code_fence:2 invalid_utf8:1 missing_title:1 prose_around:3 truncated:2 unknown_type:2] unusable:map[prose_only:2]]"
+	if got := fmt.Sprint(tot.Reasons); got != want {
+		t.Errorf("reasons %s\nwant %s", got, want)
+	}
+	// Each cut batch of 3 events is run again as 3 batches of 1 (half of 3, rounded down).
+	if len(given) != 40+2*3 {
+		t.Errorf("%d answers, want 46: 40 batches and 3 re-runs of each of the 2 cut ones", len(given))
+	}
+	if got := fmt.Sprint(tot.Answers); got != "map[salvaged:11 skipped:3 stored:30 unusable:2]" {
+		t.Errorf("answers %s", got)
+	}
+	t.Logf("scripted day: %d batches, %d observer answers: %s; reasons %s; %d observations stored, %d duplicates, events %v; lost silently: %d",
+		40, len(given), fmt.Sprint(tot.Answers), tot.ReasonsLine(), tot.Observations, tot.Duplicates, st, len(h.silentLosses(given)))
+}
