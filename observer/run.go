@@ -63,6 +63,7 @@ type Result struct {
 	Reason     string // why, for every outcome but ok
 	Text       string // the final result text (ok only)
 	Truncated  bool   // the answer was cut at the model's output limit (ok only)
+	Continued  int    // cut parts the CLI continued and Text joins (ok only)
 	ExitCode   int    // -1 when the child did not exit on its own (not started, killed)
 	StderrTail string
 	Binary     string // what actually ran (after a re-resolve, the new path)
@@ -285,7 +286,7 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 	}
 	res.Outcome, res.Reason = out.classify(res.ExitCode, stopped)
 	if res.Outcome == OutcomeOK {
-		res.Text, res.Truncated = out.text(), out.truncated
+		res.Text, res.Truncated, res.Continued = out.text(), out.truncated, out.continued
 	}
 	return res
 }

@@ -114,7 +114,7 @@ func (h *harness) silentLosses(given []fakeproto.Reply) []string {
 		if i >= len(given) {
 			continue
 		}
-		blocks := len(blockRe.FindAllString(given[i].Text+string(given[i].Raw), -1))
+		blocks := len(blockRe.FindAllString(given[i].Text+string(given[i].Raw)+strings.Join(given[i].Continue, ""), -1))
 		summaries := h.count(`SELECT count(*) FROM summaries WHERE run_id = (SELECT id FROM runs ORDER BY started_at, id LIMIT 1 OFFSET ?)`, i)
 		if kept := r.observations + r.duplicates + r.dropped + summaries; kept != blocks {
 			losses = append(losses, fmt.Sprintf("run %d (%s): %d blocks given, %d stored, duplicate or counted as dropped", i, r, blocks, kept))
@@ -146,11 +146,15 @@ func TestAnswers_EveryShapeStoredSalvagedSkippedOrRetried(t *testing.T) {
 			[]string{"bugfix|Refunds rounded zero-decimal currencies wrong", "decision|Ledger entries are append-only"}, false,
 			[]string{"stored/4"}, map[string]int{"done": 4}},
 		{"truncated at the output limit: complete kept, the rest re-run in halves", false, []fakeproto.Reply{
-			{Text: full + cutObs, StopReason: "max_tokens"}, reply(second), reply(obsXML("change", "Second half"))},
+			{Text: full + cutObs, Cut: true}, reply(second), reply(obsXML("change", "Second half"))},
 			[]string{"bugfix|Refunds rounded zero-decimal currencies wrong", "decision|Ledger entries are append-only", "change|Second half"}, false,
 			[]string{"salvaged truncated/4", "stored/2", "stored/2"}, map[string]int{"done": 4}},
+		{"cut at the output limit and continued by the CLI: the parts joined", false, []fakeproto.Reply{
+			{Text: full + "\n<observation><type>decision</type><title>Ledger entries", Continue: []string{" are append-only</title></observation>"}}},
+			[]string{"bugfix|Refunds rounded zero-decimal currencies wrong", "decision|Ledger entries are append-only"}, false,
+			[]string{"stored/4"}, map[string]int{"done": 4}},
 		{"truncated with nothing complete", false, []fakeproto.Reply{
-			{Text: cutObs, StopReason: "max_tokens"}, reply(full), reply(second)},
+			{Text: cutObs, Cut: true}, reply(full), reply(second)},
 			[]string{"bugfix|Refunds rounded zero-decimal currencies wrong", "decision|Ledger entries are append-only"}, false,
 			[]string{"unusable truncated/4", "stored/2", "stored/2"}, map[string]int{"done": 4}},
 		{"prose only: retried, attempt counted", false, []fakeproto.Reply{reply("I reviewed the session and nothing stands out.")},
@@ -314,7 +318,7 @@ func TestAnswers_ScriptedDay_NothingLostSilently(t *testing.T) {
 		return reply("<observation><type>bugfix</type><subtitle>Fixed " + topics[word%len(topics)] + " " + fmt.Sprint(word) + "</subtitle></observation>")
 	}
 	for _, i := range []int{9, 21} {
-		shapes[i] = func() fakeproto.Reply { return fakeproto.Reply{Text: clean(2) + cutObs, StopReason: "max_tokens"} }
+		shapes[i] = func() fakeproto.Reply { return fakeproto.Reply{Text: clean(2) + cutObs, Cut: true} }
 	}
 	for _, i := range []int{4, 15, 29} {
 		shapes[i] = func() fakeproto.Reply { return reply(`<skip reason="only routine reads"/>`) }

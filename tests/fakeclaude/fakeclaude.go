@@ -405,14 +405,27 @@ func (s *session) turn(prompt string) int {
 		s.appendTranscript("assistant", map[string]any{"role": "assistant",
 			"content": []any{map[string]any{"type": "text", "text": answer}}})
 	}
+	last := answer + rawMark
+	if reply != nil {
+		for _, part := range reply.Continue {
+			s.emit(s.out.base("user_synthetic_continue"))
+			s.emit(s.out.assistantText(part))
+			last = part
+		}
+		if reply.Cut {
+			s.emit(s.out.base("assistant_max_output_tokens"))
+			res := s.out.base("result_max_output_tokens")
+			renameModel(res, "modelUsage", s.out.model)
+			renameModel(res, "model_usage_since_last_result", s.out.model)
+			s.emit(res)
+			return 1
+		}
+	}
 	s.runHooks("Stop", "", map[string]any{"prompt_id": promptID, "permission_mode": permissionMode,
 		"stop_hook_active": false, "last_assistant_message": answer})
-	res := s.out.resultSuccess(answer+rawMark, s.started)
+	res := s.out.resultSuccess(last, s.started)
 	if u := s.sc.Usage; u != nil {
 		withUsage(res, *u, s.out.model)
-	}
-	if reply != nil && reply.StopReason != "" {
-		res["stop_reason"] = reply.StopReason
 	}
 	s.emit(res)
 	return 0

@@ -12,8 +12,10 @@ import (
 	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
 )
 
-// shapes/ holds single lines copied verbatim from the 2.1.328 stream-json fixtures; every
-// line the fake prints starts from one of them, so it keeps every field the real CLI prints.
+// shapes/ holds single lines copied verbatim from the 2.1.328 stream-json fixtures (the
+// *_max_output_tokens and user_synthetic_continue lines from tests/e2e/testdata, recorded
+// from the same CLI); every line the fake prints starts from one of them, so it keeps every
+// field the real CLI prints.
 //
 //go:embed shapes/*.json
 var shapes embed.FS

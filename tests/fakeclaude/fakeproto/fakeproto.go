@@ -83,9 +83,13 @@ type Reply struct {
 	// Raw is appended to Text in the output's JSON strings byte for byte (JSON cannot
 	// carry bytes that are not UTF-8, the CLI's output might): it is base64 in the file.
 	Raw []byte `json:"raw,omitempty"`
-	// StopReason is the result line's stop_reason (end_turn when empty); max_tokens is an
-	// answer cut at the output limit.
-	StopReason string `json:"stop_reason,omitempty"`
+	// Continue are the parts written after cuts at the output limit, which the CLI asks for
+	// (2.1.328, tests/e2e TestMaxTokensStreams): a synthetic user turn before each, and the
+	// result line holds only the last part.
+	Continue []string `json:"continue,omitempty"`
+	// Cut makes the CLI give up on the answer after its parts, as after 3 continuations:
+	// its error max_output_tokens on a synthetic assistant line and an error result, exit 1.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // Usage is a result line's cost and usage.
