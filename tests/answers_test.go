@@ -279,7 +279,9 @@ func TestAnswers_UnusableRetriedThenFailed_DoctorFinding(t *testing.T) {
 }
 
 // A scripted day of 40 batches (8 sessions, 3 new events each batch, one `hook observe`
-// per batch) with a mix of the shapes a model returns: no answer is lost silently, every
+// per batch) with a mix of the shapes a model returns (26 well-formed, 2 of them continued
+// by the CLI after a cut; 3 prose around, 2 fenced, 2 unknown types, 1 missing title, 2
+// given up at the output limit, 3 skips, 2 prose only, 1 invalid UTF-8): no answer is lost silently, every
 // event ends done, and hook stats gives the count per verdict and reason.
 func TestAnswers_ScriptedDay_NothingLostSilently(t *testing.T) {
 	track(t)
@@ -329,6 +331,13 @@ func TestAnswers_ScriptedDay_NothingLostSilently(t *testing.T) {
 	shapes[25] = func() fakeproto.Reply {
 		word++
 		return fakeproto.Reply{Text: "<observation><type>change</type><title>Caf", Raw: []byte(fmt.Sprintf("\xe9 menu %d\xff</title></observation>", word))}
+	}
+
+	for _, i := range []int{31, 35} { // cut and continued by the CLI: one answer in two parts
+		shapes[i] = func() fakeproto.Reply {
+			body := clean(2)
+			return fakeproto.Reply{Text: body[:len(body)/2], Continue: []string{body[len(body)/2:]}}
+		}
 	}
 
 	var given []fakeproto.Reply // what each invocation answered, in order
