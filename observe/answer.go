@@ -52,14 +52,14 @@ func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (c
 	if a.Summary != nil {
 		a.Summary.SessionID, a.Summary.Project, a.Summary.RunID, a.Summary.At = o.session, r.project, r.id, at
 	}
+	if verdict == store.VerdictUnusable {
+		r.health.Reason = "answer unusable: " + strings.Join(r.rec.Reasons, " ")
+	}
 	o.update(func(h *health.Health) {
 		// Any answer shows the credential and the executable work.
 		h.Auth = health.Auth{State: "ok", Source: string(r.src.Kind), Since: sinceOr(h.Auth, "ok", at)}
 		h.Setup = health.Setup{State: "ok"}
 		h.ClearPause()
-		if verdict == store.VerdictUnusable {
-			r.health.Reason = "answer unusable: " + strings.Join(r.rec.Reasons, " ")
-		}
 		h.LastRun = r.health
 	})
 

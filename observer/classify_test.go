@@ -13,7 +13,13 @@ import (
 
 func fixtureLines(t *testing.T, name string) [][]byte {
 	t.Helper()
-	data, err := os.ReadFile(fixture(t, name))
+	return linesIn(t, fixture(t, name))
+}
+
+// linesIn is the file's lines that are not blank.
+func linesIn(t *testing.T, path string) [][]byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,17 +218,7 @@ func TestCutAnswersOfTheRealCLI(t *testing.T) {
 			[]string{"Complete one", "Half of", "Complete one", "Half of", "Complete one", "Half of", "Complete one"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("..", "tests", "e2e", "testdata", "streamjson-"+tc.name+".jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ls [][]byte
-			for _, l := range bytes.Split(data, []byte("\n")) {
-				if len(bytes.TrimSpace(l)) > 0 {
-					ls = append(ls, l)
-				}
-			}
-			s := scan(ls)
+			s := scan(linesIn(t, filepath.Join("..", "tests", "e2e", "testdata", "streamjson-"+tc.name+".jsonl")))
 			if o, why := s.classify(tc.exit, ""); o != OutcomeOK {
 				t.Errorf("outcome %s (%s), want ok", o, why)
 			}

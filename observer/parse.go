@@ -104,18 +104,26 @@ func Parse(text string, final, truncated bool) Answer {
 		reason(ReasonTruncated)
 	}
 	rest := text // what is left outside the blocks, to tell prose around them
-	cut := func(e element) { rest = strings.Replace(rest, text[e.start:e.end], "", 1) }
+	// cutOff takes blk out of rest and reports whether it was cut at the output limit (it
+	// runs to the end of a truncated answer unclosed): dropped, not kept half-written.
+	cutOff := func(blk element, what string) bool {
+		rest = strings.Replace(rest, text[blk.start:blk.end], "", 1)
+		switch {
+		case blk.closed:
+		case truncated && blk.end == len(text):
+			a.Dropped++
+			warn("%s was cut at the output limit: dropped", what)
+			return true
+		default:
+			reason(ReasonUnclosed)
+		}
+		return false
+	}
 
 	blocks := elements(text, "observation", []string{"summary", "skip"})
 	for i, blk := range blocks {
-		cut(blk)
-		if !blk.closed {
-			if truncated && blk.end == len(text) {
-				a.Dropped++
-				warn("observation %d of %d was cut at the output limit: dropped", i+1, len(blocks))
-				continue
-			}
-			reason(ReasonUnclosed)
+		if cutOff(blk, fmt.Sprintf("observation %d of %d", i+1, len(blocks))) {
+			continue
 		}
 		o, ok := observation(blk.inner)
 		if !ok {
@@ -137,14 +145,8 @@ func Parse(text string, final, truncated bool) Answer {
 
 	sums := elements(text, "summary", []string{"observation", "skip"})
 	for _, blk := range sums {
-		cut(blk)
-		if !blk.closed {
-			if truncated && blk.end == len(text) {
-				a.Dropped++
-				warn("the summary was cut at the output limit: dropped")
-				continue
-			}
-			reason(ReasonUnclosed)
+		if cutOff(blk, "the summary") {
+			continue
 		}
 		s := summary(blk.inner)
 		switch {

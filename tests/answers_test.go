@@ -7,6 +7,7 @@ package tests
 // and counted with its reason in runs, hook stats and doctor.
 
 import (
+	"database/sql"
 	"fmt"
 	"regexp"
 	"slices"
@@ -44,49 +45,21 @@ func (r answerRun) String() string {
 
 func (h *harness) answerRuns() []answerRun {
 	h.t.Helper()
-	db := h.db()
-	if db == nil {
-		return nil
-	}
-	defer db.Close()
-	rows, err := db.Query(`SELECT outcome, answer, answer_reasons, events, observations, duplicates, answer_dropped FROM runs ORDER BY started_at, id`)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer rows.Close()
 	var out []answerRun
-	for rows.Next() {
-		var r answerRun
-		if err := rows.Scan(&r.outcome, &r.answer, &r.reasons, &r.events, &r.observations, &r.duplicates, &r.dropped); err != nil {
-			h.t.Fatal(err)
-		}
-		out = append(out, r)
-	}
+	h.eachRow(`SELECT outcome, answer, answer_reasons, events, observations, duplicates, answer_dropped FROM runs ORDER BY started_at, id`,
+		func(rows *sql.Rows) error {
+			var r answerRun
+			err := rows.Scan(&r.outcome, &r.answer, &r.reasons, &r.events, &r.observations, &r.duplicates, &r.dropped)
+			out = append(out, r)
+			return err
+		})
 	return out
 }
 
 // typedObservations are the stored observations as "type|title", in order.
 func (h *harness) typedObservations() []string {
 	h.t.Helper()
-	db := h.db()
-	if db == nil {
-		return nil
-	}
-	defer db.Close()
-	rows, err := db.Query(`SELECT type || '|' || title FROM observations ORDER BY id`)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			h.t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	return out
+	return h.texts(`SELECT type || '|' || title FROM observations ORDER BY id`)
 }
 
 // scriptAnswers makes the next invocations of the fake answer replies, in order (the

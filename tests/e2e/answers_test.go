@@ -73,23 +73,10 @@ func TestMaxTokensStreams(t *testing.T) {
 				out = strings.ReplaceAll(out, strings.TrimPrefix(s.Mock.URL(), "http://"), "127.0.0.1:PORT")
 				writeFile(t, golden, out, 0o644)
 			}
-			project := func(ls []map[string]any) []map[string]any {
-				var out []map[string]any
-				for _, l := range ls {
-					if l["type"] != "assistant" && l["type"] != "result" && l["type"] != "user" {
-						continue
-					}
-					p := map[string]any{}
-					for _, k := range cutKeys {
-						if v, ok := l[k]; ok {
-							p[k] = v
-						}
-					}
-					out = append(out, p)
-				}
-				return out
+			cut := func(l map[string]any) bool {
+				return l["type"] == "assistant" || l["type"] == "result" || l["type"] == "user"
 			}
-			if got, want := project(lines), project(readLines(t, golden)); !reflect.DeepEqual(got, want) {
+			if got, want := project(lines, cutKeys, cut), project(readLines(t, golden), cutKeys, cut); !reflect.DeepEqual(got, want) {
 				t.Errorf("fields differ from %s\n got: %s\nwant: %s", golden, mustJSON(got), mustJSON(want))
 			}
 		})
