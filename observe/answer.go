@@ -44,7 +44,8 @@ func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (c
 	}
 	verdict := a.Verdict()
 	r.rec.Answer, r.rec.Reasons, r.rec.Dropped = verdict, a.ReasonNames(), a.Dropped
-	log := r.log.With().Str("answer", string(verdict)).Strs("reasons", r.rec.Reasons).Int("continued", r.res.Continued).Logger()
+	log := r.log.With().Str("answer", string(verdict)).Strs("reasons", r.rec.Reasons).Int("continued", r.res.Continued).
+		Str("skip_reason", a.SkipWhy).Logger()
 	at := o.d.Now()
 	for i := range a.Observations {
 		a.Observations[i].SessionID, a.Observations[i].Project, a.Observations[i].RunID, a.Observations[i].At = o.session, r.project, r.id, at

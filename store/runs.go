@@ -119,15 +119,6 @@ type DayStats struct {
 	Reasons map[Verdict]map[string]int
 }
 
-// Answered is how many runs gave an answer (a verdict) that day.
-func (d DayStats) Answered() int {
-	n := 0
-	for _, c := range d.Answers {
-		n += c
-	}
-	return n
-}
-
 // DailyStats returns one row per local day and project in [from, to) that had a run or a
 // redaction, days taken in loc, newest day first, projects by name within a day. project ""
 // means all projects.
