@@ -65,6 +65,7 @@ func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (c
 	})
 
 	again := a.Has(observer.ReasonTruncated) && r.events > 1
+	r.rec.Requeued = again || verdict == store.VerdictUnusable
 	if verdict == store.VerdictUnusable && !again {
 		log.Error().Msg("observer answer unusable; its events are retried (attempt counted)")
 		r.releaseAll(true)

@@ -48,9 +48,11 @@ type RunRecord struct {
 	Usage
 	// Answer is the verdict on the run's answer ("" when the run gave none: a failed run);
 	// Reasons why it was salvaged or unusable; Dropped the blocks of it that were not kept.
-	Answer  Verdict
-	Reasons []string
-	Dropped int
+	// Requeued: its events went back to pending, answer or not (a later run completes them).
+	Answer   Verdict
+	Reasons  []string
+	Dropped  int
+	Requeued bool
 }
 
 // DuplicateWindow is how far back an equal observation (project, type, title, narrative)
@@ -61,13 +63,13 @@ const (
 	sqlRecordRun = `
 INSERT INTO runs (id, session_id, project, model, outcome, started_at, ended_at, events,
 	observations, duplicates, input_tokens, output_tokens, cache_creation_tokens,
-	cache_read_tokens, cost_usd, duration_ms, duration_api_ms, answer, answer_reasons, answer_dropped)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	cache_read_tokens, cost_usd, duration_ms, duration_api_ms, answer, answer_reasons, answer_dropped, requeued)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlCostBetween = `SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE started_at >= ? AND started_at < ?`
 	sqlRunsBetween = `
 SELECT project, started_at, outcome, events, observations, duplicates, input_tokens,
 	output_tokens, cache_creation_tokens, cache_read_tokens, cost_usd, duration_ms, duration_api_ms,
-	answer, answer_reasons
+	answer, answer_reasons, requeued
 FROM runs WHERE started_at >= ?1 AND started_at < ?2 AND (?3 = '' OR project = ?3)`
 	sqlRedactionsBetween = `
 SELECT day, project, sum(count) FROM redactions
@@ -92,7 +94,7 @@ func (db *DB) RecordRun(ctx context.Context, r RunRecord) error {
 		_, err := tx.ExecContext(ctx, sqlRecordRun, r.ID, r.SessionID, r.Project, r.Model, r.Outcome,
 			r.StartedAt.UnixNano(), ended.UnixNano(), r.Events, r.Observations, r.Duplicates,
 			r.InputTokens, r.OutputTokens, r.CacheCreationTokens, r.CacheReadTokens, r.CostUSD,
-			r.DurationMS, r.DurationAPIMS, string(r.Answer), strings.Join(r.Reasons, " "), r.Dropped)
+			r.DurationMS, r.DurationAPIMS, string(r.Answer), strings.Join(r.Reasons, " "), r.Dropped, r.Requeued)
 		return err
 	}))
 }
@@ -109,8 +111,9 @@ func (db *DB) CostBetween(ctx context.Context, from, to time.Time) (float64, err
 type DayStats struct {
 	Day     string // local date YYYY-MM-DD
 	Project string
-	// Runs counts every run; Events are the events of the runs that succeeded (a failed
-	// run's events come back in a later run and are counted then).
+	// Runs counts every run; Events are the events of the runs that succeeded and kept
+	// them (a failed run's events, or those an answer gave back, come back in a later run
+	// and are counted then).
 	Runs, Events, Observations, Duplicates, Redactions int
 	Usage
 	// Answers counts the runs' answers per verdict; Reasons counts, per verdict, the
@@ -141,16 +144,17 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 			proj, outcome, answer, reasons   string
 			started                          int64
 			events, observations, duplicates int
+			requeued                         bool
 			u                                Usage
 		)
 		if err := r.Scan(&proj, &started, &outcome, &events, &observations, &duplicates, &u.InputTokens,
 			&u.OutputTokens, &u.CacheCreationTokens, &u.CacheReadTokens, &u.CostUSD, &u.DurationMS, &u.DurationAPIMS,
-			&answer, &reasons); err != nil {
+			&answer, &reasons, &requeued); err != nil {
 			return err
 		}
 		d := get(time.Unix(0, started).In(loc).Format(time.DateOnly), proj)
 		d.Runs++
-		if outcome == "ok" {
+		if outcome == "ok" && !requeued {
 			d.Events += events
 		}
 		d.Observations += observations

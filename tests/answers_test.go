@@ -346,6 +346,9 @@ func TestAnswers_ScriptedDay_NothingLostSilently(t *testing.T) {
 	}
 	rep := h.stats("--days", "1")
 	tot := rep.Total
+	if tot.Events != 120 {
+		t.Errorf("hook stats counts %d events done, want 120 (none given back counted)", tot.Events)
+	}
 	if tot.Answered() != len(given) || tot.Runs != len(given) {
 		t.Errorf("%d runs, %d answers counted, %d given", tot.Runs, tot.Answered(), len(given))
 	}
@@ -360,6 +363,7 @@ func TestAnswers_ScriptedDay_NothingLostSilently(t *testing.T) {
 	if got := fmt.Sprint(tot.Answers); got != "map[salvaged:11 skipped:3 stored:30 unusable:2]" {
 		t.Errorf("answers %s", got)
 	}
+	t.Logf("hook stats:\n%s", h.runIn(h.work, nil, nil, "stats", "--days", "1").stdout)
 	t.Logf("scripted day: %d batches, %d observer answers: %s; reasons %s; %d observations stored, %d duplicates, events %v; lost silently: %d",
 		40, len(given), fmt.Sprint(tot.Answers), tot.ReasonsLine(), tot.Observations, tot.Duplicates, st, len(h.silentLosses(given)))
 }
