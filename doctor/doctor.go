@@ -92,9 +92,10 @@ type Auth struct {
 
 // Cost is what the observer did and cost today and in the last 7 local days (hook stats).
 type Cost struct {
-	Today     stats.Row `json:"today"`
-	Last7Days stats.Row `json:"last_7_days"`
-	BudgetUSD float64   `json:"budget_usd"` // 0: no cap
+	Today     stats.Row   `json:"today"`
+	Last7Days stats.Row   `json:"last_7_days"`
+	BudgetUSD float64     `json:"budget_usd"` // 0: no cap
+	days      []stats.Row // the last 7 days', all projects together, newest first
 }
 
 // Redacted is how many captured values were redacted, per kind, today and in the last 7
@@ -242,6 +243,9 @@ func Build(ctx context.Context, in Inputs) *Report {
 	if r.Queue != nil && r.Queue.Failed > 0 {
 		r.Findings = append(r.Findings, fmt.Sprintf("%d events failed 3 observer runs; they are kept", r.Queue.Failed))
 	}
+	if r.Cost != nil {
+		r.Findings = append(r.Findings, unusableFindings(r.Cost.days, in.Now().In(loc).Format(time.DateOnly), in.Hook)...)
+	}
 	plugin, pluginFindings, pluginFailed := checkPlugin(in)
 	r.Plugin = plugin
 	r.Findings = append(r.Findings, pluginFindings...)
@@ -321,7 +325,7 @@ func costs(ctx context.Context, db *store.DB, s *settings.Settings, now time.Tim
 	if err != nil {
 		return nil, observe.Budget{}, err
 	}
-	c.Today, c.Last7Days = today.Total, week.Total
+	c.Today, c.Last7Days, c.days = today.Total, week.Total, week.ByDay()
 	b, err := observe.TodayBudget(ctx, db, s, now, loc)
 	return c, b, err
 }
@@ -485,6 +489,33 @@ func settingsLine(vs []settings.Value) string {
 	}
 	if errs > 0 {
 		out += fmt.Sprintf("; %d with an error", errs)
+	}
+	return out
+}
+
+// unusableFindings names each day whose unusable answers passed stats.MaxUnusableRate, with the
+// reasons and what to do about them.
+func unusableFindings(days []stats.Row, today, hook string) []string {
+	var out []string
+	for _, d := range days {
+		rate := d.UnusableRate()
+		if rate <= stats.MaxUnusableRate {
+			continue
+		}
+		when := "on " + d.Day
+		if d.Day == today {
+			when = "today"
+		}
+		reasons := d.Reasons[store.VerdictUnusable]
+		fix := "their events are retried, then kept as failed after 3 runs; `" + hook + " stats` shows the reasons per day"
+		switch {
+		case reasons[string(observer.ReasonTruncated)] > 0:
+			fix += "; truncated: single events cut at the output limit, so the model's output limit (CLAUDE_CODE_MAX_OUTPUT_TOKENS) is too low for them"
+		case reasons[string(observer.ReasonProseOnly)]+reasons[string(observer.ReasonEmpty)] > 0:
+			fix += "; prose_only or empty: the model does not answer in the observer's format, set " + settings.KeyModel + " to one that does"
+		}
+		out = append(out, fmt.Sprintf("%d of %d observer answers %s were unusable (%.0f%%): %s; %s",
+			d.Answers[store.VerdictUnusable], d.Answered(), when, 100*rate, stats.CountsText(reasons), fix))
 	}
 	return out
 }

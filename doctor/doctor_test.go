@@ -19,6 +19,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -395,5 +396,33 @@ func TestNewerBuildInstalled(t *testing.T) {
 	if failed || p.HookState != "newer" || len(findings) != 1 || !strings.Contains(findings[0], "a newer build than this") ||
 		strings.Contains(findings[0], "marketplace add") {
 		t.Errorf("failed %v state %q findings %q", failed, p.HookState, findings)
+	}
+}
+
+// A day is a finding when more than 5% of its answers were unusable: 1 of 20 is not (the
+// control), 2 of 20 is, named with its date, reasons and the fix for them; today says today.
+func TestUnusableAnswersFinding(t *testing.T) {
+	day := func(date string, unusable int, reasons map[string]int) stats.Row {
+		return stats.Row{Day: date, Answers: map[store.Verdict]int{store.VerdictStored: 20 - unusable, store.VerdictUnusable: unusable},
+			Reasons: map[store.Verdict]map[string]int{store.VerdictUnusable: reasons}}
+	}
+	got := unusableFindings([]stats.Row{
+		day("2026-12-01", 1, map[string]int{"prose_only": 1}),
+		day("2026-11-30", 2, map[string]int{"prose_only": 1, "empty": 1}),
+		day("2026-11-29", 3, map[string]int{"truncated": 3}),
+		{Day: "2026-11-28"}, // no answers
+	}, "2026-11-30", "hook")
+	if len(got) != 2 {
+		t.Fatalf("findings %q, want two (1 of 20 is within 5%%)", got)
+	}
+	for i, want := range [][]string{
+		{"2 of 20 observer answers today were unusable (10%): empty 1, prose_only 1", "set CLAUDE_MEM_MODEL to one that does", "`hook stats`"},
+		{"3 of 20 observer answers on 2026-11-29 were unusable (15%): truncated 3", "CLAUDE_CODE_MAX_OUTPUT_TOKENS"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("finding %q lacks %q", got[i], w)
+			}
+		}
 	}
 }

@@ -60,7 +60,7 @@ type Deps struct {
 // observer over the session's pending events in batches until none are left or a run
 // fails. final also writes the session summary (SessionEnd).
 func Run(ctx context.Context, d Deps, session string, final bool) error {
-	o := &observeRun{d: d, s: d.Settings, log: d.Log, session: session, final: final, lineage: d.Lineage}
+	o := &observeRun{d: d, s: d.Settings, log: d.Log, session: session, final: final, lineage: d.Lineage, batch: batchSize}
 	return o.run(ctx)
 }
 
@@ -72,6 +72,11 @@ type observeRun struct {
 	final   bool
 	lineage []string
 	slot    *lockfile.Held
+	// batch is how many events a claim takes: batchSize, halved after each answer cut at
+	// the output limit, for the rest of this run.
+	batch int
+	// again: the last batch's answer was cut short and its events are pending again.
+	again bool
 }
 
 func (o *observeRun) run(ctx context.Context) error {
@@ -147,17 +152,18 @@ func (o *observeRun) run(ctx context.Context) error {
 			return nil
 		}
 		runID := observer.NewRunID(o.d.Now())
-		events, err := db.Claim(ctx, o.session, runID, batchSize, o.d.Now())
+		events, err := db.Claim(ctx, o.session, runID, o.batch, o.d.Now())
 		if err != nil {
 			return err
 		}
 		if len(events) == 0 && summaryDone {
 			return nil
 		}
-		last := len(events) < batchSize
+		last := len(events) < o.batch
 		writeSummary := o.final && last
+		o.again = false
 		cont, err := o.once(ctx, db, runID, events, writeSummary)
-		if writeSummary && cont {
+		if writeSummary && cont && !o.again {
 			summaryDone = true
 		}
 		if err != nil || !cont {
@@ -252,37 +258,8 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	}()
 	switch res.Outcome {
 	case observer.OutcomeOK:
-		obs, sum, warns := observer.Parse(res.Text)
-		for _, w := range warns {
-			log.Warn().Str("problem", w).Msg("observer output")
-		}
-		at := o.d.Now()
-		for i := range obs {
-			obs[i].SessionID, obs[i].Project, obs[i].RunID, obs[i].At = o.session, proj, runID, at
-		}
-		if sum != nil {
-			sum.SessionID, sum.Project, sum.RunID, sum.At = o.session, proj, runID, at
-		}
-		dups, err := db.CompleteRun(dbctx, runID, obs, sum)
-		if err != nil {
-			releaseAll(false)
-			return false, err
-		}
-		rec.Observations, rec.Duplicates = len(obs)-dups, dups
-		log.Info().Int("observations", rec.Observations).Int("duplicates", dups).Bool("summary", sum != nil).
-			Float64("cost_usd", res.Usage.CostUSD).Msg("observer run stored")
-		if writeSummary && sum != nil {
-			if err := db.FinalDone(dbctx, o.session); err != nil {
-				log.Warn().Err(err).Msg("recording the final run failed; a later SessionStart may run it again")
-			}
-		}
-		o.update(func(h *health.Health) {
-			h.Auth = health.Auth{State: "ok", Source: string(src.Kind), Since: sinceOr(h.Auth, "ok", at)}
-			h.Setup = health.Setup{State: "ok"}
-			h.ClearPause()
-			h.LastRun = run
-		})
-		return true, nil
+		return o.answered(dbctx, db, answerRun{id: runID, events: len(events), final: writeSummary, project: proj,
+			res: res, rec: &rec, health: run, src: src, log: log, releaseAll: releaseAll})
 	case observer.OutcomeAuthFailed:
 		log.Error().Str("source", string(src.Kind)).Str("from", src.From).Str("reason", res.Reason).Msg("observer: authentication failed; paused")
 		releaseAll(false)

@@ -29,7 +29,23 @@ type stream struct {
 	results                   []result
 	usage                     store.Usage // the last result line's (its cost is the session's total)
 	model                     string      // from the result's modelUsage, else the init line
+	// truncated: the answer was cut at the model's output limit and not completed (cutError).
+	truncated bool
+	// texts are the model's answer: the text of its assistant messages, each continuation
+	// the CLI asked for after a cut joined to the part it continues. continued counts them.
+	texts     []string
+	continues bool // the last user line was the CLI's synthetic "Output token limit hit" turn
+	continued int
 }
+
+// Cut answers, as Claude Code 2.1.328 reports them (pinned by tests/e2e TestMaxTokensStreams):
+// a reply the API stops at max_tokens is continued by the CLI, which sends a synthetic user
+// message and joins nothing itself; its result line has only the last part's text, so the
+// answer is read from the assistant messages. After 3 continuations it gives up: a synthetic
+// assistant message with error max_output_tokens and an is_error result with api_error
+// max_output_tokens (exit 1), the answer so far being in the assistant messages before it.
+// Every assistant line's stop_reason is null, the result's stop_sequence: neither tells.
+const cutError = "max_output_tokens"
 
 type result struct {
 	isError                 bool
@@ -56,15 +72,29 @@ func (s *stream) add(line []byte) {
 	errName := v.Get("error").String()
 	errType := v.Get("api_error_type").String()
 	switch v.Get("type").String() {
+	case "user":
+		s.continues = v.Get("isSynthetic").Bool()
 	case "assistant":
-		// The text is read only for an error: an ordinary answer costs no copy.
 		text := func() string { return joinTexts(v.Get(`message.content.#(type=="text")#.text`)) }
-		if errName == "authentication_failed" || authStatus(status) {
+		switch {
+		case errName == "authentication_failed" || authStatus(status):
 			s.auth = firstOf(s.auth, text(), apiError(status, errName))
-		} else if transientError(status, errName, errType) {
+		case transientError(status, errName, errType):
 			s.transient = firstOf(s.transient, text(), apiError(status, errName))
+		case errName == cutError:
+			s.truncated = true
+		case v.Get("is_api_error_message").Bool():
+		default:
+			var b strings.Builder // as written: a continuation may start mid-word
+			for _, t := range v.Get(`message.content.#(type=="text")#.text`).Array() {
+				b.WriteString(t.String())
+			}
+			s.addText(b.String())
 		}
 	case "result":
+		if v.Get("api_error").String() == cutError {
+			s.truncated = true
+		}
 		s.usage = store.Usage{
 			InputTokens:         v.Get("usage.input_tokens").Int(),
 			OutputTokens:        v.Get("usage.output_tokens").Int(),
@@ -79,7 +109,7 @@ func (s *stream) add(line []byte) {
 			return false
 		})
 		r := result{
-			isError:  v.Get("is_error").Bool(),
+			isError:  v.Get("is_error").Bool() && v.Get("api_error").String() != cutError, // what was cut is kept
 			subtype:  v.Get("subtype").String(),
 			terminal: v.Get("terminal_reason").String(),
 			text:     v.Get("result").String(),
@@ -137,14 +167,33 @@ func (s stream) classify(exitCode int, stopped string) (Outcome, string) {
 			return OutcomeError, r.describe()
 		}
 	}
-	if exitCode != 0 {
+	if exitCode != 0 && !s.truncated { // a cut answer exits 1
 		return OutcomeError, exitText(exitCode) + " after its result"
 	}
 	return OutcomeOK, ""
 }
 
-// text is the answer: every result's text, in order (one per user message; Run sends one).
+// addText adds an assistant message's text to the answer: to the part it continues after
+// a cut, else as a part of its own.
+func (s *stream) addText(t string) {
+	switch {
+	case t == "": // a tool use
+		return
+	case s.continues && len(s.texts) > 0:
+		s.texts[len(s.texts)-1] += t
+		s.continued++
+	default:
+		s.texts = append(s.texts, t)
+	}
+	s.continues = false
+}
+
+// text is the answer: the assistant messages' text, its cut parts joined; without any,
+// every result's text, in order (one per user message; Run sends one).
 func (s stream) text() string {
+	if len(s.texts) > 0 {
+		return strings.Join(s.texts, "\n")
+	}
 	parts := make([]string, len(s.results))
 	for i, r := range s.results {
 		parts[i] = r.text

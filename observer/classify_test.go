@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,7 +13,13 @@ import (
 
 func fixtureLines(t *testing.T, name string) [][]byte {
 	t.Helper()
-	data, err := os.ReadFile(fixture(t, name))
+	return linesIn(t, fixture(t, name))
+}
+
+// linesIn is the file's lines that are not blank.
+func linesIn(t *testing.T, path string) [][]byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +162,78 @@ func TestUsageFromTheResultLine(t *testing.T) {
 			}
 			if s.usage != tc.want || s.model != tc.model {
 				t.Fatalf("usage %+v model %q; want %+v %q", s.usage, s.model, tc.want, tc.model)
+			}
+		})
+	}
+}
+
+// An answer cut at the output limit is told by the CLI's error max_output_tokens, on the
+// result line or on its synthetic assistant message; the fixtures (their stop reasons are
+// end_turn, tool_use, stop_sequence or null) are not cut.
+func TestTruncatedAnswer(t *testing.T) {
+	for _, name := range []string{"streamjson-out-single-message.jsonl", "streamjson-out-two-turns-with-Bash-tool.jsonl",
+		"streamjson-out-error_max_turns.jsonl", "streamjson-out-403.jsonl"} {
+		if s := scan(fixtureLines(t, name)); s.truncated {
+			t.Errorf("%s: read as truncated", name)
+		}
+	}
+	cutResult := `{"type":"result","subtype":"success","is_error":true,"api_error":"max_output_tokens","result":"API Error: Claude's response exceeded"}`
+	cutAssistant := `{"type":"assistant","error":"max_output_tokens","is_api_error_message":true,"message":{"content":[{"type":"text","text":"API Error"}]}}`
+	part := `{"type":"assistant","message":{"content":[{"type":"text","text":"<observation><title>t</title></observation><obs"}]}}`
+	for name, ls := range map[string][][]byte{
+		"result line":       lines(initLine, part, cutResult),
+		"assistant message": lines(initLine, part, cutAssistant, okResult),
+	} {
+		s := scan(ls)
+		if !s.truncated {
+			t.Errorf("%s: the cut not seen", name)
+		}
+		if o, why := s.classify(1, ""); o != OutcomeOK {
+			t.Errorf("%s: outcome %s (%s), want ok: the complete part is kept", name, o, why)
+		}
+		if !strings.HasPrefix(s.text(), "<observation><title>t</title></observation>") || strings.Contains(s.text(), "API Error") {
+			t.Errorf("%s: text %q, want the model's part without the CLI's error", name, s.text())
+		}
+	}
+}
+
+// The real CLI's streams of a cut answer (recorded by tests/e2e TestMaxTokensStreams): a cut
+// the CLI continued reads as the whole answer, its parts joined (the result line has only
+// the last part), not truncated; a cut it gave up on is ok and truncated, with the parts so
+// far, so the complete blocks are kept. Neither is an error.
+func TestCutAnswersOfTheRealCLI(t *testing.T) {
+	const part1 = "<observation><type>bugfix</type><title>Complete one</title></observation>\n<observation><type>change</type><title>Half of"
+	for _, tc := range []struct {
+		name      string
+		exit      int
+		text      string
+		truncated bool
+		continued int
+		stored    []string
+	}{
+		{"max-tokens-continued", 0, part1 + " the second</title></observation>", false, 1, []string{"Complete one", "Half of the second"}},
+		// The mock repeats its part where a model would continue it: each "Half of" block
+		// ends where the next opens (unclosed, kept); only the last, cut one is dropped.
+		{"max-tokens-exhausted", 1, part1 + part1 + part1 + part1, true, 3,
+			[]string{"Complete one", "Half of", "Complete one", "Half of", "Complete one", "Half of", "Complete one"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := scan(linesIn(t, filepath.Join("..", "tests", "e2e", "testdata", "streamjson-"+tc.name+".jsonl")))
+			if o, why := s.classify(tc.exit, ""); o != OutcomeOK {
+				t.Errorf("outcome %s (%s), want ok", o, why)
+			}
+			if got := s.text(); got != tc.text {
+				t.Errorf("text %q\nwant %q", got, tc.text)
+			}
+			if s.truncated != tc.truncated || s.continued != tc.continued {
+				t.Errorf("truncated %v, continued %d; want %v, %d", s.truncated, s.continued, tc.truncated, tc.continued)
+			}
+			var titles []string
+			for _, o := range Parse(s.text(), false, s.truncated).Observations {
+				titles = append(titles, o.Title)
+			}
+			if !slices.Equal(titles, tc.stored) {
+				t.Errorf("stored %q, want %q", titles, tc.stored)
 			}
 		})
 	}

@@ -37,6 +37,7 @@ var structuralTags = []string{
 	"observation", "type", "title", "subtitle", "facts", "fact", "narrative", "concepts",
 	"concept", "files_read", "files_modified", "file",
 	"summary", "request", "investigated", "learned", "completed", "next_steps", "notes",
+	"skip", "skip_summary",
 }
 
 var structuralTagRe = sync.OnceValue(func() *regexp.Regexp {
@@ -187,7 +188,7 @@ How you work:
 `
 
 const promptFormat = `What to write:
-One <observation> for each thing a developer on this project would want to know in a later session: a bug found or fixed, a feature added, a refactoring, a change of code, configuration or dependencies, something learned about how the code or its tools behave, a decision and its reason. Skip routine reads and commands that taught nothing. When nothing is worth remembering, write no observation.
+One <observation> for each thing a developer on this project would want to know in a later session: a bug found or fixed, a feature added, a refactoring, a change of code, configuration or dependencies, something learned about how the code or its tools behave, a decision and its reason. Skip routine reads and commands that taught nothing. When nothing is worth remembering, write no observation, only <skip reason="why, in a few words"/>.
 
 Each observation has exactly this form (one value per tag; inside a value write "&lt;" for "<"):
 <observation>

@@ -62,6 +62,8 @@ type Result struct {
 	Outcome    Outcome
 	Reason     string // why, for every outcome but ok
 	Text       string // the final result text (ok only)
+	Truncated  bool   // the answer was cut at the model's output limit (ok only)
+	Continued  int    // cut parts the CLI continued and Text joins (ok only)
 	ExitCode   int    // -1 when the child did not exit on its own (not started, killed)
 	StderrTail string
 	Binary     string // what actually ran (after a re-resolve, the new path)
@@ -284,7 +286,7 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 	}
 	res.Outcome, res.Reason = out.classify(res.ExitCode, stopped)
 	if res.Outcome == OutcomeOK {
-		res.Text = out.text()
+		res.Text, res.Truncated, res.Continued = out.text(), out.truncated, out.continued
 	}
 	return res
 }

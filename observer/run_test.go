@@ -119,8 +119,8 @@ func TestRun(t *testing.T) {
 			if res.Outcome != OutcomeOK || res.Reason != "" || res.ExitCode != 0 || res.Lines != 3 || res.Text != fakeAnswer || res.Binary != exe {
 				t.Errorf("result %+v", res)
 			}
-			if obs, _, w := Parse(res.Text); len(obs) != 2 || len(w) != 0 {
-				t.Errorf("parsed %d observations, warnings %q", len(obs), w)
+			if a := Parse(res.Text, false, false); len(a.Observations) != 2 || len(a.Warnings) != 0 {
+				t.Errorf("parsed %d observations, warnings %q", len(a.Observations), a.Warnings)
 			}
 			r := readRecord(t, rec)
 			if !slices.Equal(r.Args, spec.Args) || r.Args[0] != exe {

@@ -6,6 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -29,6 +32,52 @@ type Row struct {
 	CacheCreationTokens int64   `json:"cache_creation_tokens"`
 	CacheReadTokens     int64   `json:"cache_read_tokens"`
 	CostUSD             float64 `json:"cost_usd"`
+	// Answers counts the runs' answers per verdict, every verdict named (§24); Reasons,
+	// per verdict, how many of them gave each reason (an answer may give several).
+	Answers map[store.Verdict]int            `json:"answers"`
+	Reasons map[store.Verdict]map[string]int `json:"answer_reasons"`
+}
+
+// Answered is how many runs gave an answer.
+func (a Row) Answered() int {
+	n := 0
+	for _, c := range a.Answers {
+		n += c
+	}
+	return n
+}
+
+// MaxUnusableRate is the share of a day's answers that may be unusable before doctor says
+// so (§24): above it, the model or the batches need a look.
+const MaxUnusableRate = 0.05
+
+// UnusableRate is the share of answers nothing could be kept from (0 without answers).
+func (a Row) UnusableRate() float64 {
+	if n := a.Answered(); n > 0 {
+		return float64(a.Answers[store.VerdictUnusable]) / float64(n)
+	}
+	return 0
+}
+
+// ReasonsLine is the reasons per verdict in one line: "salvaged: code_fence 2, truncated 1;
+// unusable: prose_only 1", verdicts in their order, reasons by name; "" with none.
+func (a Row) ReasonsLine() string {
+	var parts []string
+	for _, v := range store.Verdicts {
+		if rs := a.Reasons[v]; len(rs) > 0 {
+			parts = append(parts, string(v)+": "+CountsText(rs))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// CountsText is counts by name, in one line: "code_fence 2, truncated 1".
+func CountsText(counts map[string]int) string {
+	var items []string
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
+		items = append(items, fmt.Sprintf("%s %d", name, counts[name]))
+	}
+	return strings.Join(items, ", ")
 }
 
 // Report is the last Days local days, today included, newest first.
@@ -52,7 +101,7 @@ func Empty(now time.Time, loc *time.Location, days int, project string, budget f
 	days = max(days, 1)
 	today, end := observe.Day(now, loc)
 	return &Report{Days: days, Project: project, From: today.AddDate(0, 0, 1-days), To: end, Rows: []Row{}, BudgetUSD: budget,
-		RedactedByKind: redact.Counts{}}
+		RedactedByKind: redact.Counts{}, Total: Row{}.add(Row{})}
 }
 
 // Build reads the last days local days (at least 1) in loc for project ("" = all) and
@@ -81,22 +130,60 @@ func Build(ctx context.Context, db *store.DB, now time.Time, loc *time.Location,
 func rowOf(d store.DayStats) Row {
 	return Row{Day: d.Day, Project: d.Project, Runs: d.Runs, Events: d.Events, Observations: d.Observations,
 		Duplicates: d.Duplicates, Redactions: d.Redactions, InputTokens: d.InputTokens, OutputTokens: d.OutputTokens,
-		CacheCreationTokens: d.CacheCreationTokens, CacheReadTokens: d.CacheReadTokens, CostUSD: d.CostUSD}
+		CacheCreationTokens: d.CacheCreationTokens, CacheReadTokens: d.CacheReadTokens, CostUSD: d.CostUSD,
+		Answers: d.Answers, Reasons: d.Reasons}.add(Row{})
 }
 
+// add sums a and b into a row of its own (a's day and project), its maps new: every
+// verdict in Answers, the verdicts with reasons in Reasons.
 func (a Row) add(b Row) Row {
-	return Row{Day: a.Day, Project: a.Project, Runs: a.Runs + b.Runs, Events: a.Events + b.Events,
+	r := Row{Day: a.Day, Project: a.Project, Runs: a.Runs + b.Runs, Events: a.Events + b.Events,
 		Observations: a.Observations + b.Observations, Duplicates: a.Duplicates + b.Duplicates,
 		Redactions: a.Redactions + b.Redactions, InputTokens: a.InputTokens + b.InputTokens,
 		OutputTokens: a.OutputTokens + b.OutputTokens, CacheCreationTokens: a.CacheCreationTokens + b.CacheCreationTokens,
-		CacheReadTokens: a.CacheReadTokens + b.CacheReadTokens, CostUSD: a.CostUSD + b.CostUSD}
+		CacheReadTokens: a.CacheReadTokens + b.CacheReadTokens, CostUSD: a.CostUSD + b.CostUSD,
+		Answers: map[store.Verdict]int{}, Reasons: map[store.Verdict]map[string]int{}}
+	for _, v := range store.Verdicts {
+		r.Answers[v] = a.Answers[v] + b.Answers[v]
+		for _, src := range []map[string]int{a.Reasons[v], b.Reasons[v]} {
+			for name, n := range src {
+				if r.Reasons[v] == nil {
+					r.Reasons[v] = map[string]int{}
+				}
+				r.Reasons[v][name] += n
+			}
+		}
+	}
+	return r
+}
+
+// ByDay sums the report's rows per day, all projects together, newest day first.
+func (r *Report) ByDay() []Row {
+	var out []Row
+	for _, row := range r.Rows { // newest day first already
+		if n := len(out); n > 0 && out[n-1].Day == row.Day {
+			out[n-1] = out[n-1].add(row)
+			continue
+		}
+		out = append(out, Row{Day: row.Day}.add(row))
+	}
+	return out
 }
 
 // Line is a row in one line of text, as doctor shows its totals.
 func (a Row) Line() string {
-	return fmt.Sprintf("%d runs, %d events, %d observations, %d duplicates skipped, %d secrets redacted, %s tokens in (%s cache read, %s cache write), %s out, $%.4f",
+	return fmt.Sprintf("%d runs, %d events, %d observations, %d duplicates skipped, %d secrets redacted, %s tokens in (%s cache read, %s cache write), %s out, $%.4f; answers %s",
 		a.Runs, a.Events, a.Observations, a.Duplicates, a.Redactions, count(a.InputTokens), count(a.CacheReadTokens),
-		count(a.CacheCreationTokens), count(a.OutputTokens), a.CostUSD)
+		count(a.CacheCreationTokens), count(a.OutputTokens), a.CostUSD, a.answersText())
+}
+
+// answersText is the answers per verdict: "12 stored, 3 salvaged, 1 skipped, 0 unusable".
+func (a Row) answersText() string {
+	parts := make([]string, len(store.Verdicts))
+	for i, v := range store.Verdicts {
+		parts[i] = fmt.Sprintf("%d %s", a.Answers[v], v)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Render writes the report as a table for a person.
@@ -113,17 +200,32 @@ func Render(w io.Writer, r *Report) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "day\tproject\truns\tevents\tobservations\tduplicates\tredacted\tinput\tcache read\tcache write\toutput\tcost USD\t")
+	head := "day\tproject\truns\tevents\tobservations\tduplicates\tredacted\t"
+	for _, v := range store.Verdicts {
+		head += string(v) + "\t"
+	}
+	fmt.Fprintln(tw, head+"input\tcache read\tcache write\toutput\tcost USD\t")
+	var reasons []string
 	for _, row := range append(r.Rows, r.Total) {
 		day, proj := row.Day, row.Project
 		if day == "" {
 			day, proj = "total", ""
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%.4f\t\n", day, proj, row.Runs, row.Events,
-			row.Observations, row.Duplicates, row.Redactions, count(row.InputTokens), count(row.CacheReadTokens),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t", day, proj, row.Runs, row.Events,
+			row.Observations, row.Duplicates, row.Redactions)
+		for _, v := range store.Verdicts {
+			fmt.Fprintf(tw, "%d\t", row.Answers[v])
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4f\t\n", count(row.InputTokens), count(row.CacheReadTokens),
 			count(row.CacheCreationTokens), count(row.OutputTokens), row.CostUSD)
+		if line := row.ReasonsLine(); line != "" && row.Day != "" {
+			reasons = append(reasons, fmt.Sprintf("  %s %s: %s", row.Day, row.Project, line))
+		}
 	}
 	tw.Flush()
+	if len(reasons) > 0 {
+		fmt.Fprintf(w, "\nanswers salvaged, skipped or unusable, by reason:\n%s\n", strings.Join(reasons, "\n"))
+	}
 	if len(r.RedactedByKind) > 0 {
 		fmt.Fprintf(w, "\nsecrets redacted at capture, by kind: %s\n", r.RedactedByKind)
 	}

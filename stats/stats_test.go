@@ -3,7 +3,9 @@ package stats
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +24,11 @@ func TestBuildAndRender(t *testing.T) {
 	now := time.Date(2026, 11, 30, 20, 0, 0, 0, loc)
 	for _, r := range []store.RunRecord{
 		{ID: "a", Project: "api", Outcome: "ok", StartedAt: now.Add(-time.Hour), Events: 10, Observations: 4, Duplicates: 1,
-			Usage: store.Usage{InputTokens: 12000, OutputTokens: 900, CacheReadTokens: 3000, CostUSD: 0.02}},
+			Usage:  store.Usage{InputTokens: 12000, OutputTokens: 900, CacheReadTokens: 3000, CostUSD: 0.02},
+			Answer: store.VerdictSalvaged, Reasons: []string{"code_fence", "truncated"}},
+		{ID: "a2", Project: "api", Outcome: "ok", StartedAt: now.Add(-time.Hour), Answer: store.VerdictUnusable, Reasons: []string{"prose_only"}},
+		{ID: "a3", Project: "api", Outcome: "ok", StartedAt: now.Add(-time.Hour), Answer: store.VerdictUnusable, Reasons: []string{"prose_only"}},
+		{ID: "a4", Project: "api", Outcome: "transient", StartedAt: now.Add(-time.Hour)}, // no answer: no verdict
 		{ID: "b", Project: "web", Outcome: "ok", StartedAt: now.Add(-2 * time.Hour), Events: 3, Observations: 1, Usage: store.Usage{CostUSD: 0.01}},
 		{ID: "c", Project: "api", Outcome: "ok", StartedAt: now.AddDate(0, 0, -7), Events: 5, Usage: store.Usage{CostUSD: 9}}, // outside 7 days
 	} {
@@ -34,8 +40,10 @@ func TestBuildAndRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Row{Runs: 1, Events: 10, Observations: 4, Duplicates: 1, InputTokens: 12000, OutputTokens: 900, CacheReadTokens: 3000, CostUSD: 0.02}
-	if len(r.Rows) != 1 || r.Rows[0].Day != "2026-11-30" || r.Total != want {
+	want := Row{Runs: 4, Events: 10, Observations: 4, Duplicates: 1, InputTokens: 12000, OutputTokens: 900, CacheReadTokens: 3000, CostUSD: 0.02,
+		Answers: map[store.Verdict]int{store.VerdictStored: 0, store.VerdictSalvaged: 1, store.VerdictSkipped: 0, store.VerdictUnusable: 2},
+		Reasons: map[store.Verdict]map[string]int{store.VerdictSalvaged: {"code_fence": 1, "truncated": 1}, store.VerdictUnusable: {"prose_only": 2}}}
+	if len(r.Rows) != 1 || r.Rows[0].Day != "2026-11-30" || !reflect.DeepEqual(r.Total, want) {
 		t.Fatalf("rows %+v total %+v; want one row for api today and total %+v", r.Rows, r.Total, want)
 	}
 	// The budget counts every project, whatever the report shows.
@@ -44,10 +52,29 @@ func TestBuildAndRender(t *testing.T) {
 	}
 	var b bytes.Buffer
 	Render(&b, r)
-	for _, s := range []string{"today $0.0300 of the $5.00 daily budget", "2026-11-30", "12,000", "0.0200", "total"} {
+	if rate := r.Total.UnusableRate(); rate != 2.0/3 {
+		t.Errorf("unusable rate %v, want 2/3", rate)
+	}
+	for _, s := range []string{"today $0.0300 of the $5.00 daily budget", "2026-11-30", "12,000", "0.0200", "total",
+		"stored  salvaged  skipped  unusable", "2026-11-30 api: salvaged: code_fence 1, truncated 1; unusable: prose_only 2"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("rendered report lacks %q:\n%s", s, b.String())
 		}
+	}
+	// --json names every verdict, zeros too; a report with no answers has no reasons.
+	j, _ := json.Marshal(r.Total)
+	if !strings.Contains(string(j), `"answers":{"salvaged":1,"skipped":0,"stored":0,"unusable":2}`) ||
+		!strings.Contains(string(j), `"answer_reasons":{"salvaged":{"code_fence":1,"truncated":1},"unusable":{"prose_only":2}}`) {
+		t.Errorf("json %s", j)
+	}
+	e, _ := json.Marshal(Empty(now, loc, 7, "", 5).Total)
+	if !strings.Contains(string(e), `"answers":{"salvaged":0,"skipped":0,"stored":0,"unusable":0},"answer_reasons":{}`) {
+		t.Errorf("empty report json %s", e)
+	}
+	b.Reset()
+	Render(&b, Empty(now, loc, 7, "", 5))
+	if strings.Contains(b.String(), "by reason") {
+		t.Errorf("a report without reasons renders them:\n%s", b.String())
 	}
 }
 

@@ -155,6 +155,19 @@ func (db *DB) Complete(ctx context.Context, runID string, obs []Observation, sum
 // the project already had one of the same type and title key (TitleKey) from the
 // DuplicateWindow before the observation's time, this run's included.
 func (db *DB) CompleteRun(ctx context.Context, runID string, obs []Observation, sum *Summary) (duplicates int, err error) {
+	return db.storeRun(ctx, "complete", runID, obs, sum, sqlRunDone)
+}
+
+// KeepAndRelease is CompleteRun for an answer cut short (§24): it stores what the answer
+// completed, with the same checks, but gives the run's events back to pending (no attempt
+// counted) instead of marking them done, so a smaller batch covers them again.
+func (db *DB) KeepAndRelease(ctx context.Context, runID string, obs []Observation, sum *Summary) (duplicates int, err error) {
+	return db.storeRun(ctx, "keep and release", runID, obs, sum, sqlReleasePending)
+}
+
+// storeRun stores a run's rows and then applies then (a statement on the run's claimed
+// events, given the run id), in one transaction.
+func (db *DB) storeRun(ctx context.Context, what, runID string, obs []Observation, sum *Summary, then string) (duplicates int, err error) {
 	err = db.write(ctx, func(tx *sql.Tx) error {
 		var run struct {
 			session, project string
@@ -222,11 +235,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, sqlRunDone, runID)
+		_, err = tx.ExecContext(ctx, then, runID)
 		return err
 	})
 	if err != nil {
-		return 0, db.fail("complete", err)
+		return 0, db.fail(what, err)
 	}
 	return duplicates, nil
 }

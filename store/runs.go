@@ -11,6 +11,20 @@ import (
 	"unicode/utf8"
 )
 
+// Verdict is what one observer answer yielded (§24): every answer gets one, so none is
+// lost without a count.
+type Verdict string
+
+const (
+	VerdictStored   Verdict = "stored"   // kept as given
+	VerdictSalvaged Verdict = "salvaged" // kept after a repair, or in part; its reasons say which
+	VerdictSkipped  Verdict = "skipped"  // the observer said nothing was worth remembering
+	VerdictUnusable Verdict = "unusable" // nothing could be kept: its events are retried
+)
+
+// Verdicts are every verdict, in the order reports show them.
+var Verdicts = []Verdict{VerdictStored, VerdictSalvaged, VerdictSkipped, VerdictUnusable}
+
 // Usage is what one observer run cost, from the stream-json result line (§17).
 type Usage struct {
 	InputTokens, OutputTokens, CacheCreationTokens, CacheReadTokens int64
@@ -34,6 +48,13 @@ type RunRecord struct {
 	StartedAt, EndedAt                     time.Time
 	Events, Observations, Duplicates       int
 	Usage
+	// Answer is the verdict on the run's answer ("" when the run gave none: a failed run);
+	// Reasons why it was salvaged or unusable; Dropped the blocks of it that were not kept.
+	// Requeued: its events went back to pending, answer or not (a later run completes them).
+	Answer   Verdict
+	Reasons  []string
+	Dropped  int
+	Requeued bool
 }
 
 // DuplicateWindow is how far back an observation of the project with the same type and
@@ -44,12 +65,13 @@ const (
 	sqlRecordRun = `
 INSERT INTO runs (id, session_id, project, model, outcome, started_at, ended_at, events,
 	observations, duplicates, input_tokens, output_tokens, cache_creation_tokens,
-	cache_read_tokens, cost_usd, duration_ms, duration_api_ms)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	cache_read_tokens, cost_usd, duration_ms, duration_api_ms, answer, answer_reasons, answer_dropped, requeued)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	sqlCostBetween = `SELECT coalesce(sum(cost_usd), 0) FROM runs WHERE started_at >= ? AND started_at < ?`
 	sqlRunsBetween = `
 SELECT project, started_at, outcome, events, observations, duplicates, input_tokens,
-	output_tokens, cache_creation_tokens, cache_read_tokens, cost_usd, duration_ms, duration_api_ms
+	output_tokens, cache_creation_tokens, cache_read_tokens, cost_usd, duration_ms, duration_api_ms,
+	answer, answer_reasons, requeued
 FROM runs WHERE started_at >= ?1 AND started_at < ?2 AND (?3 = '' OR project = ?3)`
 	sqlRedactionsBetween = `
 SELECT day, project, sum(count) FROM redactions
@@ -72,7 +94,7 @@ func (db *DB) RecordRun(ctx context.Context, r RunRecord) error {
 		_, err := tx.ExecContext(ctx, sqlRecordRun, r.ID, r.SessionID, r.Project, r.Model, r.Outcome,
 			r.StartedAt.UnixNano(), ended.UnixNano(), r.Events, r.Observations, r.Duplicates,
 			r.InputTokens, r.OutputTokens, r.CacheCreationTokens, r.CacheReadTokens, r.CostUSD,
-			r.DurationMS, r.DurationAPIMS)
+			r.DurationMS, r.DurationAPIMS, string(r.Answer), strings.Join(r.Reasons, " "), r.Dropped, r.Requeued)
 		return err
 	}))
 }
@@ -89,10 +111,15 @@ func (db *DB) CostBetween(ctx context.Context, from, to time.Time) (float64, err
 type DayStats struct {
 	Day     string // local date YYYY-MM-DD
 	Project string
-	// Runs counts every run; Events are the events of the runs that succeeded (a failed
-	// run's events come back in a later run and are counted then).
+	// Runs counts every run; Events are the events of the runs that succeeded and kept
+	// them (a failed run's events, or those an answer gave back, come back in a later run
+	// and are counted then).
 	Runs, Events, Observations, Duplicates, Redactions int
 	Usage
+	// Answers counts the runs' answers per verdict; Reasons counts, per verdict, the
+	// answers that gave each reason (an answer may give several).
+	Answers map[Verdict]int
+	Reasons map[Verdict]map[string]int
 }
 
 // DailyStats returns one row per local day and project in [from, to) that had a run or a
@@ -114,23 +141,28 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 	}
 	err = scanAll(rs, func(r *sql.Rows) error {
 		var (
-			proj, outcome                    string
+			proj, outcome, answer, reasons   string
 			started                          int64
 			events, observations, duplicates int
+			requeued                         bool
 			u                                Usage
 		)
 		if err := r.Scan(&proj, &started, &outcome, &events, &observations, &duplicates, &u.InputTokens,
-			&u.OutputTokens, &u.CacheCreationTokens, &u.CacheReadTokens, &u.CostUSD, &u.DurationMS, &u.DurationAPIMS); err != nil {
+			&u.OutputTokens, &u.CacheCreationTokens, &u.CacheReadTokens, &u.CostUSD, &u.DurationMS, &u.DurationAPIMS,
+			&answer, &reasons, &requeued); err != nil {
 			return err
 		}
 		d := get(time.Unix(0, started).In(loc).Format(time.DateOnly), proj)
 		d.Runs++
-		if outcome == "ok" {
+		if outcome == "ok" && !requeued {
 			d.Events += events
 		}
 		d.Observations += observations
 		d.Duplicates += duplicates
 		d.Usage = d.Usage.Add(u)
+		if answer != "" {
+			d.addAnswer(Verdict(answer), strings.Fields(reasons))
+		}
 		return nil
 	})
 	if err != nil {
@@ -169,6 +201,19 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 		return out[i].Project < out[j].Project
 	})
 	return out, nil
+}
+
+func (d *DayStats) addAnswer(v Verdict, reasons []string) {
+	if d.Answers == nil {
+		d.Answers, d.Reasons = map[Verdict]int{}, map[Verdict]map[string]int{}
+	}
+	d.Answers[v]++
+	for _, r := range reasons {
+		if d.Reasons[v] == nil {
+			d.Reasons[v] = map[string]int{}
+		}
+		d.Reasons[v][r]++
+	}
 }
 
 // PendingOf is how many events of the session wait for the observer and when the oldest of

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -114,5 +115,37 @@ func TestCompleteRunCountsDuplicates(t *testing.T) {
 	}
 	if n := count(t, db, `SELECT count(*) FROM events WHERE state = 'done'`); n != 2 {
 		t.Fatalf("%d events done; want 2: duplicates still complete the run", n)
+	}
+}
+
+// Answers are counted per verdict and reason per day; the events of a run that gave them
+// back (requeued) are not counted as done, those of a run without an answer neither (the
+// control: a kept answer's events are).
+func TestDailyStatsAnswers(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for i, r := range []RunRecord{
+		{Outcome: "ok", Events: 4, Answer: VerdictSalvaged, Reasons: []string{"truncated"}, Requeued: true},
+		{Outcome: "ok", Events: 2, Answer: VerdictStored},
+		{Outcome: "ok", Events: 2, Answer: VerdictSalvaged, Reasons: []string{"code_fence", "prose_around"}},
+		{Outcome: "ok", Events: 3, Answer: VerdictUnusable, Reasons: []string{"prose_only"}, Requeued: true},
+		{Outcome: "transient", Events: 5},
+	} {
+		r.ID, r.Project, r.StartedAt = fmt.Sprint("r", i), "p", at
+		if err := db.RecordRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, err := db.DailyStats(ctx, at.Add(-time.Hour), at.Add(time.Hour), time.UTC, "")
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("daily stats %+v, %v", ds, err)
+	}
+	d := ds[0]
+	if d.Runs != 5 || d.Events != 4 {
+		t.Errorf("runs %d, events %d; want 5 runs, 4 events done", d.Runs, d.Events)
+	}
+	if got := fmt.Sprint(d.Answers, d.Reasons); got != "map[salvaged:2 stored:1 unusable:1] map[salvaged:map[code_fence:1 prose_around:1 truncated:1] unusable:map[prose_only:1]]" {
+		t.Errorf("answers and reasons %s", got)
 	}
 }

@@ -218,4 +218,15 @@ CREATE TABLE answers (
 CREATE INDEX answers_session_at ON answers(session_id, at, id);
 CREATE UNIQUE INDEX answers_record ON answers(record_id) WHERE record_id <> '';
 `,
+	// 5: what a run's answer yielded (§24): answer is its verdict (store.Verdicts; '' for a run
+	// that gave no answer), answer_reasons the reasons it was salvaged or unusable
+	// (space-separated, each once), answer_dropped the blocks of it that were not kept;
+	// requeued is 1 when the run gave its events back to pending despite an answer (unusable,
+	// or cut and run again smaller).
+	`
+ALTER TABLE runs ADD COLUMN answer TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN answer_reasons TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN answer_dropped INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN requeued INTEGER NOT NULL DEFAULT 0;
+`,
 }

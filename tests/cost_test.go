@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/stats"
+	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
 )
 
@@ -68,7 +69,10 @@ func runs(day, project string, n, events, observations, duplicates int) stats.Ro
 	return stats.Row{Day: day, Project: project, Runs: n, Events: events, Observations: observations, Duplicates: duplicates,
 		InputTokens: int64(n) * costUsage.InputTokens, OutputTokens: int64(n) * costUsage.OutputTokens,
 		CacheCreationTokens: int64(n) * costUsage.CacheCreationTokens, CacheReadTokens: int64(n) * costUsage.CacheReadTokens,
-		CostUSD: float64(n) * costUsage.CostUSD}
+		CostUSD: float64(n) * costUsage.CostUSD,
+		// fixedAnswer is well-formed: every answer is stored as it is.
+		Answers: map[store.Verdict]int{store.VerdictStored: n, store.VerdictSalvaged: 0, store.VerdictSkipped: 0, store.VerdictUnusable: 0},
+		Reasons: map[store.Verdict]map[string]int{}}
 }
 
 func TestCost_StatsExactPerDayAndProject_DuplicatesCounted(t *testing.T) {

@@ -681,27 +681,45 @@ func (h *harness) states(sid string) map[string]int {
 	return out
 }
 
-func (h *harness) observations(sid string) []string {
+// eachRow calls scan for each row of query; nothing without a database.
+func (h *harness) eachRow(query string, scan func(*sql.Rows) error, args ...any) {
 	h.t.Helper()
 	db := h.db()
 	if db == nil {
-		return nil
+		return
 	}
 	defer db.Close()
-	rows, err := db.Query(`SELECT title || ' | ' || narrative FROM observations WHERE ?1 = '' OR session_id = ?1 ORDER BY id`, sid)
+	rows, err := db.Query(query, args...)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	defer rows.Close()
-	var out []string
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		if err := scan(rows); err != nil {
 			h.t.Fatal(err)
 		}
-		out = append(out, s)
 	}
+	if err := rows.Err(); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// texts is the one text column query returns, in order.
+func (h *harness) texts(query string, args ...any) []string {
+	h.t.Helper()
+	var out []string
+	h.eachRow(query, func(rows *sql.Rows) error {
+		var s string
+		err := rows.Scan(&s)
+		out = append(out, s)
+		return err
+	}, args...)
 	return out
+}
+
+func (h *harness) observations(sid string) []string {
+	h.t.Helper()
+	return h.texts(`SELECT title || ' | ' || narrative FROM observations WHERE ?1 = '' OR session_id = ?1 ORDER BY id`, sid)
 }
 
 func (h *harness) health() health.Health {

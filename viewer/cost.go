@@ -41,6 +41,19 @@ type costData struct {
 	Ticks         []tick
 	Width, Height float64
 	Base          float64 // the y of the chart's baseline
+	// Verdicts head the answers table; Answers are its rows, the total last (§24).
+	Verdicts []store.Verdict
+	Answers  []answerRow
+}
+
+// answerRow is one day and project (or the total) of the answers table: the answers per
+// verdict in Verdicts' order, the unusable share, and the reasons.
+type answerRow struct {
+	Day, Project string
+	Counts       []int
+	Unusable     string
+	Over         bool // the unusable share is over what doctor accepts
+	Reasons      string
 }
 
 func (s *server) cost(w http.ResponseWriter, r *http.Request) {
@@ -57,11 +70,26 @@ func (s *server) cost(w http.ResponseWriter, r *http.Request) {
 				return err
 			}
 		}
-		d := costData{Report: rep, Width: chartW, Height: chartH, Base: chartH - chartBottom}
+		d := costData{Report: rep, Width: chartW, Height: chartH, Base: chartH - chartBottom, Verdicts: store.Verdicts}
 		d.layout()
+		for _, row := range append(rep.Rows, rep.Total) {
+			d.Answers = append(d.Answers, answerRowOf(row))
+		}
 		s.render(w, http.StatusOK, "cost", page{Title: "Cost", Nav: "cost", Notice: notice, Data: d})
 		return nil
 	})
+}
+
+func answerRowOf(r stats.Row) answerRow {
+	a := answerRow{Day: r.Day, Project: r.Project, Reasons: r.ReasonsLine(), Unusable: "–"}
+	for _, v := range store.Verdicts {
+		a.Counts = append(a.Counts, r.Answers[v])
+	}
+	if r.Answered() > 0 {
+		a.Unusable = fmt.Sprintf("%.1f%%", 100*r.UnusableRate())
+		a.Over = r.UnusableRate() > stats.MaxUnusableRate
+	}
+	return a
 }
 
 // layout makes one bar per local day of the report, oldest on the left, its height

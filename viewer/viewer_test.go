@@ -364,9 +364,10 @@ func TestCostPage(t *testing.T) {
 	f, db := seeded(t)
 	ctx := context.Background()
 	for i, r := range []store.RunRecord{
-		{Project: "alpha", StartedAt: t0.Add(-time.Hour), Usage: store.Usage{InputTokens: 1200, OutputTokens: 300, CostUSD: 0.25}},
-		{Project: "beta", StartedAt: t0.Add(-2 * time.Hour), Usage: store.Usage{CostUSD: 0.5}},
-		{Project: "alpha", StartedAt: t0.Add(-48 * time.Hour), Usage: store.Usage{CostUSD: 0.25}},
+		{Project: "alpha", StartedAt: t0.Add(-time.Hour), Usage: store.Usage{InputTokens: 1200, OutputTokens: 300, CostUSD: 0.25},
+			Answer: store.VerdictSalvaged, Reasons: []string{"code_fence"}},
+		{Project: "beta", StartedAt: t0.Add(-2 * time.Hour), Usage: store.Usage{CostUSD: 0.5}, Answer: store.VerdictUnusable, Reasons: []string{"prose_only"}},
+		{Project: "alpha", StartedAt: t0.Add(-48 * time.Hour), Usage: store.Usage{CostUSD: 0.25}, Answer: store.VerdictStored},
 	} {
 		r.ID, r.Outcome, r.Events = fmt.Sprint("cost-run-", i), "ok", 4
 		if err := db.RecordRun(ctx, r); err != nil {
@@ -374,7 +375,13 @@ func TestCostPage(t *testing.T) {
 		}
 	}
 	body := f.get("/cost?days=7", 200)
-	for _, want := range []string{"last 7 days", "Today <strong>$0.7500</strong>", "<td>2026-11-30</td><td>alpha</td>", "<td>2026-11-28</td><td>alpha</td>", "$1.0000"} {
+	for _, want := range []string{"last 7 days", "Today <strong>$0.7500</strong>", "<td>2026-11-30</td><td>alpha</td>", "<td>2026-11-28</td><td>alpha</td>", "$1.0000",
+		// The answers table: per day and project, the verdicts, the unusable share (over 5%
+		// marked) and the reasons; the total last.
+		`<th class="num">stored</th><th class="num">salvaged</th><th class="num">skipped</th><th class="num">unusable</th>`,
+		`<tr><td>2026-11-30</td><td>alpha</td><td class="num">0</td><td class="num">1</td><td class="num">0</td><td class="num">0</td><td class="num">0.0%</td><td>salvaged: code_fence 1</td></tr>`,
+		`<tr class="over"><td>2026-11-30</td><td>beta</td><td class="num">0</td><td class="num">0</td><td class="num">0</td><td class="num">1</td><td class="num">100.0%</td><td>unusable: prose_only 1</td></tr>`,
+		`<tr class="over"><th colspan="2">Total</th><td class="num">1</td><td class="num">1</td><td class="num">0</td><td class="num">1</td><td class="num">33.3%</td><td>salvaged: code_fence 1; unusable: prose_only 1</td></tr>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("cost page lacks %q", want)
 		}

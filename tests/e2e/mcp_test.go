@@ -89,7 +89,7 @@ func TestMemoryTools(t *testing.T) {
 	t.Parallel()
 	p := newProduct(t)
 	const searchPrompt, rememberPrompt = "E2E-MCP-SEARCH-SESSION what do we know about the zebra cache?", "E2E-MCP-REMEMBER-SESSION please remember how we deploy"
-	p.Mock.Handle(isObserver, mockapi.Text("no observations"))
+	p.Mock.Handle(isObserver, mockapi.Text(`<skip reason="no observations"/>`))
 	p.Mock.Handle(all(mockapi.Not(isObserver), mockapi.BodyContains("E2E-MCP-SEARCH-SESSION")),
 		mockapi.ToolUse("ToolSearch", map[string]any{"query": "select:" + mcpSearch, "max_results": 1}),
 		mockapi.ToolUse(mcpSearch, map[string]any{"query": "zebra"}),

@@ -23,14 +23,21 @@ var classifyKeys = []string{
 
 // classified projects every init, api_retry, assistant and result line onto classifyKeys.
 func classified(lines []map[string]any) []map[string]any {
+	return project(lines, classifyKeys, func(l map[string]any) bool {
+		sys := l["type"] == "system" && (l["subtype"] == "init" || l["subtype"] == "api_retry")
+		return sys || l["type"] == "assistant" || l["type"] == "result"
+	})
+}
+
+// project is the lines keep takes, each with only the fields of keys it has.
+func project(lines []map[string]any, keys []string, keep func(map[string]any) bool) []map[string]any {
 	var out []map[string]any
 	for _, l := range lines {
-		sys := l["type"] == "system" && (l["subtype"] == "init" || l["subtype"] == "api_retry")
-		if !sys && l["type"] != "assistant" && l["type"] != "result" {
+		if !keep(l) {
 			continue
 		}
 		p := map[string]any{}
-		for _, k := range classifyKeys {
+		for _, k := range keys {
 			if v, ok := l[k]; ok {
 				p[k] = v
 			}

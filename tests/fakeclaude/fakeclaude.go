@@ -328,7 +328,7 @@ func (s *session) emit(m map[string]any) {
 		s.out.emit(m)
 	default:
 		text, _ := m["result"].(string)
-		io.WriteString(s.p.stdout, text+"\n")
+		io.WriteString(s.p.stdout, strings.ReplaceAll(text, rawMark, string(s.out.raw))+"\n")
 	}
 }
 
@@ -383,29 +383,67 @@ func (s *session) turn(prompt string) int {
 	if s.sc.SendMessage && slices.Contains(s.rec.Tools, "SendMessage") {
 		s.sendMessage(prompt)
 	}
-	answer := s.sc.Answer
+	answer, reply := s.sc.Answer, s.reply()
+	if reply != nil {
+		answer = reply.Text
+	}
 	switch {
 	case s.rec.InjectedContext != "":
 		// A hook injected instructions: the session follows them instead of answering,
 		// the plan's INIT hijack (empty response, zero observations).
 		answer = ""
 		s.rec.Outcome = fakeproto.OutcomeHijacked
+	case reply != nil:
 	case answer == "":
 		answer = defaultAnswer(prompt, s.rec.SessionID)
 	}
-	if answer != "" {
-		s.emit(s.out.assistantText(answer))
+	if reply != nil {
+		s.out.raw = reply.Raw
+	}
+	if answer != "" || len(s.out.raw) > 0 {
+		s.emit(s.out.assistantText(answer + rawMark))
 		s.appendTranscript("assistant", map[string]any{"role": "assistant",
 			"content": []any{map[string]any{"type": "text", "text": answer}}})
 	}
+	last := answer + rawMark
+	if reply != nil {
+		for _, part := range reply.Continue {
+			s.emit(s.out.base("user_synthetic_continue"))
+			s.emit(s.out.assistantText(part))
+			last = part
+		}
+		if reply.Cut {
+			s.emit(s.out.base("assistant_max_output_tokens"))
+			res := s.out.base("result_max_output_tokens")
+			renameModel(res, "modelUsage", s.out.model)
+			renameModel(res, "model_usage_since_last_result", s.out.model)
+			s.emit(res)
+			return 1
+		}
+	}
 	s.runHooks("Stop", "", map[string]any{"prompt_id": promptID, "permission_mode": permissionMode,
 		"stop_hook_active": false, "last_assistant_message": answer})
-	res := s.out.resultSuccess(answer, s.started)
+	res := s.out.resultSuccess(last, s.started)
 	if u := s.sc.Usage; u != nil {
 		withUsage(res, *u, s.out.model)
 	}
 	s.emit(res)
 	return 0
+}
+
+// reply is this invocation's entry of Scenario.Answers, nil without them.
+func (s *session) reply() *fakeproto.Reply {
+	if len(s.sc.Answers) == 0 {
+		return nil
+	}
+	n := 0
+	entries, _ := os.ReadDir(fakeproto.RecordsDir(s.p.exe))
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
+			n++
+		}
+	}
+	return &s.sc.Answers[min(n, len(s.sc.Answers)-1)]
 }
 
 // flood writes n bytes of assistant lines to stdout, 64 KiB a write; a write error (the

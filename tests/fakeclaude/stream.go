@@ -12,8 +12,10 @@ import (
 	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
 )
 
-// shapes/ holds single lines copied verbatim from the 2.1.328 stream-json fixtures; every
-// line the fake prints starts from one of them, so it keeps every field the real CLI prints.
+// shapes/ holds single lines copied verbatim from the 2.1.328 stream-json fixtures (the
+// *_max_output_tokens and user_synthetic_continue lines from tests/e2e/testdata, recorded
+// from the same CLI); every line the fake prints starts from one of them, so it keeps every
+// field the real CLI prints.
 //
 //go:embed shapes/*.json
 var shapes embed.FS
@@ -72,8 +74,9 @@ type stream struct {
 	w         io.Writer
 	sessionID string
 	model     string
-	results   int // result lines so far: result_index
-	requests  int // API request ids so far
+	results   int    // result lines so far: result_index
+	requests  int    // API request ids so far
+	raw       []byte // what rawMark stands for
 }
 
 // emit prints one line at once (no buffering: a test waits for the init line of a hung run).
@@ -85,7 +88,27 @@ func (s *stream) emit(m map[string]any) {
 	if err := enc.Encode(m); err != nil {
 		panic(err)
 	}
-	s.w.Write(b.Bytes())
+	s.w.Write(bytes.ReplaceAll(b.Bytes(), []byte(`\u0000raw\u0000`), escapeRaw(s.raw)))
+}
+
+// rawMark in a text stands for the stream's raw bytes (Reply.Raw).
+const rawMark = "\x00raw\x00"
+
+// escapeRaw is raw in a JSON string, byte for byte: only what JSON must escape is escaped.
+func escapeRaw(raw []byte) []byte {
+	var esc bytes.Buffer
+	for _, c := range raw {
+		switch {
+		case c == '"' || c == '\\':
+			esc.WriteByte('\\')
+			esc.WriteByte(c)
+		case c < 0x20:
+			fmt.Fprintf(&esc, `\u%04x`, c)
+		default:
+			esc.WriteByte(c)
+		}
+	}
+	return esc.Bytes()
 }
 
 func (s *stream) base(name string) map[string]any {

@@ -23,6 +23,9 @@ type Reply struct {
 // Text answers with one text block and stop_reason end_turn.
 func Text(s string) Reply { return Reply{kind: "text", text: s} }
 
+// MaxTokens answers with one text block cut at the output limit: stop_reason max_tokens.
+func MaxTokens(s string) Reply { return Reply{kind: "max_tokens", text: s} }
+
 // ToolUse answers with one tool_use block calling tool with input (marshalled to JSON)
 // and stop_reason tool_use.
 func ToolUse(tool string, input any) Reply {
@@ -100,6 +103,9 @@ func (rp Reply) write(w http.ResponseWriter, r *Request, reqID string) {
 	}
 	var full block
 	stop := "end_turn"
+	if rp.kind == "max_tokens" {
+		stop = "max_tokens"
+	}
 	if rp.kind == "tool_use" {
 		full = block{Type: "tool_use", ID: fmt.Sprintf("toolu_mock_%04d", r.Seq), Name: rp.tool, Input: rp.input}
 		stop = "tool_use"

@@ -36,6 +36,10 @@ type Scenario struct {
 	// Answer is the assistant's text; empty means one <observation> block that quotes the
 	// first 40 characters of the input.
 	Answer string `json:"answer,omitempty"`
+	// Answers, when set, are the answers of successive invocations, Answer ignored: the
+	// nth invocation of the fake (counted by the records already written) gets Answers[n],
+	// and those past the end get the last one.
+	Answers []Reply `json:"answers,omitempty"`
 	// Status is the API's HTTP status for every request: 0 (or 200) answers, 401 the invalid
 	// key stream, 403 the permission stream, 429 and 529 a rate-limit or overloaded error.
 	Status int `json:"status,omitempty"`
@@ -71,6 +75,21 @@ type Scenario struct {
 	// total_cost_usd, duration_ms and duration_api_ms (modelUsage carries the same
 	// tokens and cost for the model in use).
 	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Reply is one invocation's answer: the shapes of what a model returns (§24).
+type Reply struct {
+	Text string `json:"text,omitempty"`
+	// Raw is appended to Text in the output's JSON strings byte for byte (JSON cannot
+	// carry bytes that are not UTF-8, the CLI's output might): it is base64 in the file.
+	Raw []byte `json:"raw,omitempty"`
+	// Continue are the parts written after cuts at the output limit, which the CLI asks for
+	// (2.1.328, tests/e2e TestMaxTokensStreams): a synthetic user turn before each, and the
+	// result line holds only the last part.
+	Continue []string `json:"continue,omitempty"`
+	// Cut makes the CLI give up on the answer after its parts, as after 3 continuations:
+	// its error max_output_tokens on a synthetic assistant line and an error result, exit 1.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // Usage is a result line's cost and usage.
