@@ -47,7 +47,7 @@ const SearchHint = "Search older memory with the claude-mem tools: mcp__plugin_c
 // local start time and request, with its observations oldest first; the latest summary's
 // learned and next steps under its session; and how to search older memory. The window
 // is what fits in MaxContext bytes, newest first: when the budget is short the oldest
-// observations go, never a line in part. Near-duplicates (same type, same NormalTitle)
+// observations go, never a line in part. Near-duplicates (same type, same TitleKey)
 // show once, at their newest, with how many times they were recorded. Nothing in the
 // text depends on the clock, so an unchanged memory renders byte-identical (Claude
 // Code's prompt cache), and no line repeats.
@@ -106,7 +106,7 @@ func newStory(src store.Story, loc *time.Location) *story {
 	seen := map[string]int{} // type and normal title → index in items
 	for i := range src.Observations {
 		o := &src.Observations[i]
-		title := store.NormalTitle(cmp.Or(o.Title, o.Subtitle))
+		title := store.TitleKey(cmp.Or(o.Title, o.Subtitle))
 		key := o.Type + "\x00" + title
 		if j, ok := seen[key]; ok && title != "" { // untitled ones are not alike for that
 			st.items[j].times++
@@ -260,7 +260,7 @@ func (st *story) observationLine(it item) string {
 		title, sub = sub, ""
 	}
 	b.WriteString(" " + cmp.Or(clip(title, maxTitle), "(untitled)"))
-	if sub != "" && store.NormalTitle(sub) != store.NormalTitle(title) {
+	if sub != "" && store.TitleKey(sub) != store.TitleKey(title) {
 		b.WriteString(" — " + clip(sub, maxSubtitle))
 	}
 	if it.times > 1 {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // StorySummaries bounds the summaries a story reads: the latest one, and the sessions
@@ -138,15 +137,6 @@ func scanStorySessions(rows *sql.Rows) ([]StorySession, error) {
 		return err
 	})
 	return out, err
-}
-
-// NormalTitle is the form in which two titles are near-equal: lower case, every run of
-// characters that are not letters or digits one space, trimmed. "Fix: the  Parser." and
-// "fix the parser" are one title.
-func NormalTitle(title string) string {
-	return strings.Join(strings.FieldsFunc(strings.ToLower(title), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	}), " ")
 }
 
 // SessionStory is one session as the story heads it; a session not stored is

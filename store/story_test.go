@@ -66,19 +66,6 @@ func TestStory(t *testing.T) {
 	}
 }
 
-func TestNormalTitle(t *testing.T) {
-	for in, want := range map[string]string{
-		"Fix: the  Parser.":        "fix the parser",
-		"fix the parser":           "fix the parser",
-		"  Ünïcode — stays, 2x!  ": "ünïcode stays 2x",
-		"":                         "",
-	} {
-		if got := NormalTitle(in); got != want {
-			t.Errorf("NormalTitle(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // BenchmarkStory100k: what SessionStart reads over a 100,000-observation coding history.
 func BenchmarkStory100k(b *testing.B) {
 	ctx := context.Background()
