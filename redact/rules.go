@@ -49,10 +49,89 @@ func lazy(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
-// The secret-named assignment keys: password|passwd|secret|token|api_key|apikey|access_key.
-// An anchor is the end of the name (DB_PASSWORD, "api_key", accessToken, SECRET_KEY), not
-// part of a longer one (token_type, max_tokens, secret_name): the separator follows it.
-var assignAnchors = []string{"passw", "secret", "token", "api", "access"}
+// secretName is one word of the vocabulary of names whose value is a secret.
+type secretName struct {
+	word string // lower case; a _ in it may also be - or left out (api_key, api-key, apiKey)
+	// afterSep: the word ends a longer name after a _ or - (DB_PASS, MYSQL_PWD, basic_auth),
+	// and is no secret's name alone (PWD is the working directory, pass a test count).
+	afterSep bool
+	// keyAlone: afterSep, and yet alone it names a secret as a JSON key (a docker
+	// config's "auth").
+	keyAlone bool
+	// keyOnly: a JSON key only; in text the word is code (fetch's credentials: 'include')
+	// or has its own rule (the Authorization header, see bearer).
+	keyOnly bool
+}
+
+// secretNames is the one vocabulary of secret names: the assignment rule's keys in text
+// (DB_PASSWORD=…, password: …, "api_key": "…") and the JSON keys whose value CapturedJSON
+// redacts whole. A name ends in a word, optionally followed by key (SECRET_KEY, tokenKey):
+// a longer name (token_type, max_tokens, secret_name) is none.
+var secretNames = []secretName{
+	{word: "password"}, {word: "passwd"}, {word: "passphrase"}, {word: "secret"},
+	{word: "token"}, {word: "api_key"}, {word: "access_key"}, {word: "private_key"},
+	{word: "pass", afterSep: true}, {word: "pwd", afterSep: true},
+	{word: "auth", afterSep: true, keyAlone: true},
+	{word: "credentials", keyOnly: true}, {word: "authorization", keyOnly: true},
+}
+
+// assignAnchors and assignKey are the assignment rule's view of secretNames: where a name
+// may end (its last word's first part: "api" of api_key) and the name's pattern.
+var assignAnchors, assignKey = func() (anchors []string, expr string) {
+	var alts []string
+	for _, n := range secretNames {
+		if n.keyOnly {
+			continue
+		}
+		first, _, _ := strings.Cut(n.word, "_")
+		alt := strings.ReplaceAll(n.word, "_", "[_-]?")
+		if n.afterSep {
+			anchors = append(anchors, "_"+first, "-"+first)
+			alt = "[_-]" + alt
+		} else {
+			anchors = append(anchors, first)
+		}
+		alts = append(alts, alt)
+	}
+	return anchors, "(?i:" + strings.Join(alts, "|") + ")(?i:[_-]?key)?"
+}()
+
+// secretKey reports a JSON object key that names a secret (see secretNames); an upper-case
+// one is an environment variable's name and also does when it ends in _KEY (STRIPE_KEY).
+func secretKey(k string) bool {
+	if len(k) < 3 || len(k) > 128 {
+		return false
+	}
+	l := strings.ToLower(k)
+	if l != k && strings.ToUpper(k) == k && strings.HasSuffix(k, "_KEY") {
+		return true
+	}
+	for _, trim := range []bool{false, true} {
+		if trim { // a trailing key: SECRET_KEY, tokenKey
+			t := strings.TrimSuffix(l, "key")
+			if len(t) == len(l) {
+				break
+			}
+			l = strings.TrimRight(t, "_-")
+		}
+		for _, n := range secretNames {
+			for _, w := range []string{n.word, strings.ReplaceAll(n.word, "_", ""), strings.ReplaceAll(n.word, "_", "-")} {
+				if !strings.HasSuffix(l, w) {
+					continue
+				}
+				switch before := len(l) - len(w); {
+				case before == 0:
+					if !n.afterSep || n.keyAlone {
+						return true
+					}
+				case !n.afterSep || l[before-1] == '_' || l[before-1] == '-':
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
 
 // rules is the one table of credential shapes, applied in order: specific shapes before the
 // generic ones, so a key is counted under its own kind and a later rule sees only the
@@ -109,7 +188,7 @@ var rules = []rule{
 	// inside a JSON-encoded string (\"api_key\": \"…\", DB_PASSWORD=…\n): no value holds a
 	// backslash.
 	{kind: "assignment", scope: both, anchors: assignAnchors, fold: true, sep: ":=", fwd: 320,
-		re: lazy(`^(?i:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key)(?i:[_-]?key)?(?:\\?["'])?\s*` +
+		re: lazy(`^` + assignKey + `(?:\\?["'])?\s*` +
 			`(?::=|=>|==?|:)\s*(?:\\?"([^"\\\r\n]+)\\?"|\\?'([^'\\\r\n]+)\\?'|([^\s"'` + "`" + `,;&|<>{}\[\]\\]+))`),
 		keep: keepAssignment},
 	// Diagnostics: any NAME=value (or "NAME": "value") whose name says it holds a secret
@@ -146,7 +225,22 @@ var placeholderWords = map[string]bool{
 // digits (max_tokens: 100000), or a word of the placeholder list or one that says so
 // (your-api-key-here, example-token).
 func placeholder(v string) bool {
-	if len(v) < 6 || strings.ContainsAny(v[:1], "$%<{[*") {
+	if len(v) < 6 || standIn(v) {
+		return true
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// standIn reports a value that only stands for a secret, whatever its length: empty, a
+// reference, a marker, a mask, a constant's name or a word that says so (placeholder's
+// list). It is what a value under a name that says secret may be and stay.
+func standIn(v string) bool {
+	if v == "" || strings.ContainsAny(v[:1], "$%<{[*") {
 		return true
 	}
 	l := strings.ToLower(v)
@@ -155,14 +249,13 @@ func placeholder(v string) bool {
 		strings.Contains(l, "xxxx") || strings.Contains(l, "...") || strings.Contains(l, "…") {
 		return true
 	}
-	masked, digits, upperConst := true, true, true
+	masked, upperConst := true, true
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		masked = masked && strings.IndexByte("xX*.-_#", c) >= 0
-		digits = digits && c >= '0' && c <= '9'
 		upperConst = upperConst && (c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_')
 	}
-	return masked || digits || upperConst && strings.Contains(v, "_")
+	return masked || upperConst && strings.Contains(v, "_")
 }
 
 // keepAssignment spares an assignment's value v (match is the whole assignment) that is no
