@@ -19,28 +19,36 @@ const maxDepth = 512
 // keeps its key order and spelling: only a string that changed is written again (without
 // HTML escaping). Text that is not valid JSON is redacted as Captured does.
 func CapturedJSON(raw string) (string, Counts) {
-	w := walker{src: raw}
-	if !w.document(0) {
-		return Captured(raw)
+	if out, c, ok := walk(raw, 0, false); ok {
+		return out, c
+	}
+	return Captured(raw)
+}
+
+// walk redacts the JSON document src, found depth levels down; secret says every value in
+// it is. ok is false when src is not JSON (or is too deep).
+func walk(src string, depth int, secret bool) (out string, c Counts, ok bool) {
+	w := walker{src: src}
+	w.ws()
+	if !w.value(depth, secret) {
+		return "", nil, false
+	}
+	if w.ws(); w.pos != len(src) {
+		return "", nil, false
 	}
 	if w.counts == nil {
-		return raw, nil
+		return src, nil, true
 	}
-	w.out.WriteString(raw[w.last:])
-	return w.out.String(), w.counts
+	w.out.WriteString(src[w.last:])
+	return w.out.String(), w.counts, true
 }
 
 // redactText is what CapturedJSON does to one decoded string: walked when it holds a JSON
 // object or array, else Captured.
 func redactText(s string, depth int) (string, Counts) {
-	if looksJSON(s) && depth < maxDepth {
-		w := walker{src: s}
-		if w.document(depth) {
-			if w.counts == nil {
-				return s, nil
-			}
-			w.out.WriteString(s[w.last:])
-			return w.out.String(), w.counts
+	if looksJSON(s) {
+		if out, c, ok := walk(s, depth, false); ok {
+			return out, c
 		}
 	}
 	return Captured(s)
@@ -60,15 +68,6 @@ type walker struct {
 	out    strings.Builder
 	last   int
 	counts Counts
-}
-
-func (w *walker) document(depth int) bool {
-	w.ws()
-	if !w.value(depth, false) {
-		return false
-	}
-	w.ws()
-	return w.pos == len(w.src)
 }
 
 func (w *walker) ws() {
@@ -317,6 +316,14 @@ func hex4(s string, i int) (rune, bool) {
 // text redacts the string token src[lo:w.pos], decoded s: under a key that names a secret
 // the whole value, unless it only stands for one; else its text.
 func (w *walker) text(lo int, s string, depth int, secret bool) {
+	if secret && looksJSON(s) { // a document, every value secret
+		if out, c, ok := walk(s, depth+1, true); ok {
+			if c != nil {
+				w.replace(lo, quote(out), c)
+			}
+			return
+		}
+	}
 	if secret {
 		if standIn(s) {
 			return
