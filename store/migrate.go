@@ -128,21 +128,14 @@ func (db *DB) backup(ctx context.Context, version int) (string, error) {
 	return path, err
 }
 
-// cleanUp is what follows a committed heavy step: VACUUM, so the replaced text is not left
-// in free pages, then a TRUNCATE checkpoint, so it is not left in the WAL either, then the
-// removal of every backup (the migration's and those earlier ones left), which hold the old
-// text too. A backup goes only once the file holds none of it, since its presence is what
-// tells the next open that the clean-up is owed.
+// cleanUp is what follows a committed heavy step: Vacuum, so the replaced text is left in
+// no free page, FTS segment or WAL frame, then the removal of every backup (the
+// migration's and those earlier ones left), which hold the old text too. A backup goes only
+// once the file holds none of it, since its presence is what tells the next open that the
+// clean-up is owed.
 func (db *DB) cleanUp(ctx context.Context, backups []string) error {
-	if _, err := db.sql.ExecContext(ctx, "VACUUM"); err != nil {
+	if err := db.Vacuum(ctx); err != nil {
 		return err
-	}
-	var busy, log, done int
-	if err := db.sql.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &log, &done); err != nil {
-		return err
-	}
-	if busy != 0 {
-		return errors.New("the WAL could not be checkpointed: a reader held it")
 	}
 	var errs []error
 	for _, b := range backups {

@@ -19,11 +19,6 @@ import (
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
-// The capture rules, as hooks apply them: a JSON document (a tool's input or response, a
-// list field) by what its strings say, any other text as it is.
-func redactJSON(s string) (string, redact.Counts) { return redact.Captured(s) }
-func redactText(s string) (string, redact.Counts) { return redact.Captured(s) }
-
 // runLockFile is observer.RunLockFile (observer imports store): a run dir whose lock is
 // held belongs to a live run, whose files are being written.
 const runLockFile = "run.lock"
@@ -33,15 +28,14 @@ type redactedTable struct {
 	name string
 	text []string // columns of plain text
 	json []string // columns holding a JSON document
-	fts  string   // its FTS5 index, merged after a change so no old term stays in it
 }
 
 var redactedTables = []redactedTable{
-	{name: "prompts", text: []string{"text"}, fts: "prompts_fts"},
+	{name: "prompts", text: []string{"text"}},
 	{name: "events", json: []string{"input", "response"}},
 	{name: "observations", text: []string{"title", "subtitle", "narrative"},
-		json: []string{"facts", "concepts", "files_read", "files_modified"}, fts: "observations_fts"},
-	{name: "summaries", text: []string{"request", "investigated", "learned", "completed", "next_steps", "notes"}, fts: "summaries_fts"},
+		json: []string{"facts", "concepts", "files_read", "files_modified"}},
+	{name: "summaries", text: []string{"request", "investigated", "learned", "completed", "next_steps", "notes"}},
 }
 
 // redactionKey is a row of the redactions table.
@@ -119,9 +113,9 @@ func redactTable(ctx context.Context, tx *sql.Tx, t redactedTable, found map[red
 		for i := range vals {
 			var n redact.Counts
 			if i < len(t.text) {
-				vals[i], n = redactText(vals[i])
+				vals[i], n = redact.Captured(vals[i])
 			} else {
-				vals[i], n = redactJSON(vals[i])
+				vals[i], n = redact.CapturedJSON(vals[i])
 			}
 			c.Add(n)
 		}
@@ -156,12 +150,9 @@ func redactTable(ctx context.Context, tx *sql.Tx, t redactedTable, found map[red
 			return err
 		}
 	}
-	if t.fts == "" {
-		return nil
-	}
-	// An FTS5 delete only marks the old terms deleted; merging the index drops them.
-	_, err = tx.ExecContext(ctx, fmt.Sprintf("INSERT INTO %[1]s(%[1]s) VALUES ('optimize')", t.fts))
-	return err
+	// The triggers replaced the FTS rows; the old terms stay in the index until the
+	// clean-up after the commit merges it (Vacuum).
+	return nil
 }
 
 // scrubRunFiles rewrites, by the capture rules, every file of the observer's run dirs
@@ -233,28 +224,19 @@ func scrubFile(path string) (redact.Counts, error) {
 	return c, nil
 }
 
-// scrubRunText redacts a run file: a JSON document by its strings; JSON lines (the
-// transcript) each by its strings, a line that is not JSON (a clipped one) as text; any
-// other file (stderr) as text whole, so a PEM block across lines is seen.
+// scrubRunText redacts a run file: JSON lines (the transcript) each by its strings, a line
+// that is not JSON (a clipped one) as text; any other file whole (a JSON document by its
+// strings, stderr as text, so a PEM block across lines is seen).
 func scrubRunText(b []byte) (string, redact.Counts) {
-	if json.Valid(b) {
-		return redactJSON(string(b))
-	}
 	lines := bytes.SplitAfter(b, []byte("\n"))
-	if !slices.ContainsFunc(lines, func(l []byte) bool { return json.Valid(bytes.TrimRight(l, "\r\n")) }) {
-		return redactText(string(b))
+	if json.Valid(b) || !slices.ContainsFunc(lines, func(l []byte) bool { return json.Valid(bytes.TrimRight(l, "\r\n")) }) {
+		return redact.CapturedJSON(string(b))
 	}
 	var out strings.Builder
 	var total redact.Counts
 	for _, l := range lines {
 		body := bytes.TrimRight(l, "\r\n")
-		var s string
-		var c redact.Counts
-		if json.Valid(body) {
-			s, c = redactJSON(string(body))
-		} else {
-			s, c = redactText(string(body))
-		}
+		s, c := redact.CapturedJSON(string(body))
 		out.WriteString(s)
 		out.Write(l[len(body):])
 		total.Add(c)
