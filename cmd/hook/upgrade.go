@@ -19,7 +19,7 @@ const upgradeLockFile = "upgrade.lock"
 // runs them, then stores what waited in the capture journal meanwhile.
 var upgradeCommand = &command{
 	name: "upgrade", internal: true,
-	summary: "upgrade the database (started by hook mode when that takes longer than a hook may wait)",
+	summary: "rewrite the database for this version (started by hook mode: no hook waits for it)",
 	flags: func(fs *flag.FlagSet) action {
 		return func(p *proc, ops []string) int {
 			if len(ops) > 0 {
