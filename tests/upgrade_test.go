@@ -145,6 +145,36 @@ func TestUpgrade_ReaderUpgradesAndAnswers(t *testing.T) {
 	upgraded(t, h)
 }
 
+// Every reader command behaves the same on older memory: it answers (exit 0, its usual
+// output), and the database it leaves is the upgraded one.
+func TestUpgrade_EveryReaderCommand(t *testing.T) {
+	track(t)
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string // in stdout
+	}{
+		{[]string{"stats", "--json"}, `"redactions"`},
+		{[]string{"export"}, "quokka upgrade notes"},
+		{[]string{"doctor", "--json"}, `"stored_memory"`},
+	} {
+		t.Run(c.args[0], func(t *testing.T) {
+			t.Parallel()
+			h, current := olderMemory(t)
+			r := h.runIn(h.work, nil, nil, c.args...)
+			if r.code != 0 && c.args[0] != "doctor" || !strings.Contains(r.stdout, c.want) {
+				t.Fatalf("hook %v on older memory: exit %d, stderr %q, stdout lacks %q:\n%.2000s", c.args, r.code, r.stderr, c.want, r.stdout)
+			}
+			if v := schemaVersion(t, h); v != current {
+				t.Errorf("user_version %d after hook %v, want %d", v, c.args, current)
+			}
+			if leaks := redacttest.Leaks(dataBytes(t, h.data), redacttest.Captured()); len(leaks) > 0 {
+				t.Errorf("%d canaries left after hook %v", len(leaks), c.args)
+			}
+		})
+	}
+}
+
 func TestUpgrade_HookDefersToADetachedUpgrade(t *testing.T) {
 	track(t)
 	t.Parallel()
