@@ -75,6 +75,9 @@ func (db *DB) migrate(ctx context.Context, list []step, o migrateOptions) (defer
 			if err := s.apply(ctx, tx, filepath.Dir(db.path)); err != nil {
 				return fmt.Errorf("migration %d: %w", have+1, err)
 			}
+			if s.heavy {
+				inHeavyStep()
+			}
 			have++
 			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", have))
 			return err
@@ -98,6 +101,10 @@ func (db *DB) migrate(ctx context.Context, list []step, o migrateOptions) (defer
 	_ = db.cleanUp(ctx, o.backups)
 	return nothingDeferred, nil
 }
+
+// inHeavyStep runs inside a heavy step's transaction, before its commit; a test kills a
+// process there.
+var inHeavyStep = func() {}
 
 func (s step) apply(ctx context.Context, tx *sql.Tx, dataDir string) error {
 	if s.run != nil {
