@@ -7,11 +7,12 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// upgradeLockFile (in the data dir) is held by `hook upgrade` while it runs: the hooks of
-// one upgrade's minutes each start one, and all but the first leave at once.
+// upgradeLockFile (in the data dir's locks/) is held by `hook upgrade` while it runs: the
+// hooks of one upgrade's minutes each start one, and all but the first leave at once.
 const upgradeLockFile = "upgrade.lock"
 
 // upgradeCommand is `hook upgrade`, started detached by a hook whose open deferred a heavy
@@ -37,7 +38,7 @@ func upgradeCmd(p *proc) int {
 		st.log.Error().Err(st.dataDirErr).Msg("upgrade: data dir unavailable")
 		return 1
 	}
-	release, ok, err := lockfile.TryLock(filepath.Join(st.s.DataDir, upgradeLockFile))
+	release, ok, err := lockfile.TryLock(filepath.Join(st.s.DataDir, settings.LocksDir, upgradeLockFile))
 	if err != nil || !ok {
 		return 0 // another upgrade is running (or the lock cannot be taken: the next open upgrades)
 	}
