@@ -19,7 +19,7 @@ type migrateOptions struct {
 	hook    bool          // stop before a heavy step, and leave owed clean-up (OpenOptions.Hook)
 	fresh   bool          // a database being created: nothing to back up or vacuum
 	busy    time.Duration // the connection's own lock wait, restored after migrating
-	backups []string      // backups found beside the database: their clean-up is owed
+	backups []string      // backups OpenWith found beside the database: a clean-up is owed
 }
 
 // deferral is what migrate left for a process that may take its time.
@@ -59,11 +59,7 @@ func (db *DB) migrate(ctx context.Context, list []step, o migrateOptions) (defer
 			return stepsDeferred, nil
 		}
 		if s.heavy && !o.fresh {
-			b, err := db.backup(ctx, have+1)
-			if b != "" {
-				o.backups = append(o.backups, b)
-			}
-			if err != nil {
+			if err := db.backup(ctx, have+1); err != nil {
 				return nothingDeferred, fmt.Errorf("migration %d: backup first: %w", have+1, err)
 			}
 		}
@@ -96,9 +92,13 @@ func (db *DB) migrate(ctx context.Context, list []step, o migrateOptions) (defer
 	case o.hook:
 		return cleanupDeferred, nil
 	}
-	// The migration has committed; a failed clean-up is retried by the next open (the
-	// backups are still there), and does not make the database unusable.
-	_ = db.cleanUp(ctx, o.backups)
+	// Another process may have cleaned up meanwhile (it ran the migration, or was already
+	// cleaning up what this one found): only backups still there make it owed. The
+	// migration has committed; a failed clean-up is retried by the next open (the backups
+	// are still there), and does not make the database unusable.
+	if heavyRan || len(leftovers(db.path)) > 0 {
+		_ = db.cleanUp(ctx)
+	}
 	return nothingDeferred, nil
 }
 
@@ -121,18 +121,21 @@ func (db *DB) setBusy(ctx context.Context, d time.Duration) error {
 
 // backup copies the database as it is to a new file beside it (0600), for the migration
 // to version: VACUUM INTO writes a consistent snapshot without blocking other readers or
-// writers. It returns the file's path once it exists, even when the copy failed.
-func (db *DB) backup(ctx context.Context, version int) (string, error) {
+// writers. A copy that failed (a full disk) is removed, so retries do not pile them up.
+func (db *DB) backup(ctx context.Context, version int) error {
 	f, err := os.CreateTemp(filepath.Dir(db.path), fmt.Sprintf("%s%sv%d-*", filepath.Base(db.path), backupInfix, version))
 	if err != nil {
-		return "", err
+		return err
 	}
-	path := f.Name()
-	if err := f.Close(); err != nil {
-		return path, err
+	err = f.Close()
+	if err == nil {
+		_, err = db.sql.ExecContext(ctx, "VACUUM INTO ?", f.Name())
 	}
-	_, err = db.sql.ExecContext(ctx, "VACUUM INTO ?", path)
-	return path, err
+	if err != nil {
+		os.Remove(f.Name())
+		os.Remove(f.Name() + "-journal")
+	}
+	return err
 }
 
 // cleanUp is what follows a committed heavy step: Vacuum, so the replaced text is left in
@@ -140,12 +143,12 @@ func (db *DB) backup(ctx context.Context, version int) (string, error) {
 // migration's and those earlier ones left), which hold the old text too. A backup goes only
 // once the file holds none of it, since its presence is what tells the next open that the
 // clean-up is owed.
-func (db *DB) cleanUp(ctx context.Context, backups []string) error {
+func (db *DB) cleanUp(ctx context.Context) error {
 	if err := db.Vacuum(ctx); err != nil {
 		return err
 	}
 	var errs []error
-	for _, b := range backups {
+	for _, b := range leftovers(db.path) {
 		for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
 			if err := os.Remove(b + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 				errs = append(errs, err)
