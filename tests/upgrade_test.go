@@ -44,16 +44,13 @@ func olderMemory(t *testing.T) (h *harness, current int) {
 		h.hookMode(fixtureEvent(t, "PostToolUse-Bash.json", f), off)
 	}
 	h.ingest()
+	current = schemaVersion(t, h)
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.data, "claude-mem.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var v int
-	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(fmt.Sprintf("DROP TABLE stored_redactions; PRAGMA user_version = %d", v-1)); err != nil {
+	if _, err := db.Exec(fmt.Sprintf("DROP TABLE stored_redactions; PRAGMA user_version = %d", current-1)); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
@@ -62,7 +59,7 @@ func olderMemory(t *testing.T) (h *harness, current int) {
 	if leaks := redacttest.Leaks(dataBytes(t, h.data), redacttest.Captured()); len(leaks) != len(redacttest.Captured()) {
 		t.Fatalf("control: %d of %d canaries in the older memory", len(leaks), len(redacttest.Captured()))
 	}
-	return h, v
+	return h, current
 }
 
 // schemaVersion reads the database's user_version without going through the product
