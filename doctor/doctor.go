@@ -99,10 +99,12 @@ type Cost struct {
 }
 
 // Redacted is how many captured values were redacted, per kind, today and in the last 7
-// local days (DESIGN.md §16).
+// local days (DESIGN.md §16), and how many secrets the upgrade that redacted memory stored
+// before found in it (the database and the observer's run files).
 type Redacted struct {
-	Today     redact.Counts `json:"today"`
-	Last7Days redact.Counts `json:"last_7_days"`
+	Today        redact.Counts `json:"today"`
+	Last7Days    redact.Counts `json:"last_7_days"`
+	StoredMemory redact.Counts `json:"stored_memory"`
 }
 
 // Journal is the capture journal (DESIGN.md §15): where records wait until the store
@@ -342,7 +344,11 @@ func redactions(ctx context.Context, db *store.DB, now time.Time, loc *time.Loca
 	if err != nil {
 		return nil, err
 	}
-	return &Redacted{Today: t, Last7Days: w}, nil
+	m, err := db.StoredRedactions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Redacted{Today: t, Last7Days: w, StoredMemory: m}, nil
 }
 
 // PluginRoot is CLAUDE_PLUGIN_ROOT inside a hook; run from a terminal, it is the directory
@@ -449,6 +455,9 @@ func render(w io.Writer, r *Report, verbose bool) {
 	}
 	if r.Redacted != nil {
 		fmt.Fprintf(w, "redacted     today %s, 7 days %s\n", countsLine(r.Redacted.Today), countsLine(r.Redacted.Last7Days))
+		if m := r.Redacted.StoredMemory; m.Total() > 0 {
+			fmt.Fprintf(w, "             and %s in memory stored before (redacted by the upgrade)\n", countsLine(m))
+		}
 	}
 	if r.LastRun != nil {
 		fmt.Fprintf(w, "last run     %s at %s: %s %s\n", r.LastRun.ID, r.LastRun.Time.UTC().Format(time.RFC3339), r.LastRun.Outcome, r.LastRun.Reason)

@@ -245,6 +245,9 @@ func TestRedactionCounts(t *testing.T) {
 	if r.Redacted == nil || !strings.Contains(human.String(), "\nredacted     today 0, 7 days 0\n") {
 		t.Fatalf("no redactions yet: %+v\n%s", r.Redacted, human.String())
 	}
+	if strings.Contains(human.String(), "in memory stored before") {
+		t.Errorf("an upgrade that found nothing is reported:\n%s", human.String())
+	}
 
 	sdb, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -256,10 +259,14 @@ func TestRedactionCounts(t *testing.T) {
 		('2026-11-24', 'alpha', 'aws_secret', 4), ('2026-11-23', 'alpha', 'anthropic', 9), ('2026-12-01', 'alpha', 'slack', 7)`); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := sdb.Exec(`INSERT INTO stored_redactions VALUES ('github', 5), ('slack', 1)`); err != nil {
+		t.Fatal(err)
+	}
 	r = buildAt(t, env)
 	human.Reset()
 	Render(&human, r, false)
-	if want := "\nredacted     today 3 (github=2 jwt=1), 7 days 7 (github=2 aws_secret=4 jwt=1)\n"; !strings.Contains(human.String(), want) {
+	if want := "\nredacted     today 3 (github=2 jwt=1), 7 days 7 (github=2 aws_secret=4 jwt=1)\n" +
+		"             and 6 (github=5 slack=1) in memory stored before (redacted by the upgrade)\n"; !strings.Contains(human.String(), want) {
 		t.Errorf("human report lacks %q:\n%s", want, human.String())
 	}
 	var js bytes.Buffer
@@ -272,7 +279,8 @@ func TestRedactionCounts(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]map[string]int{"today": {"github": 2, "jwt": 1}, "last_7_days": {"github": 2, "aws_secret": 4, "jwt": 1}}
+	want := map[string]map[string]int{"today": {"github": 2, "jwt": 1}, "last_7_days": {"github": 2, "aws_secret": 4, "jwt": 1},
+		"stored_memory": {"github": 5, "slack": 1}}
 	if !reflect.DeepEqual(got.Redacted, want) {
 		t.Errorf("JSON redacted = %v, want %v", got.Redacted, want)
 	}

@@ -67,3 +67,20 @@ func TestSample16KClean(t *testing.T) {
 		t.Errorf("field with secrets: counts %v, want 4", n)
 	}
 }
+
+// BenchmarkCapturedJSON is a 16 KiB tool response (Bash's stdout with line breaks, as JSON
+// spells them), the hot path of PostToolUse.
+func BenchmarkCapturedJSON(b *testing.B) {
+	for _, bc := range []struct {
+		name    string
+		secrets bool
+	}{{"16KiB-clean", false}, {"16KiB-4-secrets", true}} {
+		doc := `{"stdout":` + quote(field16K(bc.secrets)) + `,"stderr":"","interrupted":false,"isImage":false}`
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			for b.Loop() {
+				CapturedJSON(doc)
+			}
+		})
+	}
+}

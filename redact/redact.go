@@ -285,7 +285,7 @@ func (r *rule) find(s string, at []int, taken []span, sc scope) []span {
 	var found []span
 	last := 0 // end of the previous secret found
 	for _, p := range at {
-		if p < last || r.bound && p > 0 && isWord(s[p-1]) {
+		if p < last || r.bound && p > 0 && isWord(s[p-1]) && !afterEscape(s, p) {
 			continue
 		}
 		if r.sep != "" && !sepFollows(s, p, r.sep) {
@@ -315,7 +315,7 @@ func (r *rule) find(s string, at []int, taken []span, sc scope) []span {
 			}
 		}
 		lo, hi = p+lo, p+hi
-		if r.keep != nil && r.keep(s[lo:hi], s[wordStart(s, p):p+m[1]]) {
+		if r.keep != nil && r.spare(s, wordStart(s, p), lo, hi, p+m[1]) {
 			continue
 		}
 		repl := "[REDACTED:" + r.kind + "]"
@@ -326,6 +326,23 @@ func (r *rule) find(s string, at []int, taken []span, sc scope) []span {
 		last = hi
 	}
 	return found
+}
+
+// trailing is punctuation that ends a sentence or a call rather than a value: a value
+// that is no secret without it (Password: required, / f(password=null)) is spared. A secret
+// of five characters and one of these is spared with it: no less than placeholder spares.
+const trailing = "),:;.!?=\x00"
+
+// spare reports whether r.keep spares the secret s[lo:hi] of the match s[ws:end] (ws the
+// start of its first word), as it stands or, when it ends the match, without its trailing
+// punctuation.
+func (r *rule) spare(s string, ws, lo, hi, end int) bool {
+	if r.keep(s[lo:hi], siteOf(s, ws, end)) {
+		return true
+	}
+	t := strings.TrimRight(s[lo:hi], trailing)
+	cut := hi - lo - len(t)
+	return hi == end && cut > 0 && t != "" && r.keep(t, siteOf(s, ws, end-cut))
 }
 
 func isWord(c byte) bool {
@@ -351,10 +368,52 @@ func sepFollows(s string, p int, sep string) bool {
 	return i < len(s) && strings.IndexByte(sep, s[i]) >= 0
 }
 
-// wordStart is where the word holding s[p] begins, looking back 64 bytes at most.
+// afterEscape reports a JSON escape just before s[p] (\n, \t, \u000a): in text that holds
+// JSON's spelling (a pasted event, a JSON document in a string), it ends the word before.
+func afterEscape(s string, p int) bool {
+	if p >= 2 && s[p-2] == '\\' && strings.IndexByte("nrtbf", s[p-1]) >= 0 {
+		return true
+	}
+	if p < 6 || s[p-6] != '\\' || s[p-5] != 'u' {
+		return false
+	}
+	for _, c := range []byte(s[p-4 : p]) {
+		if !('0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// siteOf is the site of the match s[lo:hi], lo the start of its first word.
+func siteOf(s string, lo, hi int) site {
+	at := site{match: s[lo:hi]}
+	i := lo
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
+	}
+	if i > 0 && s[i-1] == '-' && (i == 1 || strings.IndexByte(" \t\n", s[i-2]) >= 0) { // a YAML list item
+		i--
+		for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+			i--
+		}
+	}
+	if i > 0 && s[i-1] != '\n' {
+		return at
+	}
+	j := hi
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r') {
+		j++
+	}
+	at.lineKey = j == len(s) || s[j] == '\n'
+	return at
+}
+
+// wordStart is where the word holding s[p] begins, looking back 64 bytes at most; a JSON
+// escape (\nDB_PASSWORD) ends the word before.
 func wordStart(s string, p int) int {
 	i := p
-	for i > 0 && p-i < 64 && isWord(s[i-1]) {
+	for i > 0 && p-i < 64 && isWord(s[i-1]) && !afterEscape(s, i) {
 		i--
 	}
 	return i

@@ -36,23 +36,110 @@ type rule struct {
 	// Compiled at its first use: most hooks meet no anchor of most rules, and compiling
 	// the table at start-up was a tenth of a capturing hook's time.
 	re func() *regexp.Regexp
-	// keep spares a value v that is no secret (a placeholder, a variable, code); match is
-	// the whole match, from the start of the word its anchor stands in. nil: none.
-	keep func(v, match string) bool
+	// keep spares a value v that is no secret (a placeholder, a variable, code), found at
+	// site. nil: none.
+	keep func(v string, at site) bool
 	// public: the secret's first four characters are the kind's published prefix
 	// (sk-a, ghp_, AKIA, eyJh), so diagnostics may show the short form (sk-a…(108))
 	// instead of the kind label without revealing anything.
 	public bool
 }
 
+// site is where a match stands, for a keep function.
+type site struct {
+	match string // the whole match, from the start of the word its anchor stands in
+	// lineKey: only blanks (or a YAML list's "- ") come before that word on its line, and
+	// only blanks after the match.
+	lineKey bool
+}
+
 func lazy(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
-// The secret-named assignment keys: password|passwd|secret|token|api_key|apikey|access_key.
-// An anchor is the end of the name (DB_PASSWORD, "api_key", accessToken, SECRET_KEY), not
-// part of a longer one (token_type, max_tokens, secret_name): the separator follows it.
-var assignAnchors = []string{"passw", "secret", "token", "api", "access"}
+// secretName is one word of the vocabulary of names whose value is a secret.
+type secretName struct {
+	word string // lower case; a _ in it may also be - or left out (api_key, api-key, apiKey)
+	// afterSep: the word ends a longer name after a _ or - (DB_PASS, MYSQL_PWD, basic_auth),
+	// and is no secret's name alone (PWD is the working directory, pass a test count).
+	afterSep bool
+	// keyAlone: afterSep, and yet alone it names a secret as a JSON key (a docker
+	// config's "auth").
+	keyAlone bool
+	// keyOnly: a JSON key only; in text the word is code (fetch's credentials: 'include')
+	// or has its own rule (the Authorization header, see bearer).
+	keyOnly bool
+}
+
+// secretNames is the one vocabulary of secret names: the assignment rule's keys in text
+// (DB_PASSWORD=…, password: …, "api_key": "…") and the JSON keys whose value CapturedJSON
+// redacts whole. A name ends in a word, optionally followed by key (SECRET_KEY, tokenKey):
+// a longer name (token_type, max_tokens, secret_name) is none.
+var secretNames = []secretName{
+	{word: "password"}, {word: "passwd"}, {word: "passphrase"}, {word: "secret"},
+	{word: "token"}, {word: "api_key"}, {word: "access_key"}, {word: "private_key"},
+	{word: "pass", afterSep: true}, {word: "pwd", afterSep: true},
+	{word: "auth", afterSep: true, keyAlone: true},
+	{word: "credentials", keyOnly: true}, {word: "authorization", keyOnly: true},
+}
+
+// assignAnchors and assignKey are the assignment rule's view of secretNames: where a name
+// may end (its last word's first part: "api" of api_key) and the name's pattern.
+var assignAnchors, assignKey = func() (anchors []string, expr string) {
+	var alts []string
+	for _, n := range secretNames {
+		if n.keyOnly {
+			continue
+		}
+		first, _, _ := strings.Cut(n.word, "_")
+		alt := strings.ReplaceAll(n.word, "_", "[_-]?")
+		if n.afterSep {
+			anchors = append(anchors, "_"+first, "-"+first)
+			alt = "[_-]" + alt
+		} else {
+			anchors = append(anchors, first)
+		}
+		alts = append(alts, alt)
+	}
+	return anchors, "(?i:" + strings.Join(alts, "|") + ")(?i:[_-]?key)?"
+}()
+
+// secretKey reports a JSON object key that names a secret (see secretNames); an upper-case
+// one is an environment variable's name and also does when it ends in _KEY (STRIPE_KEY).
+func secretKey(k string) bool {
+	if len(k) < 3 || len(k) > 128 {
+		return false
+	}
+	l := strings.ToLower(k)
+	if l != k && strings.ToUpper(k) == k && strings.HasSuffix(k, "_KEY") {
+		return true
+	}
+	for _, trim := range []bool{false, true} {
+		if trim { // a trailing key: SECRET_KEY, tokenKey
+			t := strings.TrimSuffix(l, "key")
+			if len(t) == len(l) {
+				break
+			}
+			l = strings.TrimRight(t, "_-")
+		}
+		for _, n := range secretNames {
+			for _, w := range []string{n.word, strings.ReplaceAll(n.word, "_", ""), strings.ReplaceAll(n.word, "_", "-")} {
+				if !strings.HasSuffix(l, w) {
+					continue
+				}
+				switch before := len(l) - len(w); {
+				case before == 0:
+					if !n.afterSep || n.keyAlone {
+						return true
+					}
+				case !n.afterSep || l[before-1] == '_' || l[before-1] == '-':
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
 
 // rules is the one table of credential shapes, applied in order: specific shapes before the
 // generic ones, so a key is counted under its own kind and a later rule sees only the
@@ -72,11 +159,21 @@ var rules = []rule{
 		keep: value(notMixed), public: true},
 	{kind: "github", scope: both, anchors: []string{"gh", "github_pat_"}, bound: true, fwd: 512,
 		re: lazy(`^(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), keep: value(placeholder), public: true},
+	// aws … --output text prints a key's secret in a later column of its id's row
+	// (CREDENTIALS, id, expiry, secret, session token); before the id's rule, which takes
+	// the id alone.
+	{kind: "aws_secret", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 256,
+		re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}(?:\t[^\t\r\n]*){0,3}?\t([A-Za-z0-9/+]{40})(?:[\t\r\n]|$)`)},
 	{kind: "aws_access_key_id", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 32,
 		re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`), keep: value(placeholder), public: true},
-	{kind: "aws_secret", scope: both, anchors: []string{"secret"}, fold: true, sep: ":=", fwd: 96,
-		// 40 characters exactly: the trailing class keeps a longer run from matching.
-		re: lazy(`^(?i:secret[_-]?access[_-]?key)["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`)},
+	{kind: "aws_secret", scope: both, anchors: []string{"secret"}, fold: true, sep: ":=|", fwd: 96,
+		// 40 characters exactly: the trailing class keeps a longer run from matching. A |
+		// is --output table's column.
+		re: lazy(`^(?i:secret[_-]?access[_-]?key)["']?\s*[:=|]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`)},
+	// An STS session token (get-session-token, assume-role, SSO), by the prefixes its
+	// encoding begins with, in whatever form aws prints it.
+	{kind: "aws_session_token", scope: both, anchors: []string{"IQoJb3JpZ2lu", "FwoGZXIvYXdz", "FQoGZXIvYXdz", "AgoJb3JpZ2lu", "AQoDYXdz"},
+		bound: true, fwd: 8 << 10, re: lazy(`^[A-Za-z0-9]{8,12}[A-Za-z0-9/+=]{64,}`), public: true},
 	{kind: "google_api_key", scope: both, anchors: []string{"AIza"}, bound: true, fwd: 64,
 		re: lazy(`^AIza[0-9A-Za-z_-]{35}`), keep: value(placeholder), public: true},
 	{kind: "slack", scope: both, anchors: []string{"xox"}, bound: true, fwd: 256,
@@ -93,6 +190,15 @@ var rules = []rule{
 	{kind: "bearer", scope: both, anchors: []string{"bearer"}, fold: true, bound: true, fwd: 2 << 10,
 		re:   lazy(`^(?i)bearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
 		keep: value(notRandom)},
+	// A password on a command line: curl -u user:pass (--user), mysql -pPASS (no blank: -p
+	// alone asks), sshpass -p PASS. A value of digits is a uid:gid (docker run -u 1000:1000).
+	{kind: "cli_password", scope: both, anchors: []string{"-u"}, bound: true, fwd: 512,
+		re:   lazy(`^-u(?:ser)?(?:=|\s+)(?:"[^":\s]*:([^"]+)"|'[^':\s]*:([^']+)'|[^\s:"']*:([^\s"']+))`),
+		keep: value(func(v string) bool { return standIn(v) || digits(v) })},
+	{kind: "cli_password", scope: both, anchors: []string{"mysql", "mariadb", "sshpass"}, bound: true, fwd: 1 << 10,
+		re: lazy(`^(?:(?:mysql|mariadb)[a-z-]*[^\n|;&]*?\s-p|sshpass[^\n|;&]*?\s-p\s*)` +
+			`(?:\\?"([^"\\]+)\\?"|\\?'([^'\\]+)\\?'|([^\s"'\\]+))`),
+		keep: value(standIn)},
 	// URL userinfo: the whole of it (a username may be the token: https://TOKEN:x-oauth-basic@,
 	// https://x-access-token:ghp_…@), so the URL keeps its host and stays usable. A username
 	// alone is kept when it does not look generated (ssh://git@host, https://alice@host)…
@@ -109,19 +215,28 @@ var rules = []rule{
 	// inside a JSON-encoded string (\"api_key\": \"…\", DB_PASSWORD=…\n): no value holds a
 	// backslash.
 	{kind: "assignment", scope: both, anchors: assignAnchors, fold: true, sep: ":=", fwd: 320,
-		re: lazy(`^(?i:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key)(?i:[_-]?key)?(?:\\?["'])?\s*` +
-			`(?::=|=>|==?|:)\s*(?:\\?"([^"\\\r\n]+)\\?"|\\?'([^'\\\r\n]+)\\?'|([^\s"'` + "`" + `,;&|<>{}\[\]\\]+))`),
-		keep: keepAssignment},
+		re: lazy(`^` + assignKey + assignValue), keep: keepAssignment},
+	// An environment variable whose upper-case name ends in _KEY (STRIPE_KEY=…): the other
+	// suffixes of a secret's name (_PASS, _PWD, _SECRET, _TOKEN) are secretNames'. (A
+	// diagnostic's env rule takes any such name.)
+	{kind: "assignment", scope: capture, anchors: []string{"_KEY"}, sep: ":=", fwd: 320,
+		re: lazy(`^_KEY` + assignValue),
+		keep: func(v string, at site) bool {
+			name := at.match[:strings.Index(at.match, "_KEY")]
+			return name == "" || strings.ToUpper(name) != name || keepAssignment(v, at)
+		}},
 	// Diagnostics: any NAME=value (or "NAME": "value") whose name says it holds a secret
 	// (MY_GATEWAY_KEY=…), as SensitiveName does for a name on its own.
 	{kind: "env", scope: diag, anchors: sensitiveParts, fwd: 2 << 10,
-		re:   lazy(`^(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Z0-9_]*(?:=|"\s*:\s*")([^\s"']+)`),
-		keep: func(v, m string) bool { return redacted(v) || !SensitiveName(m[:strings.IndexAny(m, `="`)]) }},
+		re: lazy(`^(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Z0-9_]*(?:=|"\s*:\s*")([^\s"']+)`),
+		keep: func(v string, at site) bool {
+			return redacted(v) || !SensitiveName(at.match[:strings.IndexAny(at.match, `="`)])
+		}},
 }
 
 // value makes a test of the value alone a keep function.
-func value(f func(v string) bool) func(v, match string) bool {
-	return func(v, _ string) bool { return f(v) }
+func value(f func(v string) bool) func(v string, _ site) bool {
+	return func(v string, _ site) bool { return f(v) }
 }
 
 // redacted reports a value an earlier rule has already replaced.
@@ -146,7 +261,28 @@ var placeholderWords = map[string]bool{
 // digits (max_tokens: 100000), or a word of the placeholder list or one that says so
 // (your-api-key-here, example-token).
 func placeholder(v string) bool {
-	if len(v) < 6 || strings.ContainsAny(v[:1], "$%<{[*") {
+	return len(v) < 6 || standIn(v) || digits(v)
+}
+
+func digits(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return v != ""
+}
+
+// standIn reports a value that only stands for a secret, whatever its length: empty, a
+// reference, a marker, a mask, a constant's name or a word that says so (placeholder's
+// list, or a word holding your, example…); text with blanks only when it is one template
+// ({{ .Values.token }}, <your token>). It is what a value under a name that says secret may be and stay.
+func standIn(v string) bool {
+	if strings.ContainsAny(v, " \t\r\n") { // text: a stand-in only when it is one template
+		return !strings.ContainsAny(v, "\r\n") &&
+			(strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}") || v[0] == '<' && v[len(v)-1] == '>')
+	}
+	if v == "" || strings.ContainsAny(v[:1], "$%*") || enclosed(v, "<>") || enclosed(v, "{}") || enclosed(v, "[]") {
 		return true
 	}
 	l := strings.ToLower(v)
@@ -155,36 +291,47 @@ func placeholder(v string) bool {
 		strings.Contains(l, "xxxx") || strings.Contains(l, "...") || strings.Contains(l, "…") {
 		return true
 	}
-	masked, digits, upperConst := true, true, true
+	masked, upperConst := true, true
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		masked = masked && strings.IndexByte("xX*.-_#", c) >= 0
-		digits = digits && c >= '0' && c <= '9'
 		upperConst = upperConst && (c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_')
 	}
-	return masked || digits || upperConst && strings.Contains(v, "_")
+	return masked || upperConst && strings.Contains(v, "_")
 }
+
+// assignValue is an assignment's operator and value, after the name: quoted (also as a
+// JSON-encoded string spells it, \"…\") or a word.
+const assignValue = `(?:\\?["'])?\s*(?::=|=>|==?|:)\s*(?:\\?"([^"\\\r\n]+)\\?"|\\?'([^'\\\r\n]+)\\?'|([^\s"'` + "`" + `,;&|<>{}\[\]\\]+))`
 
 // keepAssignment spares an assignment's value v (match is the whole assignment) that is no
 // secret. A quoted value is data: a secret unless a placeholder. An unquoted one after = (env,
 // shell, ini, flags) is a secret unless a placeholder or code. An unquoted one after a colon
-// (YAML, headers, prose) must also hold a digit or a symbol, so "Password: required" stays.
-func keepAssignment(v, match string) bool {
+// (headers, prose) must also hold a digit or a symbol, so "Password: required" stays, unless
+// it is a YAML line's (a lower-case key alone on its line: "  token: abcdefghij").
+func keepAssignment(v string, at site) bool {
+	match := at.match
 	if !strings.HasSuffix(match, v) { // a closing quote follows
 		return placeholder(v)
 	}
-	if match[strings.IndexAny(match, ":=")] == '=' {
+	op := strings.IndexAny(match, ":=")
+	if match[op] == '=' {
 		return codeOrPlaceholder(v)
 	}
-	return codeOrPlaceholder(v) || onlyLetters(v)
+	yaml := at.lineKey && strings.ToLower(match[:op]) == match[:op]
+	return codeOrPlaceholder(v) || onlyLetters(v) && !yaml
 }
 
 // codeOrPlaceholder also spares an unquoted value that reads as code: a call (getToken()),
 // a dotted path (self.token, os.environ), or a camelCase identifier (accessToken).
 func codeOrPlaceholder(v string) bool {
-	if placeholder(v) || strings.ContainsAny(v, "()") {
+	if placeholder(v) {
 		return true
 	}
+	if strings.Contains(v, "(") { // a call: getpass.getpass(), std::env::var(
+		return true
+	}
+	v = strings.TrimSuffix(v, ")") // an argument: f(token: TokenService)
 	ident, dotted, camel := true, false, false
 	for i := 0; i < len(v); i++ {
 		c := v[i]
@@ -199,6 +346,11 @@ func codeOrPlaceholder(v string) bool {
 		}
 	}
 	return ident && (dotted || camel)
+}
+
+// enclosed: v begins with pair[0] and ends with pair[1] (<token>, {password}).
+func enclosed(v, pair string) bool {
+	return len(v) >= 2 && v[0] == pair[0] && v[len(v)-1] == pair[1]
 }
 
 func onlyLetters(v string) bool {

@@ -78,10 +78,7 @@ func ingestOne(ctx context.Context, tx *sql.Tx, r Captured) (int, error) {
 		return 0, err
 	}
 	for kind, n := range r.Redacted {
-		if _, err := tx.ExecContext(ctx, `
-INSERT INTO redactions (day, project, kind, count) VALUES (?, ?, ?, ?)
-ON CONFLICT (day, project, kind) DO UPDATE SET count = count + excluded.count`,
-			r.Day, r.Session.Project, kind, n); err != nil {
+		if _, err := tx.ExecContext(ctx, sqlAddRedactions, r.Day, r.Session.Project, kind, n); err != nil {
 			return 0, err
 		}
 	}

@@ -82,23 +82,29 @@ func TestOpenSetsPragmas(t *testing.T) {
 func TestMigrate(t *testing.T) {
 	bad := "CREATE TABLE half (x); CREATE TABLE broken ("
 	cur := len(migrations) // openTest's databases are current
-	with := func(extra ...string) []string { return append(slices.Clone(migrations), extra...) }
+	with := func(extra ...string) []step {
+		list := slices.Clone(migrations)
+		for _, e := range extra {
+			list = append(list, step{sql: e})
+		}
+		return list
+	}
 	for _, c := range []struct {
 		name        string
-		list        []string
+		list        []step
 		wantVersion int
 		wantErr     bool
 		wantTables  []string
 		noTables    []string
 	}{
-		{"current: nothing runs, not even an invalid entry", append(slices.Clone(migrations[:cur-1]), "not sql at all"), cur, false, nil, nil},
+		{"current: nothing runs, not even an invalid entry", append(slices.Clone(migrations[:cur-1]), step{sql: "not sql at all"}), cur, false, nil, nil},
 		{"forward: each new entry applied in order", with("CREATE TABLE a (x)", "CREATE TABLE b (y REFERENCES a(x))"), cur + 2, false, []string{"a", "b"}, nil},
 		{"a failing entry rolls back whole, earlier ones stay", with("CREATE TABLE a (x)", bad), cur + 1, true, []string{"a"}, []string{"half", "broken"}},
 		{"newer file than this build", migrations[:cur-1], cur, true, nil, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := openTest(t)
-			err := db.migrate(context.Background(), c.list)
+			_, err := db.migrate(context.Background(), c.list, migrateOptions{busy: BusyTimeout})
 			if (err != nil) != c.wantErr {
 				t.Fatalf("migrate: %v, want error %v", err, c.wantErr)
 			}
@@ -127,7 +133,7 @@ func TestOpenMigratesAVersionOneDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := raw.Exec(migrations[0] + "; INSERT INTO sessions (id, project, cwd, ended_at) VALUES ('old', 'p', '/p', 1); PRAGMA user_version = 1"); err != nil {
+	if _, err := raw.Exec(migrations[0].sql + "; INSERT INTO sessions (id, project, cwd, ended_at) VALUES ('old', 'p', '/p', 1); PRAGMA user_version = 1"); err != nil {
 		t.Fatal(err)
 	}
 	raw.Close()
@@ -363,7 +369,7 @@ func TestErrorMessages(t *testing.T) {
 		want string
 	}{
 		{&SchemaVersionError{Have: 3, Want: 1}, "schema version 3 is newer than this claude-mem's 1; upgrade claude-mem"},
-		{&SchemaVersionError{Have: 1, Want: 2}, "schema version 1 is older than 2; the next captured event upgrades it"},
+		{&SchemaVersionError{Have: 1, Want: 2}, "schema version 1 is older than this claude-mem's 2"},
 		{&UnavailableError{Path: "/d/claude-mem.db", Err: errors.New("file is not a database")},
 			"store: database /d/claude-mem.db unavailable: file is not a database"},
 		{&IntegrityError{Problems: []string{"page 3 is never used", "x"}},
@@ -409,7 +415,7 @@ func TestOpenRefusesAForeignDatabase(t *testing.T) {
 	}{
 		{"other tables, no id", "CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO accounts (name) VALUES ('a')"},
 		{"other tables, user_version set", "CREATE TABLE accounts (id INTEGER); PRAGMA user_version = 2"},
-		{"our table names, another application's id", migrations[0] + "; PRAGMA user_version = 1; PRAGMA application_id = 1234"},
+		{"our table names, another application's id", migrations[0].sql + "; PRAGMA user_version = 1; PRAGMA application_id = 1234"},
 	} {
 		for _, link := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/symlink=%v", c.name, link), func(t *testing.T) {

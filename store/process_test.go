@@ -50,6 +50,13 @@ func runChild(role string) error {
 			return err
 		}
 	}
+	if role == "migrate-killed" {
+		// Announce the heavy step's transaction, then wait there for the parent's SIGKILL.
+		inHeavyStep = func() {
+			fmt.Println("migrating")
+			select {}
+		}
+	}
 	db, err := Open(os.Getenv(childDB))
 	if err != nil {
 		return err
@@ -276,5 +283,67 @@ func TestKilledWriterLeavesDatabaseConsistent(t *testing.T) {
 	}
 	if err := db.RecordEvent(context.Background(), session("after", "p"), Event{At: t0}); err != nil {
 		t.Errorf("write after the kill: %v", err)
+	}
+}
+
+// A process SIGKILLed inside the redaction migration's transaction leaves the database as
+// it was (the old schema, the old text, integrity intact) and its backup; the next open
+// migrates it and removes that backup with its own.
+func TestKilledHeavyMigrationLeavesOldDatabaseAndBackup(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "claude-mem.db")
+	old := openAt(t, path, beforeRedaction(t))
+	seedLeaks(t, old, dir)
+	oldVersion := count(t, old, "PRAGMA user_version")
+	leaky := count(t, old, "SELECT count(*) FROM prompts WHERE text LIKE '%Canary%'")
+	old.Close()
+	cmd := child(t, "migrate-killed", path, "", "", 0)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "migrating\n" {
+		t.Fatalf("child: %q, %v", line, childErr(cmd, err))
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("child exit: %v, want killed", err)
+	}
+	if b := backups(t, path); len(b) != 1 {
+		t.Fatalf("backups after the kill: %v, want the killed migration's", b)
+	}
+	raw, err := connect(path, true, BusyTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := count(t, raw, "PRAGMA user_version"); v != oldVersion {
+		t.Errorf("user_version %d after the kill, want %d", v, oldVersion)
+	}
+	if n := count(t, raw, "SELECT count(*) FROM prompts WHERE text LIKE '%Canary%'"); n != leaky || n == 0 {
+		t.Errorf("%d leaky prompts after the kill, want the %d stored before", n, leaky)
+	}
+	if err := raw.Integrity(context.Background()); err != nil {
+		t.Errorf("Integrity after the kill: %v", err)
+	}
+	raw.Close()
+
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v := count(t, db, "PRAGMA user_version"); v != len(migrations) {
+		t.Errorf("user_version %d after the next open, want %d", v, len(migrations))
+	}
+	if n := count(t, db, "SELECT count(*) FROM prompts WHERE text LIKE '%Canary%'"); n != 0 {
+		t.Errorf("%d leaky prompts after the next open", n)
+	}
+	if b := backups(t, path); len(b) != 0 {
+		t.Errorf("backups after the next open: %v, want none", b)
 	}
 }

@@ -1,15 +1,20 @@
 package store
 
+import (
+	"context"
+	"database/sql"
+)
+
 // migrations is the schema history. migrations[i] moves a database from user_version i
-// to i+1; each runs in its own transaction together with the user_version bump. Never
-// edit an entry that has shipped: append a new one.
+// to i+1; each runs in its own transaction together with the user_version bump (see
+// migrate). Never edit an entry that has shipped: append a new one.
 //
 // Times are INTEGER unix nanoseconds (NULL for "not set"), so they round-trip exactly and
 // sort numerically. List fields of observations are JSON arrays of strings. The FTS5
 // tables use external content (the row lives once, in its table) and are kept in sync by
 // triggers, so no code path can forget to index a row.
-var migrations = []string{
-	`
+var migrations = []step{
+	{sql: `
 CREATE TABLE sessions (
 	id         TEXT PRIMARY KEY,
 	project    TEXT NOT NULL,
@@ -144,20 +149,20 @@ CREATE TRIGGER prompts_fts_update AFTER UPDATE ON prompts BEGIN
 	INSERT INTO prompts_fts(prompts_fts, rowid, text) VALUES ('delete', old.id, old.text);
 	INSERT INTO prompts_fts(rowid, text) VALUES (new.id, new.text);
 END;
-`,
+`},
 	// 2: the summary SessionEnd asked for, owed until a final run writes it.
-	`
+	{sql: `
 ALTER TABLE sessions ADD COLUMN final_pending INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN final_attempts INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX sessions_final ON sessions(ended_at) WHERE final_pending = 1;
-`,
+`},
 	// 3: this phase's columns and tables, in one step so every part builds on one schema.
 	// record_id: the capture journal's id of a prompt or event, so ingestion is idempotent
 	// (§15). origin: who wrote an observation (observer, model via the remember tool,
 	// import). content_hash: import's idempotence key (§20), filled when a row is exported or
 	// imported. runs: one observer run with its usage and cost (§17). redactions: secrets
 	// replaced at capture, per local day, project and kind (§16).
-	`
+	{sql: `
 ALTER TABLE prompts ADD COLUMN record_id TEXT NOT NULL DEFAULT '';
 CREATE UNIQUE INDEX prompts_record ON prompts(record_id) WHERE record_id <> '';
 ALTER TABLE events ADD COLUMN record_id TEXT NOT NULL DEFAULT '';
@@ -201,12 +206,12 @@ CREATE TABLE redactions (
 	count   INTEGER NOT NULL,
 	PRIMARY KEY (day, project, kind)
 ) STRICT;
-`,
+`},
 	// 4: the assistant's last message of each turn (Stop's last_assistant_message, §24),
 	// redacted and clipped at capture: what the observer is shown of the turn's conclusion.
 	// Like events it is the observer's raw material, so it has no full-text index (search
 	// finds what the observer made of it) and is not exported.
-	`
+	{sql: `
 CREATE TABLE answers (
 	id         INTEGER PRIMARY KEY,
 	session_id TEXT NOT NULL REFERENCES sessions(id),
@@ -217,16 +222,29 @@ CREATE TABLE answers (
 ) STRICT;
 CREATE INDEX answers_session_at ON answers(session_id, at, id);
 CREATE UNIQUE INDEX answers_record ON answers(record_id) WHERE record_id <> '';
-`,
+`},
 	// 5: what a run's answer yielded (§24): answer is its verdict (store.Verdicts; '' for a run
 	// that gave no answer), answer_reasons the reasons it was salvaged or unusable
 	// (space-separated, each once), answer_dropped the blocks of it that were not kept;
 	// requeued is 1 when the run gave its events back to pending despite an answer (unusable,
 	// or cut and run again smaller).
-	`
+	{sql: `
 ALTER TABLE runs ADD COLUMN answer TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN answer_reasons TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN answer_dropped INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN requeued INTEGER NOT NULL DEFAULT 0;
-`,
+`},
+	// 6: memory stored before the redactor read text as it reads (issue 21) is redacted again.
+	{run: redactStored, heavy: true},
+}
+
+// step is one migration: SQL, or Go code for what SQL cannot say (run gets the migration's
+// transaction and the data dir). A heavy step rewrites stored data, so it may take as long
+// as the memory is large: a hook never runs it (OpenOptions.Hook), a backup is taken before
+// it, and once it commits the file is vacuumed and every backup removed, since both the
+// backup and the freed pages hold the text it replaced.
+type step struct {
+	sql   string
+	run   func(ctx context.Context, tx *sql.Tx, dataDir string) error
+	heavy bool
 }

@@ -2,6 +2,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -24,7 +25,7 @@ import (
 // the observer and the commands: waiting is better than failing a run.
 const BusyTimeout = 10 * time.Second
 
-// HookBusyTimeout is the wait of a hook (OpenBusy): no hook waits more than 2 s on the
+// HookBusyTimeout is the wait of a hook (OpenOptions.Busy): no hook waits more than 2 s on the
 // database (DESIGN.md §15), process start and a loaded machine included. What a hook could
 // not store waits in the capture journal.
 const HookBusyTimeout = time.Second
@@ -70,7 +71,7 @@ func (e *UnavailableError) Error() string {
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
 // SchemaVersionError: the file's schema version is not the one this build uses. Newer
-// (a later claude-mem wrote it) is never touched; older is only upgraded by Open.
+// (a later claude-mem wrote it) is never touched; older is upgraded by whoever opens it.
 type SchemaVersionError struct {
 	Have, Want int
 }
@@ -79,7 +80,7 @@ func (e *SchemaVersionError) Error() string {
 	if e.Have > e.Want {
 		return fmt.Sprintf("schema version %d is newer than this claude-mem's %d; upgrade claude-mem", e.Have, e.Want)
 	}
-	return fmt.Sprintf("schema version %d is older than %d; the next captured event upgrades it", e.Have, e.Want)
+	return fmt.Sprintf("schema version %d is older than this claude-mem's %d", e.Have, e.Want)
 }
 
 // IntegrityError lists what Integrity's checks reported.
@@ -108,11 +109,35 @@ type DB struct {
 // A file that is not claude-mem's (see owner) is refused before any connection that could
 // change it (journal_mode=WAL rewrites the header): ErrForeign. A claude-mem database from
 // before ApplicationID existed is adopted (the id is set).
-func Open(path string) (*DB, error) { return OpenBusy(path, BusyTimeout) }
+func Open(path string) (*DB, error) { return OpenWith(path, OpenOptions{}) }
 
-// OpenBusy is Open whose writes wait at most busy for another process's lock.
-func OpenBusy(path string, busy time.Duration) (*DB, error) {
-	removeStaleCreations(path)
+// OpenOptions is how OpenWith waits and what it may run.
+type OpenOptions struct {
+	// Busy is how long a write waits for another process's lock; 0 is BusyTimeout. A
+	// migration (not in a hook) waits up to UpgradeBusyTimeout for another process's.
+	Busy time.Duration
+	// Hook: the opener is a hook, which may not wait long on the database (DESIGN.md §15).
+	// A heavy migration step is not run: the open fails with ErrUpgrading (what the hook
+	// captured waits in the capture journal), and Upgrade is called so that another process
+	// runs it. The clean-up a killed heavy migration left owed (vacuum, backups) is left to
+	// that process too, and the database is opened as usual.
+	Hook    bool
+	Upgrade func()
+}
+
+// UpgradeBusyTimeout is how long an open that migrates waits for another process's
+// migration, which may be a heavy one that takes as long as the memory is large.
+const UpgradeBusyTimeout = 5 * time.Minute
+
+// ErrUpgrading: the database needs a heavy migration, which a hook does not run (see
+// OpenOptions.Hook); another process is running it. Nothing is lost: what hooks capture
+// meanwhile waits in the capture journal.
+var ErrUpgrading = errors.New("claude-mem is upgrading its database (a one-time rewrite of stored memory); it is back when that finishes, and what is captured meanwhile waits in the journal")
+
+// OpenWith is Open with options.
+func OpenWith(path string, o OpenOptions) (*DB, error) {
+	busy := cmp.Or(o.Busy, BusyTimeout)
+	backups := leftovers(path)
 	if err := createFile(path); err != nil {
 		return nil, &UnavailableError{Path: path, Err: err}
 	}
@@ -125,9 +150,18 @@ func OpenBusy(path string, busy time.Duration) (*DB, error) {
 		return nil, &UnavailableError{Path: path, Err: err}
 	}
 	ctx := context.Background()
-	if err := db.migrate(ctx, migrations); err != nil {
+	mo := migrateOptions{hook: o.Hook, busy: busy, backups: backups}
+	deferred, err := db.migrate(ctx, migrations, mo)
+	if err != nil {
 		db.sql.Close()
 		return nil, &UnavailableError{Path: path, Err: err}
+	}
+	if deferred != nothingDeferred && o.Upgrade != nil {
+		o.Upgrade()
+	}
+	if deferred == stepsDeferred {
+		db.sql.Close()
+		return nil, fmt.Errorf("store: %s: %w", path, ErrUpgrading)
 	}
 	if own == adopt {
 		// Checkpointed, so the next Open reads the id from the file's header.
@@ -208,24 +242,32 @@ func owner(path string) (ownership, error) {
 	return ours, fmt.Errorf("%w: its tables are %s", ErrForeign, strings.Join(tables, ", "))
 }
 
-// removeStaleCreations removes <path>.new-* files (and their -wal, -shm, -journal) older
-// than staleCreation: what a process killed while creating the database left behind.
-func removeStaleCreations(path string) {
-	dir, prefix := filepath.Dir(path), filepath.Base(path)+".new-"
+// leftovers removes <path>.new-* files (and their -wal, -shm, -journal) older than
+// staleCreation, what a process killed while creating the database left behind, and
+// returns the backups heavy migrations took (<path>.backup-*) that are still there: their
+// clean-up is owed (see migrate). One listing of the dir, because every hook opens.
+func leftovers(path string) (backups []string) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), prefix) || !e.Type().IsRegular() {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleCreation {
-			os.Remove(filepath.Join(dir, e.Name()))
+		name := e.Name()
+		switch {
+		case !e.Type().IsRegular():
+		case strings.HasPrefix(name, base+backupInfix):
+			backups = append(backups, filepath.Join(dir, name))
+		case strings.HasPrefix(name, base+".new-"):
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleCreation {
+				os.Remove(filepath.Join(dir, name))
+			}
 		}
 	}
+	return backups
 }
 
-// OpenReadOnly opens an existing database for reading only (search, doctor). It never
-// creates a file: a missing or empty one is ErrNoDatabase. A schema version other than
-// this build's is an *UnavailableError, since only Open may migrate.
+// OpenReadOnly opens an existing database for reading only (search, doctor, the viewer,
+// the MCP server). It never creates a file: a missing or empty one is ErrNoDatabase. A
+// database an older claude-mem wrote is upgraded first (Open), and so is one whose heavy
+// migration's clean-up is owed, so a user who updates and searches at once gets results.
 func OpenReadOnly(path string) (*DB, error) {
 	fi, err := os.Stat(path)
 	switch {
@@ -241,23 +283,41 @@ func OpenReadOnly(path string) (*DB, error) {
 	if _, err := owner(path); err != nil {
 		return nil, &UnavailableError{Path: path, Err: err}
 	}
-	db, err := connect(path, true, BusyTimeout)
-	if err != nil {
-		return nil, &UnavailableError{Path: path, Err: err}
+	upgraded := false
+	for {
+		db, err := connect(path, true, BusyTimeout)
+		if err != nil {
+			return nil, &UnavailableError{Path: path, Err: err}
+		}
+		have, err := userVersion(context.Background(), db.sql)
+		switch {
+		case err == nil && have == 0:
+			db.sql.Close()
+			return nil, fmt.Errorf("store: %s: %w", path, ErrNoDatabase)
+		case err == nil && !upgraded && have < len(migrations):
+			db.sql.Close()
+			w, err := Open(path)
+			if err != nil {
+				return nil, err
+			}
+			w.Close()
+			upgraded = true
+			continue
+		case err == nil && !upgraded && len(leftovers(path)) > 0:
+			// A killed heavy migration's clean-up: done if the dir can be written, and
+			// reading goes on either way.
+			if w, err := Open(path); err == nil {
+				w.Close()
+			}
+		case err == nil && have != len(migrations):
+			err = &SchemaVersionError{Have: have, Want: len(migrations)}
+		}
+		if err != nil {
+			db.sql.Close()
+			return nil, &UnavailableError{Path: path, Err: err}
+		}
+		return db, nil
 	}
-	have, err := userVersion(context.Background(), db.sql)
-	if err == nil && have == 0 {
-		db.sql.Close()
-		return nil, fmt.Errorf("store: %s: %w", path, ErrNoDatabase)
-	}
-	if err == nil && have != len(migrations) {
-		err = &SchemaVersionError{Have: have, Want: len(migrations)}
-	}
-	if err != nil {
-		db.sql.Close()
-		return nil, &UnavailableError{Path: path, Err: err}
-	}
-	return db, nil
 }
 
 // Close releases the database.
@@ -311,7 +371,8 @@ func create(path string) error {
 		db.sql.Close()
 		return err
 	}
-	if err := db.migrate(context.Background(), migrations); err != nil {
+	// Nothing is stored yet: heavy steps have nothing to back up or vacuum.
+	if _, err := db.migrate(context.Background(), migrations, migrateOptions{fresh: true, busy: BusyTimeout}); err != nil {
 		db.sql.Close()
 		return err
 	}
@@ -365,35 +426,6 @@ func userVersion(ctx context.Context, q interface {
 	var v int
 	err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
 	return v, err
-}
-
-// migrate brings the schema to len(list), one transaction per migration, re-reading the
-// version under the write lock because another process may be migrating too.
-func (db *DB) migrate(ctx context.Context, list []string) error {
-	have, err := userVersion(ctx, db.sql)
-	if err != nil {
-		return err
-	}
-	for have < len(list) {
-		err := db.write(ctx, func(tx *sql.Tx) error {
-			if have, err = userVersion(ctx, tx); err != nil || have >= len(list) {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, list[have]); err != nil {
-				return fmt.Errorf("migration %d: %w", have+1, err)
-			}
-			have++
-			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", have))
-			return err
-		})
-		if err != nil {
-			return err
-		}
-	}
-	if have > len(list) {
-		return &SchemaVersionError{Have: have, Want: len(list)}
-	}
-	return nil
 }
 
 // write runs fn in one IMMEDIATE transaction: all of it commits, or none of it.

@@ -171,14 +171,9 @@ func (s *server) open(ctx context.Context, write bool) (db *store.DB, notice str
 		db, err = store.Open(s.cfg.DBPath)
 		return db, notice, err
 	}
-	db, err = store.OpenReadOnly(s.cfg.DBPath)
-	var se *store.SchemaVersionError
-	switch {
-	case errors.Is(err, store.ErrNoDatabase):
+	db, err = store.OpenReadOnly(s.cfg.DBPath) // it upgrades a database an older claude-mem wrote
+	if errors.Is(err, store.ErrNoDatabase) {
 		return nil, notice, nil
-	case errors.As(err, &se) && se.Have < se.Want:
-		// Written by an older claude-mem: bring it forward, as the next hook would.
-		db, err = store.Open(s.cfg.DBPath)
 	}
 	return db, notice, err
 }

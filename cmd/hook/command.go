@@ -34,7 +34,7 @@ var commandTable []*command
 func init() {
 	commandTable = []*command{
 		doctorCommand, searchCommand, statsCommand, viewerCommand, forgetCommand, exportCommand,
-		importCommand, allowCommand, versionCommand, helpCommand, observeCommand, mcpCommand,
+		importCommand, allowCommand, versionCommand, helpCommand, observeCommand, upgradeCommand, mcpCommand,
 	}
 }
 

@@ -51,7 +51,9 @@ func hookMode(p *proc) (code int) {
 	d := &hooks.Deps{
 		Settings: s, DataDirErr: st.dataDirErr, Journal: journalOf(p, s), Env: p.env, Home: settings.Home(p.env, p.goos), GOOS: p.goos,
 		Hook: p.exe, ExecutableDir: exeDir(p.exe), Now: p.now, Loc: p.loc, Log: st.log,
-		OpenStore:   func() (*store.DB, error) { return store.OpenBusy(dbPath(s), store.HookBusyTimeout) },
+		OpenStore: func() (*store.DB, error) {
+			return store.OpenWith(dbPath(s), store.OpenOptions{Busy: store.HookBusyTimeout, Hook: true, Upgrade: startUpgrade(p, st)})
+		},
 		FreeBytes:   journal.FreeBytes,
 		ClaudeCheck: func(h health.Health) error { _, err := observe.ClaudeStatus(p.env, s, p.goos, h); return err },
 		LoadHealth:  func() (health.Health, error) { return health.Load(s.DataDir) },

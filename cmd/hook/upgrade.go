@@ -1,0 +1,66 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+
+	"github.com/claude-mem/claude-mem-go/lockfile"
+	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// upgradeLockFile (in the data dir's locks/) is held by `hook upgrade` while it runs: the
+// hooks of one upgrade's minutes each start one, and all but the first leave at once.
+const upgradeLockFile = "upgrade.lock"
+
+// upgradeCommand is `hook upgrade`, started detached by a hook whose open deferred a heavy
+// migration (store.ErrUpgrading) or a killed one's clean-up: it opens the database, which
+// runs them, then stores what waited in the capture journal meanwhile.
+var upgradeCommand = &command{
+	name: "upgrade", internal: true,
+	summary: "rewrite the database for this version (started by hook mode: no hook waits for it)",
+	flags: func(fs *flag.FlagSet) action {
+		return func(p *proc, ops []string) int {
+			if len(ops) > 0 {
+				return p.usageError("upgrade", fmt.Sprintf("unexpected %q", ops[0]))
+			}
+			return upgradeCmd(p)
+		}
+	},
+}
+
+func upgradeCmd(p *proc) int {
+	st := setup(p)
+	defer st.closeLog.Close()
+	if st.dataDirErr != nil {
+		st.log.Error().Err(st.dataDirErr).Msg("upgrade: data dir unavailable")
+		return 1
+	}
+	release, ok, err := lockfile.TryLock(filepath.Join(st.s.DataDir, settings.LocksDir, upgradeLockFile))
+	if err != nil || !ok {
+		return 0 // another upgrade is running (or the lock cannot be taken: the next open upgrades)
+	}
+	defer release()
+	ctx, stop := signalContext()
+	defer stop()
+	db, err := store.Open(dbPath(st.s))
+	if err != nil {
+		st.log.Error().Err(err).Msg("upgrading the database failed")
+		return 1
+	}
+	defer db.Close()
+	st.log.Info().Msg("database upgraded")
+	_ = journalOf(p, st.s).IngestNoted(ctx, db, st.log)
+	return 0
+}
+
+// startUpgrade starts `hook upgrade` detached; a hook calls it through store.OpenOptions.
+func startUpgrade(p *proc, st *envState) func() {
+	return func() {
+		if err := observer.StartDetached(p.exe, []string{"upgrade"}, p.env.List(), st.s.DataDir); err != nil {
+			st.log.Error().Err(err).Msg("starting the database upgrade failed; the next open by a command upgrades it")
+		}
+	}
+}
