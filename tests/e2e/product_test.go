@@ -267,7 +267,9 @@ func TestProductEndToEnd(t *testing.T) {
 			}
 		}
 		before := len(p.userRequests())
-		p.session("anything new?", env)
+		// Over 1,000 characters of prompt: a shorter session with no tool use is trivial and
+		// starts no observer run (§24), and this one's run must find no claude.
+		p.session("anything new? "+strings.Repeat("Tell me what changed in the project since last time. ", 20), env)
 		p.quiesce()
 		reqs := p.userRequests()
 		if len(reqs) <= before {
