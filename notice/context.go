@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -246,7 +247,7 @@ func (st *story) sessionLine(session string) string {
 func (st *story) observationLine(it item) string {
 	o := it.obs
 	var b strings.Builder
-	b.WriteString("- " + strconv.FormatInt(o.ID, 10) + " ")
+	b.WriteString("- " + recordid.Format(store.Ref{Kind: store.KindObservation, ID: o.ID}) + " ")
 	t := o.At.In(st.loc)
 	if s := st.start[it.session].In(st.loc); t.YearDay() != s.YearDay() || t.Year() != s.Year() {
 		b.WriteString(t.Format("2 Jan "))
