@@ -198,37 +198,72 @@ func Render(w io.Writer, r *Report) {
 	} else {
 		fmt.Fprintf(w, "today $%.4f; no daily budget (CLAUDE_MEM_DAILY_BUDGET_USD=0)\n", r.TodayUSD)
 	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "day\tproject\truns\tevents\tobservations\tduplicates\tredacted\t"
+	// Three tables that each fit 100 columns, rather than one 150 wide: what ran, what the
+	// answers yielded, what it used. A long project name is elided; a number never is.
+	rows := append(slices.Clone(r.Rows), r.Total)
+	table(w, "activity", "day\tproject\truns\tevents\tobservations\tduplicates\tredacted\tcost USD", rows, func(row Row) []any {
+		return []any{row.Runs, row.Events, row.Observations, row.Duplicates, row.Redactions, fmt.Sprintf("%.4f", row.CostUSD)}
+	})
+	head := "day\tproject"
 	for _, v := range store.Verdicts {
-		head += string(v) + "\t"
+		head += "\t" + string(v)
 	}
-	fmt.Fprintln(tw, head+"input\tcache read\tcache write\toutput\tcost USD\t")
-	var reasons []string
-	for _, row := range append(r.Rows, r.Total) {
-		day, proj := row.Day, row.Project
-		if day == "" {
-			day, proj = "total", ""
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t", day, proj, row.Runs, row.Events,
-			row.Observations, row.Duplicates, row.Redactions)
+	table(w, "answers", head, rows, func(row Row) []any {
+		var out []any
 		for _, v := range store.Verdicts {
-			fmt.Fprintf(tw, "%d\t", row.Answers[v])
+			out = append(out, row.Answers[v])
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4f\t\n", count(row.InputTokens), count(row.CacheReadTokens),
-			count(row.CacheCreationTokens), count(row.OutputTokens), row.CostUSD)
-		if line := row.ReasonsLine(); line != "" && row.Day != "" {
+		return out
+	})
+	table(w, "tokens", "day\tproject\tinput\tcache read\tcache write\toutput", rows, func(row Row) []any {
+		return []any{count(row.InputTokens), count(row.CacheReadTokens), count(row.CacheCreationTokens), count(row.OutputTokens)}
+	})
+	var reasons []string
+	for _, row := range r.Rows {
+		if line := row.ReasonsLine(); line != "" {
 			reasons = append(reasons, fmt.Sprintf("  %s %s: %s", row.Day, row.Project, line))
 		}
 	}
-	tw.Flush()
 	if len(reasons) > 0 {
 		fmt.Fprintf(w, "\nanswers salvaged, skipped or unusable, by reason:\n%s\n", strings.Join(reasons, "\n"))
 	}
 	if len(r.RedactedByKind) > 0 {
 		fmt.Fprintf(w, "\nsecrets redacted at capture, by kind: %s\n", r.RedactedByKind)
 	}
+}
+
+// maxProject is the widest project name a table shows; a longer one is elided in the middle.
+const maxProject = 20
+
+// table writes a blank line, its title, and a right-aligned table: head (tab-separated),
+// then per row its day, project and cells; the total row last.
+func table(w io.Writer, title, head string, rows []Row, cells func(Row) []any) {
+	fmt.Fprintf(w, "\n%s\n", title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, head+"\t")
+	for _, row := range rows {
+		day, proj := row.Day, elide(row.Project, maxProject)
+		if day == "" {
+			day, proj = "total", ""
+		}
+		fmt.Fprintf(tw, "%s\t%s\t", day, proj)
+		for _, c := range cells(row) {
+			fmt.Fprintf(tw, "%v\t", c)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// elide keeps s within n runes, cutting its middle: two projects that share a prefix stay
+// apart by their ends.
+func elide(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }
 
 // count writes n with thousands separators.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -115,5 +116,33 @@ func TestRedactedByKind(t *testing.T) {
 	}
 	if e := Empty(now, time.UTC, 7, "", 5); e.RedactedByKind == nil {
 		t.Error("an empty report's redacted_by_kind is null, want {}")
+	}
+}
+
+// The tables fit 100 columns with a long project name and large numbers; the name is elided
+// in its middle, no number is cut (each appears whole). The control: the name shown whole
+// would not fit.
+func TestRenderFits100Columns(t *testing.T) {
+	long := "a-very-long-project-name-for-the-monorepo-payments"
+	row := Row{Day: "2026-11-30", Project: long, Runs: 12345, Events: 999999, Observations: 123456, Duplicates: 99999, Redactions: 88888,
+		InputTokens: 1234567890, CacheReadTokens: 9876543210, CacheCreationTokens: 5555555555, OutputTokens: 444444444, CostUSD: 12345.6789,
+		Answers: map[store.Verdict]int{store.VerdictStored: 123456, store.VerdictSalvaged: 65432, store.VerdictSkipped: 7777, store.VerdictUnusable: 8888}}
+	total := row
+	total.Day, total.Project = "", ""
+	r := &Report{Days: 7, To: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Rows: []Row{row}, Total: total, BudgetUSD: 5}
+	var b bytes.Buffer
+	Render(&b, r)
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > 100 {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+	}
+	for _, s := range []string{"1,234,567,890", "9,876,543,210", "5,555,555,555", "444,444,444", "12345.6789", "999999", "123456", "65432", elide(long, maxProject)} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("the report lacks %q whole:\n%s", s, b.String())
+		}
+	}
+	if strings.Contains(b.String(), long) || len(long) <= maxProject {
+		t.Errorf("the long name is shown whole")
 	}
 }
