@@ -318,8 +318,10 @@ func keepAssignment(v string, at site) bool {
 	if match[op] == '=' {
 		return codeOrPlaceholder(v)
 	}
-	yaml := at.lineKey && strings.ToLower(match[:op]) == match[:op]
-	return codeOrPlaceholder(v) || onlyLetters(v) && !yaml
+	if at.lineKey && strings.ToLower(match[:op]) == match[:op] { // YAML: a value, not code
+		return placeholder(v)
+	}
+	return codeOrPlaceholder(v) || onlyLetters(v)
 }
 
 // codeOrPlaceholder also spares an unquoted value that reads as code: a call (getToken()),

@@ -28,8 +28,7 @@ import (
 )
 
 // nodeJSON undoes encoding/json's HTML escaping (\u0026, \u003c, \u003e): Claude Code
-// writes hook input with JSON.stringify, which leaves &, < and > as they are, and the
-// product redacts the raw JSON text of tool_input and tool_response.
+// writes hook input with JSON.stringify, which leaves &, < and > as they are.
 func nodeJSON(b []byte) []byte {
 	return []byte(strings.NewReplacer(`\u0026`, "&", `\u003c`, "<", `\u003e`, ">").Replace(string(b)))
 }
@@ -53,17 +52,6 @@ type doctorRedacted struct {
 		Today     map[string]int `json:"today"`
 		Last7Days map[string]int `json:"last_7_days"`
 	} `json:"redacted"`
-}
-
-// inToolJSON is the kind a canary is redacted as inside tool_input and tool_response, which
-// the product redacts as raw JSON text: a service-account key file's `"private_key": "…"`
-// is `\"private_key\": \"…` there, which the gcp_private_key rule does not match, so the PEM
-// rule takes it (the secret is gone either way; the count goes to the other kind).
-func inToolJSON(kind string) string {
-	if kind == "gcp_private_key" {
-		return "private_key"
-	}
-	return kind
 }
 
 // promptCanaries are the canaries the user pastes into the prompt: every other kind.
@@ -230,7 +218,9 @@ func TestRedactCapture_CanariesNeverStoredSentOrShown(t *testing.T) {
 	// observer was sent; in the stored prompt and the export for the prompt's kinds.
 	want := map[string]int{} // the redactions per kind
 	for _, c := range all {
-		kind := inToolJSON(c.Kind)
+		// The tool input and response are redacted as their decoded text reads, each
+		// canary under its own kind (issue 21).
+		kind := c.Kind
 		want[kind] += 2
 		marker := "[REDACTED:" + kind + "]"
 		if n := r.markedEvents(marker); n < 1 {
