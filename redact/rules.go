@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"regexp"
 	"strings"
 	"sync"
@@ -152,6 +153,11 @@ var rules = []rule{
 		// The whole block; without its END line (a field cut in the middle) the body up to
 		// the first character that cannot be base64 or a (JSON-escaped) line break.
 		re: lazy(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)`)},
+	// The same block base64-encoded (a kubeconfig's client-key-data, a Kubernetes secret):
+	// "-----BEGIN" encodes to LS0tLS1CRUdJTi, and the header must decode to a private key's.
+	{kind: "private_key", scope: both, anchors: []string{"LS0tLS1CRUdJTi"}, bound: true, fwd: 16 << 10, lines: true,
+		re:   lazy(`^LS0tLS1CRUdJTi[A-Za-z0-9+/=]{40,}`),
+		keep: value(func(v string) bool { return !base64PrivateKey(v) })},
 	{kind: "anthropic", scope: both, anchors: []string{"sk-ant-"}, fwd: 512,
 		re: lazy(`^sk-ant-[A-Za-z0-9_-]{16,}`), keep: value(placeholder), public: true},
 	{kind: "openai", scope: both, anchors: []string{"sk-"}, bound: true, fwd: 512,
@@ -232,6 +238,13 @@ var rules = []rule{
 		keep: func(v string, at site) bool {
 			return redacted(v) || !SensitiveName(at.match[:strings.IndexAny(at.match, `="`)])
 		}},
+}
+
+// base64PrivateKey reports base64 text whose first line decodes to a PEM private key's header.
+func base64PrivateKey(v string) bool {
+	head, _ := base64.StdEncoding.DecodeString(v[:min(len(v), 64)/4*4])
+	line, _, _ := strings.Cut(string(head), "\n")
+	return strings.HasPrefix(line, "-----BEGIN") && strings.Contains(line, "PRIVATE KEY")
 }
 
 // value makes a test of the value alone a keep function.
