@@ -163,13 +163,7 @@ func (w *walker) value(depth int, secret bool) bool {
 }
 
 func (w *walker) object(depth int, secret bool) bool {
-	w.pos++ // {
-	w.ws()
-	if w.pos < len(w.src) && w.src[w.pos] == '}' {
-		w.pos++
-		return true
-	}
-	for {
+	return w.members('}', func() bool {
 		if w.pos >= len(w.src) || w.src[w.pos] != '"' {
 			return false
 		}
@@ -185,35 +179,25 @@ func (w *walker) object(depth int, secret bool) bool {
 		}
 		w.pos++
 		w.ws()
-		if !w.value(depth, secret || secretKey(k)) {
-			return false
-		}
-		w.ws()
-		if w.pos >= len(w.src) {
-			return false
-		}
-		switch w.src[w.pos] {
-		case ',':
-			w.pos++
-			w.ws()
-		case '}':
-			w.pos++
-			return true
-		default:
-			return false
-		}
-	}
+		return w.value(depth, secret || secretKey(k))
+	})
 }
 
 func (w *walker) array(depth int, secret bool) bool {
-	w.pos++ // [
+	return w.members(']', func() bool { return w.value(depth, secret) })
+}
+
+// members walks an object or array from its opening byte to its closing one, member
+// walking each member.
+func (w *walker) members(closing byte, member func() bool) bool {
+	w.pos++
 	w.ws()
-	if w.pos < len(w.src) && w.src[w.pos] == ']' {
+	if w.pos < len(w.src) && w.src[w.pos] == closing {
 		w.pos++
 		return true
 	}
 	for {
-		if !w.value(depth, secret) {
+		if !member() {
 			return false
 		}
 		w.ws()
@@ -224,7 +208,7 @@ func (w *walker) array(depth int, secret bool) bool {
 		case ',':
 			w.pos++
 			w.ws()
-		case ']':
+		case closing:
 			w.pos++
 			return true
 		default:

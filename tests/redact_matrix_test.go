@@ -15,10 +15,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -79,11 +76,18 @@ func matrixTexts() (texts map[string][]string, cells []matrixCell) {
 
 // capturedRun is what one scenario left and printed.
 type capturedRun struct {
-	h      *harness
-	stored []byte // every file under $WORK, concatenated, and every value of the database
-	// (read back too: a row longer than a page is split across overflow pages)
-	observer string // the fake claude's stdin and argv, every run
-	outputs  string // every output of the product in the scenario
+	h     *harness
+	files map[string][]byte // every regular file under $WORK (data dir, home, project)
+	// stored is every file concatenated and every value of the database (read back too: a
+	// row longer than a page is split across overflow pages).
+	stored     []byte
+	stdin      string // what the fake claude read, all runs together
+	observer   string // the fake claude's stdin and argv, every run
+	search     string // `hook search --json quokka` stdout
+	export     string // `hook export` stdout
+	doctorJSON string // `hook doctor --json` stdout
+	statsSum   int    // `hook stats --json` total redactions
+	outputs    string // every output of the product in the scenario
 }
 
 // runCaptured feeds a fresh harness with extra settings, ends the session with a Stop that
@@ -112,41 +116,31 @@ func runCaptured(t *testing.T, env map[string]string, sid string, feed func(h *h
 		t.Fatal("the observer never ran the fake claude")
 	}
 	for _, rec := range recs {
+		r.stdin += rec.Stdin
 		r.observer += rec.Stdin + "\n" + strings.Join(rec.Argv, "\n") + "\n"
 	}
-	if sr := h.runIn(h.work, nil, nil, "search", "--json", "quokka"); sr.code != 0 || !strings.Contains(sr.stdout, "quokka") {
-		t.Fatalf("hook search --json quokka: exit %d, stdout %.300q, stderr %q", sr.code, sr.stdout, sr.stderr)
+	sr := h.runIn(h.work, nil, nil, "search", "--json", "quokka")
+	if sr.code != 0 || !strings.Contains(sr.stdout, "quokka") {
+		t.Fatalf("hook search --json quokka: exit %d, stdout %.300q, stderr %q: the prompt is not found", sr.code, sr.stdout, sr.stderr)
 	}
-	if ex := h.runIn(h.work, nil, nil, "export"); ex.code != 0 || !strings.Contains(ex.stdout, "quokka") {
-		t.Fatalf("hook export: exit %d, stderr %q", ex.code, ex.stderr)
+	ex := h.runIn(h.work, nil, nil, "export")
+	if ex.code != 0 || !strings.Contains(ex.stdout, `"prompt"`) || !strings.Contains(ex.stdout, "quokka") {
+		t.Fatalf("hook export: exit %d, stderr %q, no prompt in:\n%.2000s", ex.code, ex.stderr, ex.stdout)
 	}
-	h.stats()
-	if dr := h.runIn(h.work, nil, nil, "doctor", "--json"); !json.Valid([]byte(dr.stdout)) {
+	r.statsSum = h.stats().Total.Redactions
+	dr := h.runIn(h.work, nil, nil, "doctor", "--json")
+	if !json.Valid([]byte(dr.stdout)) {
 		t.Fatalf("hook doctor --json (exit %d): %.300q", dr.code, dr.stdout)
 	}
+	r.search, r.export, r.doctorJSON = sr.stdout, ex.stdout, dr.stdout
 	h.mu.Lock()
 	r.outputs = strings.Join(h.outputs, "\n")
 	h.mu.Unlock()
+	r.files = workFiles(t, h.work)
 	var all bytes.Buffer
-	err = filepath.WalkDir(h.work, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if d.Type().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			all.Write(b)
-			all.WriteByte(0)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	for _, b := range r.files {
+		all.Write(b)
+		all.WriteByte(0)
 	}
 	db := h.db()
 	defer db.Close()
