@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/base64"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -105,6 +106,20 @@ var assignAnchors, assignKey = func() (anchors []string, expr string) {
 	return anchors, "(?i:" + strings.Join(alts, "|") + ")(?i:[_-]?key)?"
 }()
 
+// secretSpellings are secretNames with each word as a key may spell it: api_key, apikey,
+// api-key.
+var secretSpellings = func() (out []secretName) {
+	for _, n := range secretNames {
+		for _, w := range []string{n.word, strings.ReplaceAll(n.word, "_", ""), strings.ReplaceAll(n.word, "_", "-")} {
+			if m := n; !slices.ContainsFunc(out, func(o secretName) bool { return o.word == w }) {
+				m.word = w
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}()
+
 // secretKey reports a JSON object key that names a secret (see secretNames); an upper-case
 // one is an environment variable's name and also does when it ends in _KEY (STRIPE_KEY).
 func secretKey(k string) bool {
@@ -123,19 +138,17 @@ func secretKey(k string) bool {
 			}
 			l = strings.TrimRight(t, "_-")
 		}
-		for _, n := range secretNames {
-			for _, w := range []string{n.word, strings.ReplaceAll(n.word, "_", ""), strings.ReplaceAll(n.word, "_", "-")} {
-				if !strings.HasSuffix(l, w) {
-					continue
-				}
-				switch before := len(l) - len(w); {
-				case before == 0:
-					if !n.afterSep || n.keyAlone {
-						return true
-					}
-				case !n.afterSep || l[before-1] == '_' || l[before-1] == '-':
+		for _, n := range secretSpellings {
+			if !strings.HasSuffix(l, n.word) {
+				continue
+			}
+			switch before := len(l) - len(n.word); {
+			case before == 0:
+				if !n.afterSep || n.keyAlone {
 					return true
 				}
+			case !n.afterSep || l[before-1] == '_' || l[before-1] == '-':
+				return true
 			}
 		}
 	}
