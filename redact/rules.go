@@ -120,14 +120,18 @@ var secretSpellings = func() (out []secretName) {
 	return out
 }()
 
+// envKey ends an environment variable's upper-case name that says secret (STRIPE_KEY), in
+// text and as a JSON key, besides secretNames.
+const envKey = "_KEY"
+
 // secretKey reports a JSON object key that names a secret (see secretNames); an upper-case
-// one is an environment variable's name and also does when it ends in _KEY (STRIPE_KEY).
+// one is an environment variable's name and also does when it ends in envKey.
 func secretKey(k string) bool {
 	if len(k) < 3 || len(k) > 128 {
 		return false
 	}
 	l := strings.ToLower(k)
-	if l != k && strings.ToUpper(k) == k && strings.HasSuffix(k, "_KEY") {
+	if l != k && strings.ToUpper(k) == k && strings.HasSuffix(k, envKey) {
 		return true
 	}
 	for _, trim := range []bool{false, true} {
@@ -238,10 +242,10 @@ var rules = []rule{
 	// An environment variable whose upper-case name ends in _KEY (STRIPE_KEY=…): the other
 	// suffixes of a secret's name (_PASS, _PWD, _SECRET, _TOKEN) are secretNames'. (A
 	// diagnostic's env rule takes any such name.)
-	{kind: "assignment", scope: capture, anchors: []string{"_KEY"}, sep: ":=", fwd: 320,
-		re: lazy(`^_KEY` + assignValue),
+	{kind: "assignment", scope: capture, anchors: []string{envKey}, sep: ":=", fwd: 320,
+		re: lazy(`^` + envKey + assignValue),
 		keep: func(v string, at site) bool {
-			name := at.match[:strings.Index(at.match, "_KEY")]
+			name := at.match[:strings.Index(at.match, envKey)]
 			return name == "" || strings.ToUpper(name) != name || keepAssignment(v, at)
 		}},
 	// Diagnostics: any NAME=value (or "NAME": "value") whose name says it holds a secret
@@ -302,7 +306,8 @@ func digits(v string) bool {
 // standIn reports a value that only stands for a secret, whatever its length: empty, a
 // reference, a marker, a mask, a constant's name or a word that says so (placeholder's
 // list, or a word holding your, example…); text with blanks only when it is one template
-// ({{ .Values.token }}, <your token>). It is what a value under a name that says secret may be and stay.
+// ({{ .Values.token }}, <your token>). It is what a value under a name that says secret may
+// be and stay.
 func standIn(v string) bool {
 	if strings.ContainsAny(v, " \t\r\n") { // text: a stand-in only when it is one template
 		return !strings.ContainsAny(v, "\r\n") &&
