@@ -10,6 +10,9 @@ import (
 
 // HeadTail returns s when it is at most max bytes; otherwise its first and last bytes (about
 // at most max/2 each, never half a character) around the marker "…[claude-mem: N bytes omitted]…".
+// A cut never leaves part of a token: when it falls in a run of token bytes that holds a
+// letter and a digit (a key, a hash, base64), the run's piece on each side of the cut is
+// omitted too, so no secret's head (or tail) is kept that the redactor could not see whole.
 func HeadTail(s string, max int) string {
 	if len(s) <= max {
 		return s
@@ -21,7 +24,50 @@ func HeadTail(s string, max int) string {
 	for tail < len(s) && !utf8.RuneStart(s[tail]) {
 		tail++
 	}
+	if head > 0 && tokenByte(s[head-1]) && tokenByte(s[head]) {
+		i := head
+		for i > 0 && tokenByte(s[i-1]) {
+			i--
+		}
+		if generated(s, i, head) {
+			head = i
+		}
+	}
+	if tail < len(s) && tokenByte(s[tail-1]) && tokenByte(s[tail]) {
+		j := tail
+		for j < len(s) && tokenByte(s[j]) {
+			j++
+		}
+		if generated(s, tail, j) {
+			tail = j
+		}
+	}
 	return s[:head] + "\n…[claude-mem: " + strconv.Itoa(tail-head) + " bytes omitted]…\n" + s[tail:]
+}
+
+// tokenByte: a byte a credential may hold (letters, digits, and the symbols of base64,
+// base64url, JWTs and prefixed keys).
+func tokenByte(c byte) bool {
+	return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '+' || c == '/' || c == '=' || c == '.'
+}
+
+// generated reports a run of token bytes around s[lo:hi] (the piece a cut would keep) that
+// could be a credential: with what the cut would take, looking 256 bytes each way, it holds
+// a letter and a digit (a run of one letter, or of digits, is no key).
+func generated(s string, lo, hi int) bool {
+	for lo > 0 && hi-lo < 256 && tokenByte(s[lo-1]) {
+		lo--
+	}
+	for end := min(len(s), hi+256); hi < end && tokenByte(s[hi]); {
+		hi++
+	}
+	var letter, digit bool
+	for i := lo; i < hi; i++ {
+		c := s[i]
+		letter = letter || 'a' <= c|0x20 && c|0x20 <= 'z'
+		digit = digit || '0' <= c && c <= '9'
+	}
+	return letter && digit
 }
 
 // Head returns s when it is at most max bytes; otherwise its first bytes (never half a

@@ -13,8 +13,10 @@ func TestHeadTail(t *testing.T) {
 		want string
 	}{
 		{"short", 10, "short"},
-		{"0123456789abcdefghij", 10, "01234\n…[claude-mem: 10 bytes omitted]…\nfghij"},
-		{"0123456789abcdefghij", 11, "01234\n…[claude-mem: 10 bytes omitted]…\nfghij"},
+		{"aaaaabbbbbcccccddddd", 10, "aaaaa\n…[claude-mem: 10 bytes omitted]…\nddddd"},
+		{"aaaaabbbbbcccccddddd", 11, "aaaaa\n…[claude-mem: 10 bytes omitted]…\nddddd"},
+		{"0123456789abcdefghij", 10, "\n…[claude-mem: 20 bytes omitted]…\n"}, // one token: no piece kept
+		{"key 0123456789abcdefghij ok", 10, "key \n…[claude-mem: 20 bytes omitted]…\n ok"},
 		{"ééééé", 5, "é\n…[claude-mem: 6 bytes omitted]…\né"}, // never half a character
 	} {
 		if got := HeadTail(tc.in, tc.max); got != tc.want {
@@ -26,6 +28,31 @@ func TestHeadTail(t *testing.T) {
 		if out := HeadTail(long, max); !utf8.ValidString(out) {
 			t.Fatalf("max %d: invalid UTF-8", max)
 		}
+	}
+}
+
+// TestHeadTailDropsATokenAtTheCut (issue 21): a token across either cut leaves no piece of
+// itself, while ordinary words and runs of one kind are cut as before.
+func TestHeadTailDropsATokenAtTheCut(t *testing.T) {
+	const token = "ghp_R8sT2uV4wX6yZ8aB0cD2eF4gH6iJ8kL0mN2oP"
+	blank := strings.Repeat(" ", 1000)
+	for off := 1; off < len(token); off++ {
+		// max 2000: the head's cut (at 1000) falls off bytes into one token, the tail's
+		// (1000 from the end) off bytes into another.
+		s := blank[:1000-off] + token + blank + blank + token + blank[:1000-off]
+		out := HeadTail(s, 2000)
+		head, tail, _ := strings.Cut(out, "\n…")
+		if strings.Trim(head, " ") != "" || strings.Trim(tail[strings.Index(tail, "…\n")+len("…\n"):], " ") != "" {
+			t.Fatalf("offset %d: a piece of a token is kept at a cut: %q", off, out)
+		}
+		if head != blank[:1000-off] {
+			t.Fatalf("offset %d: the blanks before the token are not all kept", off)
+		}
+	}
+	// Control: the same cut through ordinary words keeps every byte up to it.
+	s := strings.Repeat("abcdefghij", 300)
+	if out := HeadTail(s, 2000); !strings.HasPrefix(out, s[:1000]+"\n…") {
+		t.Errorf("a run of letters was cut back: %q", out[:40])
 	}
 }
 

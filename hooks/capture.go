@@ -31,23 +31,31 @@ func (d *Deps) capture(in Input, p project.Project, r journal.Record) {
 	}
 }
 
-// redacted passes each field through the redactor when CLAUDE_MEM_REDACT_SECRETS is on,
-// shortens it to max bytes (0: kept whole), and counts what was replaced into r. The
-// redactor reads four times what is kept, so a secret near the cut is still seen whole.
-func (d *Deps) redacted(r *journal.Record, max int, fields ...*string) {
+// field is one captured value for redacted: text (a prompt, an error message) or a JSON
+// document (a tool's input or response), redacted as its text reads.
+type field struct {
+	s    *string
+	json bool
+}
+
+func asText(s *string) field { return field{s, false} }
+func asJSON(s *string) field { return field{s, true} }
+
+// redacted passes each field through the redactor when CLAUDE_MEM_REDACT_SECRETS is on and
+// shortens it to max bytes (0: kept whole), redacting before it cuts (redact.Clipped), and
+// counts what was replaced into r.
+func (d *Deps) redacted(r *journal.Record, max int, fields ...field) {
 	var all redact.Counts
 	for _, f := range fields {
-		if max > 0 {
-			*f = clip.HeadTail(*f, 4*max)
+		if !d.Settings.RedactSecrets {
+			if max > 0 {
+				*f.s = clip.HeadTail(*f.s, max)
+			}
+			continue
 		}
-		if d.Settings.RedactSecrets {
-			var c redact.Counts
-			*f, c = redact.Captured(*f)
-			all.Add(c)
-		}
-		if max > 0 {
-			*f = clip.HeadTail(*f, max)
-		}
+		var c redact.Counts
+		*f.s, c = redact.Clipped(*f.s, f.json, max)
+		all.Add(c)
 	}
 	if len(all) > 0 {
 		r.Redacted, r.Day = all, d.Now().In(d.loc()).Format(time.DateOnly)

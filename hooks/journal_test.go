@@ -2,8 +2,10 @@ package hooks_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -219,6 +221,45 @@ func TestStopJournalsTheTurnsAnswer(t *testing.T) {
 			t.Error("redaction off: no canary kept; the control shows nothing")
 		case !off && len(leaks) != 0:
 			t.Errorf("answer holds canaries: %v", leaks)
+		}
+	}
+}
+
+// Issue 21: a token that starts a line (after \n, \r\n or \t, which JSON spells \n…) is
+// redacted in the tool input, the tool response, a failure's error text and the prompt; a
+// response over MaxField is redacted before it is cut, and the cut keeps no piece of a
+// token. The control (redaction off) journals every token.
+func TestCaptureRedactsATokenThatStartsALine(t *testing.T) {
+	const token = "ghp_R8sT2uV4wX6yZ8aB0cD2eF4gH6iJ8kL0mN2o"
+	seps := []string{"\n", "\r\n", "\t"}
+	var lines strings.Builder
+	for i, sep := range seps {
+		fmt.Fprintf(&lines, "line%s%s%d", sep, token, i)
+	}
+	long := strings.Repeat("a ", hooks.MaxField/4-len(token)/4) + token + " " + strings.Repeat("b", 40<<10)
+	for _, off := range []bool{false, true} {
+		var env []string
+		if off {
+			env = []string{settings.KeyRedactSecrets, "false"}
+		}
+		h := newHarness(t, env...)
+		h.run(h.event(hooks.UserPromptSubmit, map[string]any{"prompt": lines.String()}))
+		h.run(h.event(hooks.PostToolUse, map[string]any{
+			"tool_name": "Bash", "tool_use_id": "t1",
+			"tool_input": map[string]any{"command": lines.String()}, "tool_response": map[string]any{"stdout": lines.String()},
+		}))
+		h.run(h.event(hooks.PostToolUseFailure, map[string]any{"tool_name": "Bash", "tool_use_id": "t2",
+			"tool_input": map[string]any{"command": "x"}, "error": lines.String()}))
+		h.run(h.event(hooks.PostToolUse, map[string]any{"tool_name": "Read", "tool_use_id": "t3",
+			"tool_input": map[string]any{"file_path": "/a"}, "tool_response": map[string]any{"content": long}}))
+		j := h.journalBytes()
+		for i := range seps {
+			if n := strings.Count(j, token+strconv.Itoa(i)); off && n != 4 || !off && n != 0 {
+				t.Errorf("redaction off %v: the token after separator %d journaled %d times", off, i, n)
+			}
+		}
+		if !off && strings.Contains(j, token[:8]) {
+			t.Errorf("a piece of the token cut at 16 KiB is journaled")
 		}
 	}
 }

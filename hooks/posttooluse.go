@@ -29,7 +29,11 @@ func handlePostToolUse(ctx context.Context, d *Deps, in Input) Result {
 		Kind: store.CaptureEvent, Hook: in.Event, Tool: in.ToolName, ToolUseID: in.ToolUseID,
 		Input: in.ToolInput, Response: in.ToolResponse, IsError: in.IsError,
 	}
-	d.redacted(&r, MaxField, &r.Input, &r.Response)
+	resp := asJSON(&r.Response)
+	if in.IsError { // PostToolUseFailure: the error's text
+		resp = asText(&r.Response)
+	}
+	d.redacted(&r, MaxField, asJSON(&r.Input), resp)
 	d.capture(in, p, r)
 	return Result{}
 }

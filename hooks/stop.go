@@ -23,7 +23,7 @@ func handleStop(ctx context.Context, d *Deps, in Input) Result {
 	}
 	if strings.TrimSpace(in.LastMessage) != "" {
 		r := journal.Record{Kind: store.CaptureAnswer, Text: in.LastMessage}
-		d.redacted(&r, MaxAnswer, &r.Text)
+		d.redacted(&r, MaxAnswer, asText(&r.Text))
 		d.capture(in, p, r)
 	}
 	var due bool

@@ -62,7 +62,7 @@ func handleUserPromptSubmit(ctx context.Context, d *Deps, in Input) Result {
 		return Result{}
 	}
 	r := journal.Record{Kind: store.CapturePrompt, Text: text}
-	d.redacted(&r, 0, &r.Text)
+	d.redacted(&r, 0, asText(&r.Text))
 	d.capture(in, p, r)
 	return Result{}
 }

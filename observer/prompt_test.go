@@ -164,8 +164,8 @@ func TestHeadTail(t *testing.T) {
 		want  string
 	}{
 		{"short", 10, "short"},
-		{"0123456789abcdefghij", 10, "01234\n…[claude-mem: 10 bytes omitted]…\nfghij"},
-		{"ééééé", 5, "é\n…[claude-mem: 6 bytes omitted]…\né"}, // never half a character
+		{"aaaaabbbbbcccccddddd", 10, "aaaaa\n…[claude-mem: 10 bytes omitted]…\nddddd"}, // (clip tests a token across the cut)
+		{"ééééé", 5, "é\n…[claude-mem: 6 bytes omitted]…\né"},                          // never half a character
 	}
 	for _, tc := range cases {
 		if got := clip.HeadTail(tc.in, tc.limit); got != tc.want {

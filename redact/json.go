@@ -2,6 +2,8 @@ package redact
 
 import (
 	"strconv"
+
+	"github.com/claude-mem/claude-mem-go/clip"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -19,27 +21,52 @@ const maxDepth = 512
 // keeps its key order and spelling: only a string that changed is written again (without
 // HTML escaping). Text that is not valid JSON is redacted as Captured does.
 func CapturedJSON(raw string) (string, Counts) {
-	if out, c, ok := walk(raw, 0, false); ok {
+	if out, c, ok := walk(walker{src: raw}, 0, false); ok {
 		return out, c
 	}
 	return Captured(raw)
 }
 
-// walk redacts the JSON document src, found depth levels down; secret says every value in
-// it is. ok is false when src is not JSON (or is too deep).
-func walk(src string, depth int, secret bool) (out string, c Counts, ok bool) {
-	w := walker{src: src}
+// Clipped is a captured field as it is stored: redacted (CapturedJSON when json, else
+// Captured), then cut to max bytes by clip.HeadTail (max 0: kept whole). Only what the cut
+// can keep is read, so a 16 MiB field costs about what 8 × max does: of a text, its first
+// and last 4 × max bytes; of a JSON document, every value but the strings that lie wholly
+// between those ends (left out, as the cut would), and of a string longer than 8 × max, its
+// own first and last 4 × max bytes. (Redaction may shorten text; what shortens 4 × max bytes
+// of it to less than max/2 brings the text around that first cut into view, and the cut
+// leaves no piece of a token there either.)
+func Clipped(s string, json bool, max int) (string, Counts) {
+	if max <= 0 {
+		if json {
+			return CapturedJSON(s)
+		}
+		return Captured(s)
+	}
+	win := 4 * max
+	out, c, ok := "", Counts(nil), false
+	if json {
+		out, c, ok = walk(walker{src: s, win: win, midLo: win, midHi: len(s) - win}, 0, false)
+	}
+	if !ok {
+		out, c = Captured(clip.HeadTail(s, 2*win))
+	}
+	return clip.HeadTail(out, max), c
+}
+
+// walk redacts w's JSON document, found depth levels down; secret says every value in it
+// is. ok is false when it is not JSON (or is too deep).
+func walk(w walker, depth int, secret bool) (out string, c Counts, ok bool) {
 	w.ws()
 	if !w.value(depth, secret) {
 		return "", nil, false
 	}
-	if w.ws(); w.pos != len(src) {
+	if w.ws(); w.pos != len(w.src) {
 		return "", nil, false
 	}
-	if w.counts == nil {
-		return src, nil, true
+	if !w.changed {
+		return w.src, nil, true
 	}
-	w.out.WriteString(src[w.last:])
+	w.out.WriteString(w.src[w.last:])
 	return w.out.String(), w.counts, true
 }
 
@@ -47,7 +74,7 @@ func walk(src string, depth int, secret bool) (out string, c Counts, ok bool) {
 // object or array, else Captured.
 func redactText(s string, depth int) (string, Counts) {
 	if looksJSON(s) {
-		if out, c, ok := walk(s, depth, false); ok {
+		if out, c, ok := walk(walker{src: s}, depth, false); ok {
 			return out, c
 		}
 	}
@@ -63,11 +90,15 @@ func looksJSON(s string) bool {
 // walker validates and redacts one JSON text in one pass. The output is built only once a
 // value changes: src[last:] is what is still to be copied as it is.
 type walker struct {
-	src    string
-	pos    int
-	out    strings.Builder
-	last   int
-	counts Counts
+	src     string
+	pos     int
+	out     strings.Builder
+	last    int
+	changed bool
+	counts  Counts
+	// A string value wholly within src[midLo:midHi] is left out (Clipped), and a string
+	// longer than 2 × win is cut to its ends first; win 0: every value read whole.
+	win, midLo, midHi int
 }
 
 func (w *walker) ws() {
@@ -93,11 +124,25 @@ func (w *walker) value(depth int, secret bool) bool {
 		return w.array(depth+1, secret)
 	case c == '"':
 		lo := w.pos
+		if w.win > 0 && lo >= w.midLo {
+			if !w.skipStr() {
+				return false
+			}
+			if w.pos <= w.midHi {
+				w.replace(lo, `""`, nil)
+				return true
+			}
+			w.pos = lo
+		}
 		s, ok := w.str()
 		if !ok {
 			return false
 		}
-		w.text(lo, s, depth, secret)
+		cut := w.win > 0 && len(s) > 2*w.win
+		if cut {
+			s = clip.HeadTail(s, 2*w.win)
+		}
+		w.text(lo, s, depth, secret, cut)
 		return true
 	case c == 't':
 		return w.lit("true")
@@ -118,13 +163,7 @@ func (w *walker) value(depth int, secret bool) bool {
 }
 
 func (w *walker) object(depth int, secret bool) bool {
-	w.pos++ // {
-	w.ws()
-	if w.pos < len(w.src) && w.src[w.pos] == '}' {
-		w.pos++
-		return true
-	}
-	for {
+	return w.members('}', func() bool {
 		if w.pos >= len(w.src) || w.src[w.pos] != '"' {
 			return false
 		}
@@ -133,42 +172,32 @@ func (w *walker) object(depth int, secret bool) bool {
 		if !ok {
 			return false
 		}
-		w.text(lo, k, depth, false) // a key is text too: a map may be keyed by tokens
+		w.text(lo, k, depth, false, false) // a key is text too: a map may be keyed by tokens
 		w.ws()
 		if w.pos >= len(w.src) || w.src[w.pos] != ':' {
 			return false
 		}
 		w.pos++
 		w.ws()
-		if !w.value(depth, secret || secretKey(k)) {
-			return false
-		}
-		w.ws()
-		if w.pos >= len(w.src) {
-			return false
-		}
-		switch w.src[w.pos] {
-		case ',':
-			w.pos++
-			w.ws()
-		case '}':
-			w.pos++
-			return true
-		default:
-			return false
-		}
-	}
+		return w.value(depth, secret || secretKey(k))
+	})
 }
 
 func (w *walker) array(depth int, secret bool) bool {
-	w.pos++ // [
+	return w.members(']', func() bool { return w.value(depth, secret) })
+}
+
+// members walks an object or array from its opening byte to its closing one, member
+// walking each member.
+func (w *walker) members(closing byte, member func() bool) bool {
+	w.pos++
 	w.ws()
-	if w.pos < len(w.src) && w.src[w.pos] == ']' {
+	if w.pos < len(w.src) && w.src[w.pos] == closing {
 		w.pos++
 		return true
 	}
 	for {
-		if !w.value(depth, secret) {
+		if !member() {
 			return false
 		}
 		w.ws()
@@ -179,7 +208,7 @@ func (w *walker) array(depth int, secret bool) bool {
 		case ',':
 			w.pos++
 			w.ws()
-		case ']':
+		case closing:
 			w.pos++
 			return true
 		default:
@@ -314,11 +343,12 @@ func hex4(s string, i int) (rune, bool) {
 }
 
 // text redacts the string token src[lo:w.pos], decoded s: under a key that names a secret
-// the whole value, unless it only stands for one; else its text.
-func (w *walker) text(lo int, s string, depth int, secret bool) {
+// the whole value, unless it only stands for one; else its text. cut: s was shortened, so
+// it is written even when nothing in it is redacted.
+func (w *walker) text(lo int, s string, depth int, secret, cut bool) {
 	if secret && looksJSON(s) { // a document, every value secret
-		if out, c, ok := walk(s, depth+1, true); ok {
-			if c != nil {
+		if out, c, ok := walk(walker{src: s}, depth+1, true); ok {
+			if c != nil || cut {
 				w.replace(lo, quote(out), c)
 			}
 			return
@@ -326,6 +356,9 @@ func (w *walker) text(lo int, s string, depth int, secret bool) {
 	}
 	if secret {
 		if standIn(s) {
+			if cut {
+				w.replace(lo, quote(s), nil)
+			}
 			return
 		}
 		kind := "assignment"
@@ -338,20 +371,51 @@ func (w *walker) text(lo int, s string, depth int, secret bool) {
 		w.replace(lo, `"[REDACTED:`+kind+`]"`, c)
 		return
 	}
-	if r, c := redactText(s, depth+1); c != nil {
+	if r, c := redactText(s, depth+1); c != nil || cut {
 		w.replace(lo, quote(r), c)
 	}
 }
 
 // replace writes repl for src[lo:w.pos] and counts c.
 func (w *walker) replace(lo int, repl string, c Counts) {
-	if w.counts == nil {
-		w.out.Grow(len(w.src))
+	if !w.changed {
+		w.out.Grow(min(len(w.src), 1<<20))
+		w.changed = true
 	}
 	w.out.WriteString(w.src[w.last:lo])
 	w.out.WriteString(repl)
 	w.last = w.pos
 	w.counts.Add(c)
+}
+
+// skipStr moves past the string token at pos, checking its escapes, without decoding it.
+func (w *walker) skipStr() bool {
+	s := w.src
+	for i := w.pos + 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			w.pos = i + 1
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			if i+1 >= len(s) {
+				return false
+			}
+			switch s[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if _, ok := hex4(s, i+2); !ok {
+					return false
+				}
+				i += 5
+			default:
+				return false
+			}
+		}
+	}
+	return false
 }
 
 // quote is s as a JSON string the way JSON.stringify writes it: only ", \ and control

@@ -2,7 +2,12 @@ package redact
 
 import (
 	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/claude-mem/claude-mem-go/clip"
 )
 
 func TestCapturedJSON(t *testing.T) {
@@ -70,4 +75,59 @@ func FuzzCapturedJSON(f *testing.F) {
 			t.Fatalf("second pass %v: %s → %s", n, out, again)
 		}
 	})
+}
+
+// TestClipped: a field is stored as it would be were it redacted whole and then cut, for a
+// field within 8 × max exactly, and for a longer one (whose middle is never read) in every
+// byte around the marker; no secret of it is kept either way.
+func TestClipped(t *testing.T) {
+	const max = 1 << 10
+	var lines []string
+	for i := 0; len(strings.Join(lines, "\n")) < 200<<10; i++ {
+		lines = append(lines, fmt.Sprintf("%d DB_PASSWORD=hunter2xyz%d ghp_R8sT2uV4wX6yZ8aB0cD2eF4gH6iJ8kL0m%04d done", i, i, i%10000))
+	}
+	all := strings.Join(lines, "\n")
+	secrets := regexp.MustCompile(`hunter2xyz\d|ghp_R8`)
+	for _, n := range []int{100, 2 * max, 8 * max, 9 * max, 64 * max, len(all)} {
+		text := all[:strings.LastIndexByte(all[:n], '\n')+1]
+		for _, doc := range []struct {
+			s    string
+			json bool
+		}{
+			{text, false},
+			{`{"stdout":` + quote(text) + `,"stderr":""}`, true},
+			{`{"lines":[` + strings.Join(strings.Split(quote(text), `\n`), `","`) + `]}`, true},
+		} {
+			got, c := Clipped(doc.s, doc.json, max)
+			whole, wc := Captured(doc.s)
+			if doc.json {
+				whole, wc = CapturedJSON(doc.s)
+			}
+			want := clip.HeadTail(whole, max)
+			if secrets.MatchString(got) {
+				t.Errorf("%d bytes, json %v: a secret is kept: %s", n, doc.json, got)
+			}
+			if len(doc.s) <= 8*max {
+				if got != want || c.Total() != wc.Total() {
+					t.Errorf("%d bytes, json %v: Clipped differs from redacting whole then cutting:\n got %q\nwant %q", n, doc.json, got, want)
+				}
+				continue
+			}
+			gh, gt := aroundMarker(got)
+			wh, wt := aroundMarker(want)
+			if gh != wh || gt != wt {
+				t.Errorf("%d bytes, json %v: head or tail differs:\n got %q … %q\nwant %q … %q", n, doc.json, gh, gt, wh, wt)
+			}
+		}
+	}
+}
+
+var marker = regexp.MustCompile(`\n…\[claude-mem: \d+ bytes omitted\]…\n`)
+
+func aroundMarker(s string) (head, tail string) {
+	loc := marker.FindStringIndex(s)
+	if loc == nil {
+		return s, ""
+	}
+	return s[:loc[0]], s[loc[1]:]
 }

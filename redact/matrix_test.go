@@ -7,36 +7,15 @@ import (
 	"testing"
 
 	"github.com/claude-mem/claude-mem-go/clip"
+	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 )
 
 // Issue 21: every credential of ruleCases, with every separator before and after it, in
 // every form a captured field takes, is gone from what the redactor returns; every near miss
 // in the same places comes back as it went in.
 
-// separators are what may stand next to a shape: in the text as it reads (a line break, a
-// quote) and as JSON spells it inside text that holds JSON (\n, \u000a).
-var separators = []struct{ name, before, after string }{
-	{"start/end of text", "", ""},
-	{"space", "x ", " x"},
-	{"newline", "x\n", "\nx"},
-	{"CRLF", "x\r\n", "\r\nx"},
-	{"tab", "x\t", "\tx"},
-	{`"`, `x"`, `"x`},
-	{"'", "x'", "'x"},
-	{"=", "x=", "=x"},
-	{":", "x:", ":x"},
-	{"(", "x(", ")x"},
-	{",", "x,", ",x"},
-	{`\`, `x\`, `\x`},
-	{"NUL", "x\x00", "\x00x"},
-	{`literal \n`, `x\n`, `\nx`},
-	{`literal \r\n`, `x\r\n`, `\r\nx`},
-	{`literal \t`, `x\t`, `\tx`},
-	{`literal \u000a`, `x\u000a`, `\u000ax`},
-	{`literal \u0000`, `x\u0000`, `\u0000x`},
-	{"in a URL", "see https://example.com/p/", "/q?page=2 for it"},
-	{"in base64", "QUJDREVGR0hJSktM+", "+TU5PUFFSU1RVVldY=="},
-}
+// separators are what may stand next to a shape, on each side.
+var separators = redacttest.Separators
 
 // forms are the captured field shapes: the text alone (a prompt, a note), as a JSON
 // document's string value, deeper in JSON that a string holds (an MCP tool's content), with
@@ -123,9 +102,9 @@ func TestMatrixCredentials(t *testing.T) {
 			}
 			for _, b := range separators {
 				for _, a := range separators {
-					in := f.wrap(b.before + tc.in + a.after)
+					in := f.wrap(b.Before + tc.in + a.After)
 					out, _ := f.redact(in)
-					check(b.name+" / "+a.name, out)
+					check(b.Name+" / "+a.Name, out)
 				}
 			}
 			if f.name != "JSON, all \\u-escaped" { // cut, it is no JSON to read the secret in
@@ -152,7 +131,7 @@ func TestMatrixControl(t *testing.T) {
 			for _, b := range separators {
 				for _, a := range separators {
 					cells++
-					if in := f.wrap(b.before + tc.in + a.after); strings.Contains(in, tc.secret) || strings.Contains(decodedStrings(t, in), tc.secret) {
+					if in := f.wrap(b.Before + tc.in + a.After); strings.Contains(in, tc.secret) || strings.Contains(decodedStrings(t, in), tc.secret) {
 						found++
 					}
 				}
@@ -179,14 +158,14 @@ func TestMatrixNearMisses(t *testing.T) {
 					cells++
 					// The separator ends the near miss's last word: glued to it, text
 					// would make another value (password=null=x, password=null/q).
-					after := strings.Replace(a.after, "x", " x", 1)
-					if a.name == "in a URL" || a.name == "in base64" {
-						after = " " + a.after
+					after := strings.Replace(a.After, "x", " x", 1)
+					if a.Name == "in a URL" || a.Name == "in base64" {
+						after = " " + a.After
 					}
-					in := f.wrap(b.before + tc.in + after)
+					in := f.wrap(b.Before + tc.in + after)
 					if out, n := f.redact(in); out != in || n != nil {
 						if fails++; fails <= 20 {
-							t.Errorf("%s, %s, %s / %s: near miss changed (%v):\n in: %q\nout: %q", tc.kind, f.name, b.name, a.name, n, in, out)
+							t.Errorf("%s, %s, %s / %s: near miss changed (%v):\n in: %q\nout: %q", tc.kind, f.name, b.Name, a.Name, n, in, out)
 						}
 					}
 				}
@@ -213,4 +192,22 @@ func countCases(secret bool) int {
 		}
 	}
 	return n
+}
+
+// TestCanaryVariants: the black-box matrix gives each cell its own canary secret; every
+// variant is still its kind's credential, and no two are alike.
+func TestCanaryVariants(t *testing.T) {
+	for _, c := range redacttest.Captured() {
+		seen := map[string]bool{}
+		for n := range 2000 {
+			v := c.Variant(n)
+			if seen[v.Secret] || !strings.Contains(v.Text, v.Secret) {
+				t.Fatalf("%s variant %d: %q repeats or is not in %q", c.Kind, n, v.Secret, v.Text)
+			}
+			seen[v.Secret] = true
+			if out, k := Captured(v.Text); strings.Contains(out, v.Secret) || k[c.Kind] == 0 {
+				t.Fatalf("%s variant %d kept or miscounted (%v): %q", c.Kind, n, k, out)
+			}
+		}
+	}
 }

@@ -145,6 +145,9 @@ func Short(s string) string {
 // has it), as if the earlier rule's marker stood there.
 func apply(s string, sc scope) (string, Counts) {
 	at := scan(s, sc)
+	if at == nil {
+		return s, nil
+	}
 	var taken []span // sorted by lo
 	var counts Counts
 	for i := range rules {
@@ -239,11 +242,12 @@ var lower = func() (t [256]byte) {
 }()
 
 // scan finds, in one pass, where each rule of scope sc has an anchor in s: at[i] lists
-// rules[i]'s offsets, ascending.
+// rules[i]'s offsets, ascending; nil when no rule has one (most short strings: nothing is
+// allocated).
 func scan(s string, sc scope) [][]int {
-	at := make([][]int, len(rules))
+	var at [][]int
 	if len(s) < 2 {
-		return at
+		return nil
 	}
 	k := uint16(lower[s[0]])
 	for p := 0; p+1 < len(s); p++ {
@@ -254,6 +258,9 @@ func scan(s string, sc scope) [][]int {
 		}
 		for _, a := range pairs.refs[i-1] {
 			if rules[a.rule].scope&sc != 0 && hasPrefix(s[p:], a.lit, a.fold) {
+				if at == nil {
+					at = make([][]int, len(rules))
+				}
 				if l := at[a.rule]; len(l) == 0 || l[len(l)-1] != p {
 					at[a.rule] = append(l, p)
 				}

@@ -1,7 +1,9 @@
 package redact
 
 import (
+	"encoding/base64"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -104,14 +106,32 @@ var assignAnchors, assignKey = func() (anchors []string, expr string) {
 	return anchors, "(?i:" + strings.Join(alts, "|") + ")(?i:[_-]?key)?"
 }()
 
+// secretSpellings are secretNames with each word as a key may spell it: api_key, apikey,
+// api-key.
+var secretSpellings = func() (out []secretName) {
+	for _, n := range secretNames {
+		for _, w := range []string{n.word, strings.ReplaceAll(n.word, "_", ""), strings.ReplaceAll(n.word, "_", "-")} {
+			if m := n; !slices.ContainsFunc(out, func(o secretName) bool { return o.word == w }) {
+				m.word = w
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}()
+
+// envKey ends an environment variable's upper-case name that says secret (STRIPE_KEY), in
+// text and as a JSON key, besides secretNames.
+const envKey = "_KEY"
+
 // secretKey reports a JSON object key that names a secret (see secretNames); an upper-case
-// one is an environment variable's name and also does when it ends in _KEY (STRIPE_KEY).
+// one is an environment variable's name and also does when it ends in envKey.
 func secretKey(k string) bool {
 	if len(k) < 3 || len(k) > 128 {
 		return false
 	}
 	l := strings.ToLower(k)
-	if l != k && strings.ToUpper(k) == k && strings.HasSuffix(k, "_KEY") {
+	if l != k && strings.ToUpper(k) == k && strings.HasSuffix(k, envKey) {
 		return true
 	}
 	for _, trim := range []bool{false, true} {
@@ -122,19 +142,17 @@ func secretKey(k string) bool {
 			}
 			l = strings.TrimRight(t, "_-")
 		}
-		for _, n := range secretNames {
-			for _, w := range []string{n.word, strings.ReplaceAll(n.word, "_", ""), strings.ReplaceAll(n.word, "_", "-")} {
-				if !strings.HasSuffix(l, w) {
-					continue
-				}
-				switch before := len(l) - len(w); {
-				case before == 0:
-					if !n.afterSep || n.keyAlone {
-						return true
-					}
-				case !n.afterSep || l[before-1] == '_' || l[before-1] == '-':
+		for _, n := range secretSpellings {
+			if !strings.HasSuffix(l, n.word) {
+				continue
+			}
+			switch before := len(l) - len(n.word); {
+			case before == 0:
+				if !n.afterSep || n.keyAlone {
 					return true
 				}
+			case !n.afterSep || l[before-1] == '_' || l[before-1] == '-':
+				return true
 			}
 		}
 	}
@@ -152,6 +170,11 @@ var rules = []rule{
 		// The whole block; without its END line (a field cut in the middle) the body up to
 		// the first character that cannot be base64 or a (JSON-escaped) line break.
 		re: lazy(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)`)},
+	// The same block base64-encoded (a kubeconfig's client-key-data, a Kubernetes secret):
+	// "-----BEGIN" encodes to LS0tLS1CRUdJTi, and the header must decode to a private key's.
+	{kind: "private_key", scope: both, anchors: []string{"LS0tLS1CRUdJTi"}, bound: true, fwd: 16 << 10, lines: true,
+		re:   lazy(`^LS0tLS1CRUdJTi[A-Za-z0-9+/=]{40,}`),
+		keep: value(func(v string) bool { return !base64PrivateKey(v) })},
 	{kind: "anthropic", scope: both, anchors: []string{"sk-ant-"}, fwd: 512,
 		re: lazy(`^sk-ant-[A-Za-z0-9_-]{16,}`), keep: value(placeholder), public: true},
 	{kind: "openai", scope: both, anchors: []string{"sk-"}, bound: true, fwd: 512,
@@ -219,10 +242,10 @@ var rules = []rule{
 	// An environment variable whose upper-case name ends in _KEY (STRIPE_KEY=…): the other
 	// suffixes of a secret's name (_PASS, _PWD, _SECRET, _TOKEN) are secretNames'. (A
 	// diagnostic's env rule takes any such name.)
-	{kind: "assignment", scope: capture, anchors: []string{"_KEY"}, sep: ":=", fwd: 320,
-		re: lazy(`^_KEY` + assignValue),
+	{kind: "assignment", scope: capture, anchors: []string{envKey}, sep: ":=", fwd: 320,
+		re: lazy(`^` + envKey + assignValue),
 		keep: func(v string, at site) bool {
-			name := at.match[:strings.Index(at.match, "_KEY")]
+			name := at.match[:strings.Index(at.match, envKey)]
 			return name == "" || strings.ToUpper(name) != name || keepAssignment(v, at)
 		}},
 	// Diagnostics: any NAME=value (or "NAME": "value") whose name says it holds a secret
@@ -232,6 +255,13 @@ var rules = []rule{
 		keep: func(v string, at site) bool {
 			return redacted(v) || !SensitiveName(at.match[:strings.IndexAny(at.match, `="`)])
 		}},
+}
+
+// base64PrivateKey reports base64 text whose first line decodes to a PEM private key's header.
+func base64PrivateKey(v string) bool {
+	head, _ := base64.StdEncoding.DecodeString(v[:min(len(v), 64)/4*4])
+	line, _, _ := strings.Cut(string(head), "\n")
+	return strings.HasPrefix(line, "-----BEGIN") && strings.Contains(line, "PRIVATE KEY")
 }
 
 // value makes a test of the value alone a keep function.
@@ -276,7 +306,8 @@ func digits(v string) bool {
 // standIn reports a value that only stands for a secret, whatever its length: empty, a
 // reference, a marker, a mask, a constant's name or a word that says so (placeholder's
 // list, or a word holding your, example…); text with blanks only when it is one template
-// ({{ .Values.token }}, <your token>). It is what a value under a name that says secret may be and stay.
+// ({{ .Values.token }}, <your token>). It is what a value under a name that says secret may
+// be and stay.
 func standIn(v string) bool {
 	if strings.ContainsAny(v, " \t\r\n") { // text: a stand-in only when it is one template
 		return !strings.ContainsAny(v, "\r\n") &&
@@ -318,8 +349,10 @@ func keepAssignment(v string, at site) bool {
 	if match[op] == '=' {
 		return codeOrPlaceholder(v)
 	}
-	yaml := at.lineKey && strings.ToLower(match[:op]) == match[:op]
-	return codeOrPlaceholder(v) || onlyLetters(v) && !yaml
+	if at.lineKey && strings.ToLower(match[:op]) == match[:op] { // YAML: a value, not code
+		return placeholder(v)
+	}
+	return codeOrPlaceholder(v) || onlyLetters(v)
 }
 
 // codeOrPlaceholder also spares an unquoted value that reads as code: a call (getToken()),

@@ -28,22 +28,16 @@ import (
 )
 
 // nodeJSON undoes encoding/json's HTML escaping (\u0026, \u003c, \u003e): Claude Code
-// writes hook input with JSON.stringify, which leaves &, < and > as they are, and the
-// product redacts the raw JSON text of tool_input and tool_response.
+// writes hook input with JSON.stringify, which leaves &, < and > as they are.
 func nodeJSON(b []byte) []byte {
 	return []byte(strings.NewReplacer(`\u0026`, "&", `\u003c`, "<", `\u003e`, ">").Replace(string(b)))
 }
 
 // canaryRun is what one pass of the capture scenario left and printed.
 type canaryRun struct {
-	h        *harness
-	sid      string
-	files    map[string][]byte // every regular file under $WORK (data dir, home, project)
-	search   string            // `hook search --json quokka` stdout
-	export   string            // `hook export` stdout
-	stdin    string            // what the fake claude read, all runs together
-	doctor   doctorRedacted
-	statsSum int // `hook stats --json` total redactions
+	*capturedRun
+	sid    string
+	doctor doctorRedacted
 }
 
 // doctorRedacted is the part of `hook doctor --json` about redaction.
@@ -53,17 +47,6 @@ type doctorRedacted struct {
 		Today     map[string]int `json:"today"`
 		Last7Days map[string]int `json:"last_7_days"`
 	} `json:"redacted"`
-}
-
-// inToolJSON is the kind a canary is redacted as inside tool_input and tool_response, which
-// the product redacts as raw JSON text: a service-account key file's `"private_key": "…"`
-// is `\"private_key\": \"…` there, which the gcp_private_key rule does not match, so the PEM
-// rule takes it (the secret is gone either way; the count goes to the other kind).
-func inToolJSON(kind string) string {
-	if kind == "gcp_private_key" {
-		return "private_key"
-	}
-	return kind
 }
 
 // promptCanaries are the canaries the user pastes into the prompt: every other kind.
@@ -81,74 +64,43 @@ func promptCanaries() []redacttest.Canary {
 // the product kept and printed.
 func runCanaries(t *testing.T, env map[string]string) *canaryRun {
 	t.Helper()
-	h := newHarness(t)
-	lineageTerminal.setup(h)
-	h.env["CLAUDE_CODE_OAUTH_TOKEN"] = secretEnvToken
-	h.env["TZ"] = "UTC"
-	h.env["CLAUDE_MEM_LOG_LEVEL"] = "debug" // the most the log may say
-	for k, v := range env {
-		h.env[k] = v
-	}
-	r := &canaryRun{h: h, sid: "canary-capture"}
-	var prompt strings.Builder
-	prompt.WriteString("quokka deploy: the service fails to start, here is my config\n")
-	for _, c := range promptCanaries() {
-		prompt.WriteString(c.Text + "\n")
-	}
-	h.prompt(r.sid, prompt.String())
-	// One PostToolUse per kind: the canary in the command (tool_input) and in what it
-	// printed (tool_response).
-	for i, c := range redacttest.Captured() {
-		f := h.base(r.sid)
-		f["tool_use_id"] = fmt.Sprintf("toolu_canary_%d", i)
-		f["tool_input"] = map[string]any{"command": "quokka-" + c.Kind + " && cat <<'EOF'\n" + c.Text + "\nEOF", "description": "show the config"}
-		f["tool_response"] = map[string]any{"stdout": c.Text, "stderr": "", "interrupted": false, "isImage": false, "noOutputExpected": false}
-		if out := h.hookMode(nodeJSON(fixtureEvent(t, "PostToolUse-Bash.json", f)), nil); out != "" {
-			t.Fatalf("PostToolUse printed %q", out)
+	r := &canaryRun{sid: "canary-capture"}
+	r.capturedRun = runCaptured(t, env, r.sid, func(h *harness) {
+		var prompt strings.Builder
+		prompt.WriteString("quokka deploy: the service fails to start, here is my config\n")
+		for _, c := range promptCanaries() {
+			prompt.WriteString(c.Text + "\n")
 		}
-	}
-	// Stop ingests and starts the observer detached; the reaper returns once the hook and
-	// every process it left (the observer, the fake claude) have ended, within its 60 s
-	// deadline.
-	out, procs, err := h.startReaped(fixtureEvent(t, "Stop-basic.json", h.base(r.sid)), nil)()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out != "" || len(procs) != 1 || !isObserveFor(procs[0], r.sid) {
-		t.Fatalf("Stop printed %q and left %+v, want one `hook observe --session %s`", out, procs, r.sid)
-	}
-	recs := h.records()
-	if len(recs) == 0 {
-		t.Fatal("the observer never ran the fake claude")
-	}
-	for _, rec := range recs {
-		r.stdin += rec.Stdin
-	}
+		h.prompt(r.sid, prompt.String())
+		// One PostToolUse per kind: the canary in the command (tool_input) and in what it
+		// printed (tool_response).
+		for i, c := range redacttest.Captured() {
+			f := h.base(r.sid)
+			f["tool_use_id"] = fmt.Sprintf("toolu_canary_%d", i)
+			f["tool_input"] = map[string]any{"command": "quokka-" + c.Kind + " && cat <<'EOF'\n" + c.Text + "\nEOF", "description": "show the config"}
+			f["tool_response"] = map[string]any{"stdout": c.Text, "stderr": "", "interrupted": false, "isImage": false, "noOutputExpected": false}
+			if out := h.hookMode(nodeJSON(fixtureEvent(t, "PostToolUse-Bash.json", f)), nil); out != "" {
+				t.Fatalf("PostToolUse printed %q", out)
+			}
+		}
+	})
 	if !strings.Contains(r.stdin, "quokka-") {
 		t.Fatalf("the fake claude was not sent the session's events; stdin:\n%.3000s", r.stdin)
 	}
-	if st := h.states(r.sid); st["done"] != len(redacttest.Captured()) {
+	if st := r.h.states(r.sid); st["done"] != len(redacttest.Captured()) {
 		t.Fatalf("events %v, want %d done", st, len(redacttest.Captured()))
 	}
+	if err := json.Unmarshal([]byte(r.doctorJSON), &r.doctor); err != nil {
+		t.Fatalf("hook doctor --json: %v\n%s", err, r.doctorJSON)
+	}
+	return r
+}
 
-	sr := h.runIn(h.work, nil, nil, "search", "--json", "quokka")
-	if sr.code != 0 || !strings.Contains(sr.stdout, "quokka") {
-		t.Fatalf("hook search --json quokka: exit %d, stdout %q, stderr %q: the prompt is not found", sr.code, sr.stdout, sr.stderr)
-	}
-	r.search = sr.stdout
-	ex := h.runIn(h.work, nil, nil, "export")
-	if ex.code != 0 || !strings.Contains(ex.stdout, `"prompt"`) || !strings.Contains(ex.stdout, "quokka") {
-		t.Fatalf("hook export: exit %d, stderr %q, no prompt in:\n%.2000s", ex.code, ex.stderr, ex.stdout)
-	}
-	r.export = ex.stdout
-	dr := h.runIn(h.work, nil, nil, "doctor", "--json")
-	if err := json.Unmarshal([]byte(dr.stdout), &r.doctor); err != nil {
-		t.Fatalf("hook doctor --json (exit %d): %v\n%s", dr.code, err, dr.stdout)
-	}
-	r.statsSum = h.stats().Total.Redactions
-
-	r.files = map[string][]byte{}
-	err = filepath.WalkDir(h.work, func(p string, d fs.DirEntry, err error) error {
+// workFiles is every regular file under root, read whole.
+func workFiles(t *testing.T, root string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
@@ -160,19 +112,20 @@ func runCanaries(t *testing.T, env map[string]string) *canaryRun {
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
-			r.files[p] = b
+			files[p] = b
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return files
 }
 
-// stored is every byte the data dir holds, files concatenated (a canary split across the
-// database and its WAL is not a concern: SQLite writes a row's text within one page).
-func (r *canaryRun) stored() []byte {
+// dataDir is every byte the data dir holds, files concatenated (this scenario's rows are
+// short enough for a page each; a longer row spans overflow pages, which is why
+// capturedRun.stored also reads the database back).
+func (r *canaryRun) dataDir() []byte {
 	var all bytes.Buffer
 	for p, b := range r.files {
 		if strings.HasPrefix(p, r.h.data+string(filepath.Separator)) {
@@ -230,7 +183,9 @@ func TestRedactCapture_CanariesNeverStoredSentOrShown(t *testing.T) {
 	// observer was sent; in the stored prompt and the export for the prompt's kinds.
 	want := map[string]int{} // the redactions per kind
 	for _, c := range all {
-		kind := inToolJSON(c.Kind)
+		// The tool input and response are redacted as their decoded text reads, each
+		// canary under its own kind (issue 21).
+		kind := c.Kind
 		want[kind] += 2
 		marker := "[REDACTED:" + kind + "]"
 		if n := r.markedEvents(marker); n < 1 {
@@ -283,7 +238,7 @@ func TestRedactCapture_Control_RedactionOffStoresCanaries(t *testing.T) {
 	t.Parallel()
 	all := redacttest.Captured()
 	r := runCanaries(t, map[string]string{"CLAUDE_MEM_REDACT_SECRETS": "false"})
-	stored := r.stored()
+	stored := r.dataDir()
 	if leaked := redacttest.Leaks(stored, all); len(leaked) != len(all) {
 		t.Errorf("with redaction off the data dir holds %d of %d canaries; the scan cannot see a leak", len(leaked), len(all))
 	}

@@ -6,6 +6,7 @@ package redacttest
 import (
 	"bytes"
 	"slices"
+	"strings"
 )
 
 // Canary is one credential as a tool or a user might show it.
@@ -57,6 +58,60 @@ var captured = []Canary{
 	{"url_userinfo", "DATABASE_URL=postgres://app:CanaryDbPass-9x7Q@db.internal:5432/app", "CanaryDbPass-9x7Q"},
 	{"url_query", "GET https://api.example.com/v2/items?page=2&api_key=CanaryQueryKey0123456789 HTTP/1.1", "CanaryQueryKey0123456789"},
 	{"assignment", "DB_PASSWORD=CanaryPw-7f3a9c2e", "CanaryPw-7f3a9c2e"},
+	{"aws_session_token", "aws_session_token = IQoJb3JpZ2luX2VjECanarySessionTok3nQ9xW2vB7nM4kL1pR8tY6uI3oP5aS0dF2gH4jK6lZ8xC1vB3nM5qW7eR9tY1uI3oP5aS7dF9g",
+		"ECanarySessionTok3nQ9xW2vB7nM4kL1pR8tY6uI3oP5aS0dF2gH4jK6lZ8xC1vB3nM5qW7eR9tY1uI3oP5aS7dF9g"},
+	{"cli_password", "curl -fsS -u deploy:CanaryCurlPw-4kT9 https://ci.example.com/api/json", "CanaryCurlPw-4kT9"},
+}
+
+// Separator is what may stand next to a secret, on each side of it: Before ends with it
+// and After begins with it, and each holds an x beyond it, so cells can be put one after
+// another and each secret still has its separator next to it.
+type Separator struct{ Name, Before, After string }
+
+// Separators are the separators of issue 21's matrix: in the text as it reads (a line break,
+// a quote) and as JSON spells it inside text that holds JSON (\n, \u000a).
+var Separators = []Separator{
+	{"start/end of text", "", ""},
+	{"space", "x ", " x"},
+	{"newline", "x\n", "\nx"},
+	{"CRLF", "x\r\n", "\r\nx"},
+	{"tab", "x\t", "\tx"},
+	{`"`, `x"`, `"x`},
+	{"'", "x'", "'x"},
+	{"=", "x=", "=x"},
+	{":", "x:", ":x"},
+	{"(", "x(", ")x"},
+	{",", "x,", ",x"},
+	{`\`, `x\`, `\x`},
+	{"NUL", "x\x00", "\x00x"},
+	{`literal \n`, `x\n`, `\nx`},
+	{`literal \r\n`, `x\r\n`, `\r\nx`},
+	{`literal \t`, `x\t`, `\tx`},
+	{`literal \u000a`, `x\u000a`, `\u000ax`},
+	{`literal \u0000`, `x\u0000`, `\u0000x`},
+	{"in a URL", "see https://example.com/p/", "/q?page=2 for it"},
+	{"in base64", "QUJDREVGR0hJSktM+", "+TU5PUFFSU1RVVldY=="},
+}
+
+// Variant is c with a secret of its own, numbered n: the secret's last four letters and
+// digits become n's, each of its class, so a leak names the cell it came from.
+func (c Canary) Variant(n int) Canary {
+	b := []byte(c.Secret)
+	for i, left := len(b)-1, 4; i >= 0 && left > 0; i-- {
+		switch ch := b[i]; {
+		case ch >= '0' && ch <= '9':
+			b[i], n = byte('0'+n%10), n/10
+		case ch >= 'a' && ch <= 'z':
+			b[i], n = byte('a'+n%26), n/26
+		case ch >= 'A' && ch <= 'Z':
+			b[i], n = byte('A'+n%26), n/26
+		default:
+			continue
+		}
+		left--
+	}
+	v := string(b)
+	return Canary{Kind: c.Kind, Text: strings.Replace(c.Text, c.Secret, v, 1), Secret: v}
 }
 
 var diagnostic = []Canary{

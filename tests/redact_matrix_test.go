@@ -1,0 +1,307 @@
+//go:build linux
+
+package tests
+
+// Issue 21, "Shown by": the matrix of secret shapes × separators × captured fields through
+// the built binary. Every cell has a secret of its own (redacttest.Canary.Variant); after
+// the prompts, the tool events (Bash input, stdout and stderr; Read content; an MCP tool's
+// JSON held in a string), remember notes through `hook mcp`, a Stop that runs the observer,
+// and search, export, stats and doctor, no cell's secret is in any byte under $WORK (the
+// data dir's database, WAL, journal, run files, logs, health.json; the home, where the
+// fallback journal is), on the fake claude's stdin or argv, or in any output. The control,
+// with CLAUDE_MEM_REDACT_SECRETS=false, finds every cell's secret in the data dir.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claude-mem/claude-mem-go/redact/redacttest"
+)
+
+// extraShapes are the table's shapes beyond one canary per kind: the forms issue 21 found
+// stored (YAML, env suffixes, command lines, aws text output, Basic auth).
+var extraShapes = []redacttest.Canary{
+	{Kind: "assignment", Text: "database:\n  host: db.internal\n  password: CanaryYamlPassword\n", Secret: "CanaryYamlPassword"},
+	{Kind: "assignment", Text: "DB_PASS=CanaryDbPass2024", Secret: "CanaryDbPass2024"},
+	{Kind: "assignment", Text: "STRIPE_KEY=CanaryStripeKey77", Secret: "CanaryStripeKey77"},
+	{Kind: "cli_password", Text: "mysql -h db -u root -pCanaryMysql9 app", Secret: "CanaryMysql9"},
+	{Kind: "cli_password", Text: "sshpass -p 'CanarySsh!Pw7' ssh admin@10.0.0.5", Secret: "CanarySsh!Pw7"},
+	{Kind: "aws_secret", Text: "CREDENTIALS\tASIACANARY7Q2W3E4R5T\t2026-12-01T22:00:00+00:00\tCanaryAwsTextSecret0K7MDENGbPxRfiCY01234\tIQoJb3JpZ2luX2VjEHYa",
+		Secret: "CanaryAwsTextSecret0K7MDENGbPxRfiCY01234"},
+	{Kind: "aws_access_key_id", Text: `"AccessKeyId": "ASIACANARY7Q2W3E4R5Z",`, Secret: "ASIACANARY7Q2W3E4R5Z"},
+	{Kind: "bearer", Text: "Authorization: Basic Q2FuYXJ5QmFzaWM6cGFzc3dvcmQxMjM=", Secret: "Q2FuYXJ5QmFzaWM6cGFzc3dvcmQxMjM="},
+}
+
+// matrixFields are the captured fields a cell's text goes into.
+var matrixFields = []string{"prompt", "tool_input", "stdout", "stderr", "content", "nested JSON", "remember"}
+
+// matrixCell is one secret in one place.
+type matrixCell struct {
+	field, sep string
+	c          redacttest.Canary
+}
+
+// matrixTexts builds, for each field, the texts to capture and the cells they hold: for
+// each separator, the shapes one after another, each between the separator's two sides;
+// at the start and end of text, a text per shape.
+func matrixTexts() (texts map[string][]string, cells []matrixCell) {
+	shapes := append(redacttest.Captured(), extraShapes...)
+	texts = map[string][]string{}
+	for fi, f := range matrixFields {
+		for si, sep := range redacttest.Separators {
+			var group []string
+			for _, sh := range shapes {
+				v := sh.Variant(fi*len(redacttest.Separators) + si)
+				cells = append(cells, matrixCell{f, sep.Name, v})
+				text := sep.Before + v.Text + sep.After
+				if sep.Before == "" {
+					texts[f] = append(texts[f], text)
+					continue
+				}
+				group = append(group, text)
+			}
+			if len(group) > 0 {
+				texts[f] = append(texts[f], "quokka "+strings.Join(group, "\n"))
+			}
+		}
+	}
+	return texts, cells
+}
+
+// capturedRun is what one scenario left and printed.
+type capturedRun struct {
+	h     *harness
+	files map[string][]byte // every regular file under $WORK (data dir, home, project)
+	// stored is every file concatenated and every value of the database (read back too: a
+	// row longer than a page is split across overflow pages).
+	stored     []byte
+	stdin      string // what the fake claude read, all runs together
+	observer   string // the fake claude's stdin and argv, every run
+	search     string // `hook search --json quokka` stdout
+	export     string // `hook export` stdout
+	doctorJSON string // `hook doctor --json` stdout
+	statsSum   int    // `hook stats --json` total redactions
+	outputs    string // every output of the product in the scenario
+}
+
+// runCaptured feeds a fresh harness with extra settings, ends the session with a Stop that
+// runs the observer, asks search, export, stats and doctor, and collects every byte.
+func runCaptured(t *testing.T, env map[string]string, sid string, feed func(h *harness)) *capturedRun {
+	t.Helper()
+	h := newHarness(t)
+	lineageTerminal.setup(h)
+	h.env["CLAUDE_CODE_OAUTH_TOKEN"] = secretEnvToken
+	h.env["TZ"] = "UTC"
+	h.env["CLAUDE_MEM_LOG_LEVEL"] = "debug" // the most the log may say
+	for k, v := range env {
+		h.env[k] = v
+	}
+	feed(h)
+	out, procs, err := h.startReaped(fixtureEvent(t, "Stop-basic.json", h.base(sid)), nil)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "" || len(procs) != 1 || !isObserveFor(procs[0], sid) {
+		t.Fatalf("Stop printed %q and left %+v, want one `hook observe --session %s`", out, procs, sid)
+	}
+	r := &capturedRun{h: h}
+	recs := h.records()
+	if len(recs) == 0 {
+		t.Fatal("the observer never ran the fake claude")
+	}
+	for _, rec := range recs {
+		r.stdin += rec.Stdin
+		r.observer += rec.Stdin + "\n" + strings.Join(rec.Argv, "\n") + "\n"
+	}
+	sr := h.runIn(h.work, nil, nil, "search", "--json", "quokka")
+	if sr.code != 0 || !strings.Contains(sr.stdout, "quokka") {
+		t.Fatalf("hook search --json quokka: exit %d, stdout %.300q, stderr %q: the prompt is not found", sr.code, sr.stdout, sr.stderr)
+	}
+	ex := h.runIn(h.work, nil, nil, "export")
+	if ex.code != 0 || !strings.Contains(ex.stdout, `"prompt"`) || !strings.Contains(ex.stdout, "quokka") {
+		t.Fatalf("hook export: exit %d, stderr %q, no prompt in:\n%.2000s", ex.code, ex.stderr, ex.stdout)
+	}
+	r.statsSum = h.stats().Total.Redactions
+	dr := h.runIn(h.work, nil, nil, "doctor", "--json")
+	if !json.Valid([]byte(dr.stdout)) {
+		t.Fatalf("hook doctor --json (exit %d): %.300q", dr.code, dr.stdout)
+	}
+	r.search, r.export, r.doctorJSON = sr.stdout, ex.stdout, dr.stdout
+	h.mu.Lock()
+	r.outputs = strings.Join(h.outputs, "\n")
+	h.mu.Unlock()
+	r.files = workFiles(t, h.work)
+	var all bytes.Buffer
+	for _, b := range r.files {
+		all.Write(b)
+		all.WriteByte(0)
+	}
+	db := h.db()
+	defer db.Close()
+	tables, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for tables.Next() {
+		var n string
+		if err := tables.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	tables.Close()
+	for _, n := range names {
+		rows, err := db.Query(`SELECT * FROM "` + n + `"`)
+		if err != nil {
+			continue // an FTS index's internal table that does not read back
+		}
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		for i := range vals {
+			vals[i] = new(any)
+		}
+		for rows.Next() {
+			if err := rows.Scan(vals...); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range vals {
+				fmt.Fprintf(&all, "%s\x00", *v.(*any))
+			}
+		}
+		rows.Close()
+	}
+	r.stored = all.Bytes()
+	return r
+}
+
+// feedMatrix captures texts: per text index, a prompt, a Bash event (input, stdout,
+// stderr), a Read event (content), an MCP tool event (JSON in a string); and one `hook mcp`
+// session remembering each remember text.
+func feedMatrix(t *testing.T, h *harness, sid string, texts map[string][]string) {
+	for i := range texts["prompt"] {
+		h.prompt(sid, texts["prompt"][i])
+		tool := func(fixture, name string, input, response any) {
+			f := h.base(sid)
+			f["tool_use_id"] = fmt.Sprintf("toolu_matrix_%s_%d", name, i)
+			f["tool_name"], f["tool_input"], f["tool_response"] = name, input, response
+			if out := h.hookMode(nodeJSON(fixtureEvent(t, fixture, f)), nil); out != "" {
+				t.Fatalf("PostToolUse printed %q", out)
+			}
+		}
+		tool("PostToolUse-Bash.json", "Bash", map[string]any{"command": texts["tool_input"][i], "description": "quokka check"},
+			map[string]any{"stdout": texts["stdout"][i], "stderr": texts["stderr"][i], "interrupted": false, "isImage": false, "noOutputExpected": false})
+		tool("PostToolUse-Read.json", "Read", map[string]any{"file_path": filepath.Join(h.proj, "config.txt")},
+			map[string]any{"type": "text", "file": map[string]any{"filePath": filepath.Join(h.proj, "config.txt"), "content": texts["content"][i], "numLines": 3, "startLine": 1, "totalLines": 3}})
+		inner, err := json.Marshal(map[string]any{"rows": []any{map[string]any{"id": i, "note": texts["nested JSON"][i]}}, "count": 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tool("PostToolUse-Bash.json", "mcp__db__query", map[string]any{"sql": "select note from notes"},
+			[]any{map[string]any{"type": "text", "text": string(nodeJSON(inner))}})
+	}
+	remember(t, h, sid, texts["remember"])
+}
+
+// remember stores each text as a note through one `hook mcp` session, a request at a time
+// (the server stops when its stdin closes).
+func remember(t *testing.T, h *harness, sid string, notes []string) {
+	cmd := exec.Command(hookBin, "mcp")
+	cmd.Dir, cmd.Env = h.proj, h.environ(map[string]string{"CLAUDE_CODE_SESSION_ID": sid})
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	var out strings.Builder
+	send := func(msg map[string]any, answer bool) {
+		b, err := json.Marshal(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := stdin.Write(append(b, '\n')); err != nil {
+			t.Fatalf("hook mcp: %v (stderr %q)", err, stderr.String())
+		}
+		if answer {
+			if !lines.Scan() {
+				t.Fatalf("hook mcp stopped answering (stderr %q)", stderr.String())
+			}
+			out.WriteString(lines.Text() + "\n")
+		}
+	}
+	send(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "matrix", "version": "1"}}}, true)
+	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}, false)
+	for i, text := range notes {
+		send(map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": map[string]any{
+			"name": "remember", "arguments": map[string]any{"title": fmt.Sprintf("quokka note %d", i), "text": text}}}, true)
+	}
+	stdin.Close()
+	err = cmd.Wait()
+	h.mu.Lock()
+	h.outputs = append(h.outputs, out.String(), stderr.String())
+	h.mu.Unlock()
+	if err != nil || strings.Count(out.String(), `"structuredContent":{"id":`) != len(notes) {
+		t.Fatalf("hook mcp (%v) remembered %d of %d notes (stderr %q):\n%.2000s", err, strings.Count(out.String(), `"structuredContent":{"id":`), len(notes), stderr.String(), out.String())
+	}
+}
+
+func TestRedactMatrix_NoCellStoredSentOrShown(t *testing.T) {
+	track(t)
+	t.Parallel()
+	texts, cells := matrixTexts()
+	r := runCaptured(t, nil, "matrix", func(h *harness) { feedMatrix(t, h, "matrix", texts) })
+	leaks := 0
+	for _, c := range cells {
+		for where, b := range map[string][]byte{"a file under $WORK": r.stored, "the observer's stdin or argv": []byte(r.observer), "an output": []byte(r.outputs)} {
+			if bytes.Contains(b, []byte(c.c.Secret)) {
+				if leaks++; leaks <= 20 {
+					t.Errorf("%s holds the secret of cell %s × %s × %s: %q", where, c.c.Kind, c.sep, c.field, c.c.Secret)
+				}
+			}
+		}
+	}
+	if leaks > 0 {
+		t.Errorf("%d leaks in %d cells", leaks, len(cells))
+	}
+	if !bytes.Contains(r.stored, []byte("[REDACTED:")) || !strings.Contains(r.observer, "[REDACTED:") {
+		t.Error("no [REDACTED: marker stored or sent to the observer: the scenario did not capture")
+	}
+	t.Logf("%d cells (%d shapes × %d separators × %d fields): no secret in %d bytes stored, %d bytes to the observer, %d bytes of output",
+		len(cells), len(redacttest.Captured())+len(extraShapes), len(redacttest.Separators), len(matrixFields), len(r.stored), len(r.observer), len(r.outputs))
+}
+
+func TestRedactMatrix_Control_RedactionOffStoresEveryCell(t *testing.T) {
+	track(t)
+	t.Parallel()
+	texts, cells := matrixTexts()
+	r := runCaptured(t, map[string]string{"CLAUDE_MEM_REDACT_SECRETS": "false"}, "matrix", func(h *harness) { feedMatrix(t, h, "matrix", texts) })
+	found, missing := 0, 0
+	for _, c := range cells {
+		if bytes.Contains(r.stored, []byte(c.c.Secret)) {
+			found++
+		} else if missing++; missing <= 20 {
+			t.Errorf("with redaction off the data dir lacks cell %s × %s × %s: %q", c.c.Kind, c.sep, c.field, c.c.Secret)
+		}
+	}
+	if found != len(cells) {
+		t.Errorf("with redaction off the data dir holds %d of %d cells' secrets: the scan cannot see a leak", found, len(cells))
+	}
+	t.Logf("control: %d of %d cells' secrets stored as is", found, len(cells))
+}
