@@ -117,6 +117,7 @@ type Journal struct {
 	Oldest        time.Time `json:"oldest,omitzero"`
 	InFallback    int       `json:"in_fallback"`
 	FreeBytes     *uint64   `json:"free_bytes"` // the data dir's; null when unknown
+	Refused       []string  `json:"refused"`    // dirs and files not the user's alone: never read
 	IngestError   string    `json:"ingest_error,omitempty"`
 	IngestErrorAt time.Time `json:"ingest_error_at,omitzero"`
 	Error         string    `json:"error,omitempty"`
@@ -198,6 +199,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	var js journal.Status
 	if in.Journal != nil && in.DataDirErr == nil {
 		js = in.Journal.Status(in.FreeBytes) // it ingests nothing: doctor shows the backlog as it is
+		js.Unkept = in.Journal.Probe()
 		r.Journal = journalReport(in.Journal, js, r.Health)
 	}
 
@@ -232,6 +234,9 @@ func Build(ctx context.Context, in Inputs) *Report {
 	}
 	r.Findings = append(lines, r.Findings...)
 	authFailed := r.Observer.Enabled && seen.Auth.State == health.StateFailed
+	for _, err := range js.Refused {
+		r.Findings = append(r.Findings, "journal: "+err.Error()+"; nothing read from it or written to it (remove it, or make it yours alone: chmod go-w, chown)")
+	}
 	if !r.Observer.Enabled {
 		r.Findings = append(r.Findings, "observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0): capture, context and search keep working")
 	}
@@ -306,6 +311,10 @@ func journalReport(j *journal.Journal, st journal.Status, h health.Health) *Jour
 	}
 	if out.FallbackDirs == nil {
 		out.FallbackDirs = []string{}
+	}
+	out.Refused = []string{}
+	for _, err := range st.Refused {
+		out.Refused = append(out.Refused, err.Error())
 	}
 	if st.Err != nil {
 		out.Error = st.Err.Error()

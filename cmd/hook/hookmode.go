@@ -84,5 +84,5 @@ func dbPath(s *settings.Settings) string { return filepath.Join(s.DataDir, setti
 
 // journalOf is the capture journal of the data dir, with its fallback dirs.
 func journalOf(p *proc, s *settings.Settings) *journal.Journal {
-	return journal.New(s.DataDir, p.xdgCacheHome, p.tempDir, p.now)
+	return journal.New(s.DataDir, p.xdgRuntimeDir, p.xdgCacheHome, p.tempDir, p.now)
 }

@@ -16,10 +16,11 @@ import (
 func main() {
 	exe, _ := os.Executable()
 	cwd, _ := os.Getwd()
+	env := settings.EnvFrom(os.Environ())
 	os.Exit(run(&proc{
-		name: os.Args[0], args: os.Args[1:], env: settings.EnvFrom(os.Environ()),
+		name: os.Args[0], args: os.Args[1:], env: env,
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		now: time.Now, loc: time.Local, exe: exe, cwd: cwd, xdgDataHome: xdg.DataHome, xdgCacheHome: xdg.CacheHome, tempDir: os.TempDir(), goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
+		now: time.Now, loc: time.Local, exe: exe, cwd: cwd, xdgDataHome: xdg.DataHome, xdgRuntimeDir: env.Get("XDG_RUNTIME_DIR"), xdgCacheHome: xdg.CacheHome, tempDir: os.TempDir(), goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
 		isTerminal: func() bool { return isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()) },
 	}))
 }
