@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"sync"
 
+	"github.com/claude-mem/claude-mem-go/lines"
 	"github.com/claude-mem/claude-mem-go/nesting"
 )
 
@@ -35,7 +35,10 @@ func screen(in io.Reader, out *lockedWriter) io.ReadCloser {
 	go func() {
 		r := bufio.NewReaderSize(in, 64<<10)
 		for {
-			line, tooLong, err := readFrame(r)
+			line, tooLong, err := lines.Read(r, MaxFrame)
+			if tooLong {
+				err = lines.Skip(r)
+			}
 			if len(bytes.TrimSpace(line)) > 0 || tooLong {
 				if reply := check(line, tooLong); reply != nil {
 					if _, werr := out.Write(reply); werr != nil {
@@ -53,25 +56,6 @@ func screen(in io.Reader, out *lockedWriter) io.ReadCloser {
 		}
 	}()
 	return pr
-}
-
-// readFrame reads one line without its newline, keeping at most MaxFrame bytes: tooLong
-// reports a line that was longer (the rest is read and dropped).
-func readFrame(r *bufio.Reader) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > MaxFrame+1 {
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return bytes.TrimSuffix(line, []byte("\n")), tooLong, err
-	}
 }
 
 // check is the error reply for a frame that is not one JSON-RPC 2.0 message, nil for one
