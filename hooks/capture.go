@@ -26,6 +26,9 @@ func (d *Deps) capture(in Input, p project.Project, r journal.Record) *journal.A
 	}
 	r.Session, r.Project, r.Cwd, r.At = in.SessionID, p.Name, filepath.Clean(in.Cwd), d.Now().UnixNano()
 	dir, err := d.Journal.Append(r)
+	if d.Appended != nil {
+		defer d.Appended() // after the log lines below
+	}
 	var ae *journal.AppendError
 	errors.As(err, &ae)
 	switch {

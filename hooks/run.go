@@ -52,6 +52,9 @@ type Deps struct {
 	// ReapOrphans stops observer children whose `hook observe` was killed, past their
 	// timeout (nil: none is looked for).
 	ReapOrphans func()
+	// Appended is called once the event's record is appended (or found no place): the
+	// moment from which a signal may end the hook. nil: nothing to call.
+	Appended func()
 }
 
 // Result is what a handler decided: the JSON object to print (nil: print nothing) and

@@ -10,6 +10,9 @@ import (
 	"github.com/adrg/xdg"
 	"github.com/mattn/go-isatty"
 
+	// Imported for its init, which Go runs among the first (it needs only os/signal): it
+	// holds SIGTERM, SIGINT and SIGHUP until hook mode's record is appended.
+	_ "github.com/claude-mem/claude-mem-go/cmd/hook/internal/holdsig"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
