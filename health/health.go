@@ -167,7 +167,10 @@ func Update(dataDir string, now time.Time, fn func(*Health)) error {
 	defer release()
 
 	h, err := Load(dataDir)
-	if cerr := (*CorruptError)(nil); err != nil && !errors.As(err, &cerr) {
+	// A corrupt file, or one not the user's alone, is replaced (the rename puts a fresh
+	// 0600 file in its place), starting from unknown health.
+	cerr, perr := (*CorruptError)(nil), (*private.Error)(nil)
+	if err != nil && !errors.As(err, &cerr) && !errors.As(err, &perr) {
 		return err
 	}
 	before := h

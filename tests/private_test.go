@@ -171,8 +171,14 @@ func TestPrivate_FallbackRefusedAppend(t *testing.T) {
 	h.env["TMPDIR"] = tmp
 	dirs := h.journalDirs()
 	// The data dir's journal and the cache base are regular files: ENOTDIR for root too.
-	breakDir(t, dirs[0])
-	breakDir(t, h.env["XDG_CACHE_HOME"])
+	for _, p := range []string{dirs[0], h.env["XDG_CACHE_HOME"]} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("not a dir\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	trap := filepath.Join(tmp, "trap")
 	asAttacker(t, fmt.Sprintf("mkdir -m 777 %q && mkdir -m 777 %q && ln -s %q %q", trap, filepath.Join(trap, filepath.Base(dirs[2])), trap, filepath.Join(tmp, "claude-mem")))
 
@@ -196,15 +202,46 @@ func TestPrivate_FallbackRefusedAppend(t *testing.T) {
 	}
 }
 
-func breakDir(t *testing.T, path string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+// TestPrivate_NoWritablePlace: the data dir read-only (a tmpfs remounted ro: root ignores
+// modes) and both fallbacks unusable. SessionStart says events cannot be kept and where
+// it tried, and, health.json being read-only too, that how many were lost is unknown;
+// doctor says the same.
+func TestPrivate_NoWritablePlace(t *testing.T) {
+	track(t)
+	if os.Geteuid() != 0 {
+		t.Skipf("needs root to mount a read-only tmpfs as the data dir (running as uid %d); CI runs as root", os.Geteuid())
+	}
+	h := journalHarness(t)
+	if err := os.MkdirAll(h.data, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.RemoveAll(path); err != nil {
-		t.Fatal(err)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", h.data).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs at the data dir (%v: %s): this test needs a Linux root with mount rights", err, out)
 	}
-	if err := os.WriteFile(path, []byte("not a dir\n"), 0o600); err != nil {
-		t.Fatal(err)
+	t.Cleanup(func() { exec.Command("umount", h.data).Run() })
+	h.sessionStart("ro") // the database, health.json and the journal dir exist
+	if out, err := exec.Command("mount", "-o", "remount,ro", h.data).CombinedOutput(); err != nil {
+		t.Fatalf("remount ro: %v: %s", err, out)
+	}
+	dirs := h.journalDirs()
+	for _, p := range []string{h.env["XDG_CACHE_HOME"], filepath.Join(h.env["TMPDIR"], "claude-mem")} {
+		if err := os.WriteFile(p, []byte("not a dir\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := h.sessionStart("ro")
+	want := "claude-mem: events cannot be kept: no writable place among " + strings.Join(dirs, ", ") +
+		"; how many were lost is unknown (health.json cannot be written either)"
+	if !strings.Contains(o.SystemMessage, want) {
+		t.Errorf("SessionStart's notice:\nwant %q\ngot  %q", want, o.SystemMessage)
+	}
+	t.Logf("notice: %s", o.SystemMessage)
+	d, _ := h.doctor(nil)
+	found := false
+	for _, f := range d.Findings {
+		found = found || strings.HasPrefix(f, want)
+	}
+	if !found {
+		t.Errorf("doctor has no finding %q…: %q", want, d.Findings)
 	}
 }
