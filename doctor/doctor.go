@@ -22,6 +22,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/stats"
@@ -379,7 +380,7 @@ func PluginRoot(env settings.Env, exeDir string) string {
 func Render(w io.Writer, r *Report, verbose bool) {
 	var b strings.Builder
 	render(&b, r, verbose)
-	io.WriteString(w, scrubbed(b.String(), r))
+	io.WriteString(w, printable.Lines(scrubbed(b.String(), r)))
 }
 
 // JSON writes the report as indented JSON, scrubbed as a whole (see scrubbed).
@@ -388,7 +389,7 @@ func JSON(w io.Writer, r *Report) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(w, scrubbed(string(b), r)+"\n")
+	_, err = w.Write(append(printable.JSON([]byte(scrubbed(string(b), r))), '\n'))
 	return err
 }
 

@@ -30,6 +30,19 @@ func Text(s string) string {
 	return b.String()
 }
 
+// Lines is Text of each line of s, its newlines kept: for a report rendered whole (doctor),
+// whose values quote paths, reasons and settings.
+func Lines(s string) string {
+	if strings.IndexFunc(s, control) < 0 {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Text(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 func control(r rune) bool {
 	return r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f
 }

@@ -38,6 +38,12 @@ func TestText(t *testing.T) {
 	}
 }
 
+func TestLines(t *testing.T) {
+	if got := printable.Lines("a\x1b[2J\nb\n"); got != "a\\x1b[2J\nb\n" {
+		t.Errorf("Lines = %q", got)
+	}
+}
+
 func TestJSON(t *testing.T) {
 	b, _ := json.Marshal(map[string]string{"t": every()})
 	out := printable.JSON(b)
