@@ -31,7 +31,7 @@ var importCommand = &command{
 func importCmd(p *proc, name string, asJSON bool) int {
 	// A line may be 16 MiB, held while it is decoded: a soft limit makes the collector
 	// return the growing copies of it before the heap doubles (peak RSS of a 100 MB line:
-	// 85 MB without, 52 MB with; tests/import_test.go).
+	// 85 MB without, 45 MB with; tests/import_test.go).
 	debug.SetMemoryLimit(32 << 20)
 	var in io.Reader = p.stdin
 	if name != "-" {
