@@ -188,18 +188,7 @@ func TestPrivate_FallbackRefusedAppend(t *testing.T) {
 		t.Fatalf("the victim's records went into the attacker's dir: %v", got)
 	}
 	want := "claude-mem: events cannot be kept: no writable place among " + strings.Join(dirs, ", ") + "; "
-	if !strings.Contains(o.SystemMessage, want) {
-		t.Errorf("SessionStart's notice does not say no place could take the record:\nwant %q\ngot  %q", want, o.SystemMessage)
-	}
-	t.Logf("notice: %s", o.SystemMessage)
-	d, _ := h.doctor(nil)
-	found := false
-	for _, f := range d.Findings {
-		found = found || strings.HasPrefix(f, want)
-	}
-	if !found {
-		t.Errorf("doctor has no finding %q…: %q", want, d.Findings)
-	}
+	h.noPlaceNotices(o, want)
 }
 
 // TestPrivate_NoWritablePlace: the data dir read-only (a tmpfs remounted ro: root ignores
@@ -232,16 +221,21 @@ func TestPrivate_NoWritablePlace(t *testing.T) {
 	o := h.sessionStart("ro")
 	want := "claude-mem: events cannot be kept: no writable place among " + strings.Join(dirs, ", ") +
 		"; how many were lost is unknown (health.json cannot be written either)"
+	h.noPlaceNotices(o, want)
+}
+
+// noPlaceNotices checks that SessionStart's answer o and doctor both say want.
+func (h *harness) noPlaceNotices(o sessionStartOut, want string) {
+	h.t.Helper()
 	if !strings.Contains(o.SystemMessage, want) {
-		t.Errorf("SessionStart's notice:\nwant %q\ngot  %q", want, o.SystemMessage)
+		h.t.Errorf("SessionStart's notice does not say no place could take the record:\nwant %q\ngot  %q", want, o.SystemMessage)
 	}
-	t.Logf("notice: %s", o.SystemMessage)
+	h.t.Logf("notice: %s", o.SystemMessage)
 	d, _ := h.doctor(nil)
-	found := false
 	for _, f := range d.Findings {
-		found = found || strings.HasPrefix(f, want)
+		if strings.HasPrefix(f, want) {
+			return
+		}
 	}
-	if !found {
-		t.Errorf("doctor has no finding %q…: %q", want, d.Findings)
-	}
+	h.t.Errorf("doctor has no finding %q…: %q", want, d.Findings)
 }
