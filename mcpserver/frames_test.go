@@ -67,6 +67,11 @@ func TestServeMalformedFrames(t *testing.T) {
 			t.Logf("%s: %d %s", tc.name, r.Error.Code, r.Error.Message)
 		}
 	}
+	// A frame just under the bound is passed on, and answered by the server itself.
+	send(`{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{"cursor":"` + strings.Repeat("c", MaxFrame-100) + `"}}`)
+	if r := next(); string(r.ID) != "10" || (r.Error != nil && (r.Error.Code == -32600 || r.Error.Code == -32700)) {
+		t.Errorf("a frame under the bound: %+v (error %+v); want the server's own answer", r, r.Error)
+	}
 	send(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)
 	if r := next(); string(r.ID) != "9" || r.Result == nil || !strings.Contains(string(r.Result), `"search"`) {
 		t.Errorf("tools/list after the malformed frames: %+v", r)

@@ -98,7 +98,10 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	w := &lockedWriter{w: out}
 	frames := screen(in, w)
 	defer frames.Close() // the screen stops once the server stops reading
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: frames, Writer: w, MaxLineLength: MaxFrame + 1})
+	// The screen bounds a frame; the SDK's own bound counts what its decoder reads ahead
+	// too, so it is set wide enough never to end the connection on a frame the screen
+	// passed.
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: frames, Writer: w, MaxLineLength: 4 * MaxFrame})
 	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		err = nil
 	}
