@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/lines"
+	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -98,7 +99,7 @@ type Counts struct {
 func Export(ctx context.Context, db *store.DB, w io.Writer, f store.ExportFilter, version string, now time.Time) (Counts, error) {
 	var c Counts
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
+	enc := json.NewEncoder(printable.JSONWriter(bw)) // DEL and C1 escaped too: the file may be printed
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(Header{Kind: KindHeader, Format: Format, Product: Product, Version: version, ExportedAt: stamp(now)})
 	if err != nil {

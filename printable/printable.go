@@ -6,6 +6,7 @@ package printable
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -41,6 +42,19 @@ func Lines(s string) string {
 		lines[i] = Text(l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// JSONWriter is w with JSON applied to each Write: for a json.Encoder, whose every Encode
+// is one Write of whole values, so no escape is split between two writes.
+func JSONWriter(w io.Writer) io.Writer { return jsonWriter{w} }
+
+type jsonWriter struct{ w io.Writer }
+
+func (j jsonWriter) Write(p []byte) (int, error) {
+	if _, err := j.w.Write(JSON(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func control(r rune) bool {

@@ -80,5 +80,8 @@ func TestEscapes_SearchPrintsNoControl(t *testing.T) {
 		if r.code != 0 || has != (p == "*") {
 			t.Errorf("hook export --project %q: exit %d, prompt exported %v; want %v", p, r.code, has, p == "*")
 		}
+		if i, bad := controlBytes([]byte(r.stdout)); bad {
+			t.Errorf("hook export printed a control byte %#x at %d", r.stdout[i], i)
+		}
 	}
 }

@@ -66,9 +66,9 @@ func searchCmd(p *proc, opts searchOpts) int {
 		return 1
 	}
 	if opts.json {
+		enc := json.NewEncoder(printable.JSONWriter(p.stdout))
 		for _, h := range hits {
-			b, _ := json.Marshal(hitJSON{Kind: h.Kind, ID: h.ID, Ref: recordid.Format(store.Ref{Kind: h.Kind, ID: h.ID}), Project: h.Project, Session: h.Session, Title: h.Title, Snippet: h.Snippet, Time: h.At.UTC().Format("2006-01-02T15:04:05Z"), Rank: h.Rank})
-			p.stdout.Write(append(printable.JSON(b), '\n'))
+			_ = enc.Encode(hitJSON{Kind: h.Kind, ID: h.ID, Ref: recordid.Format(store.Ref{Kind: h.Kind, ID: h.ID}), Project: h.Project, Session: h.Session, Title: h.Title, Snippet: h.Snippet, Time: h.At.UTC().Format("2006-01-02T15:04:05Z"), Rank: h.Rank})
 		}
 		return 0
 	}

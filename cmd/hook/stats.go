@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -56,7 +57,7 @@ func statsCmd(p *proc, days int, project string, asJSON bool) int {
 		return 1
 	}
 	if asJSON {
-		enc := json.NewEncoder(p.stdout)
+		enc := json.NewEncoder(printable.JSONWriter(p.stdout))
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(r)
 	} else {
