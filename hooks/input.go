@@ -3,7 +3,6 @@
 package hooks
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -57,17 +56,17 @@ const (
 // Parse validates data before any lookup and extracts the fields. Only fixed paths are
 // looked up: no gjson path is ever built from input. The event name is returned even when a
 // later field is bad, so SessionStart can still answer.
-func Parse(data []byte) (Input, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
+func Parse(data string) (Input, error) {
+	if len(strings.TrimSpace(data)) == 0 {
 		return Input{}, &BadInputError{"empty input"}
 	}
 	if nesting.Over(data, MaxDepth) {
 		return Input{}, &BadInputError{"nested over 512 levels"}
 	}
-	if !gjson.ValidBytes(data) {
+	if !gjson.Valid(data) {
 		return Input{}, &BadInputError{"not valid JSON"}
 	}
-	root := gjson.ParseBytes(data)
+	root := gjson.Parse(data)
 	if !root.IsObject() {
 		return Input{}, &BadInputError{"not a JSON object"}
 	}

@@ -6,9 +6,10 @@ package nesting
 // Over reports JSON text nested deeper than max levels of arrays and objects. Strings are
 // skipped (a bracket in one is text), and the text need not be valid JSON: an unbalanced
 // text is judged by its deepest point.
-func Over(b []byte, max int) bool {
+func Over[T string | []byte](b T, max int) bool {
 	depth, inStr, esc := 0, false, false
-	for _, c := range b {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
 		switch {
 		case inStr:
 			switch {

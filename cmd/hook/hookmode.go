@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"sync"
 
@@ -38,6 +39,9 @@ func hookMode(p *proc) (code int) {
 	// appends nothing holds them to its end.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// An event may be 16 MiB: a soft limit has the collector return the input buffer's
+	// earlier sizes before the heap doubles, so any event stays well under 64 MB.
+	debug.SetMemoryLimit(32 << 20)
 	st = setup(p)
 	defer st.closeLog.Close()
 	var once sync.Once
