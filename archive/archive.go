@@ -14,6 +14,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/lines"
+	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -97,7 +99,7 @@ type Counts struct {
 func Export(ctx context.Context, db *store.DB, w io.Writer, f store.ExportFilter, version string, now time.Time) (Counts, error) {
 	var c Counts
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
+	enc := json.NewEncoder(printable.JSONWriter(bw)) // DEL and C1 escaped too: the file may be printed
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(Header{Kind: KindHeader, Format: Format, Product: Product, Version: version, ExportedAt: stamp(now)})
 	if err != nil {
@@ -167,62 +169,81 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("the file is export format %d, and this claude-mem reads format %d and older: upgrade claude-mem to import it", e.Format, Format)
 }
 
-// Read reads and checks a whole file: its header, then every record (well-formed, a known
-// kind, no unknown field, its session named by a session line). The first problem is a
-// *LineError (or a *FormatError for a newer format) and nothing is returned.
-func Read(r io.Reader) (store.ImportBatch, Header, error) {
+// MaxLine bounds one line of a file (a record): an export's longest record is an
+// observation's narrative, far below it. A longer line is an error naming it.
+const MaxLine = 16 << 20
+
+// partBytes is how much of a file is decoded before it is handed to the store: the import
+// runs in one transaction, part after part, so its memory is bounded whatever the file.
+const partBytes = 4 << 20
+
+// scan reads and checks a file: its header, then every record (well-formed, a known kind,
+// no unknown field, under MaxLine, its session named by a session line), handing the
+// records to add part by part. The first problem is a *LineError (or a *FormatError for a
+// newer format): the caller's transaction then stores nothing of the file.
+func scan(r io.Reader, add func(store.ImportBatch) error) error {
 	var b store.ImportBatch
-	var h Header
+	size := 0
 	sessions := map[string]bool{}
-	type pending struct {
-		line    int
-		session string
-	}
-	var rows []pending // rows whose session is checked once every session line is read
-	br := bufio.NewReader(r)
+	missing := map[string]int{} // a row's session not (yet) named by a session line: its first row's line
+	br := bufio.NewReaderSize(r, 64<<10)
 	n := 0
 	for {
-		line, err := br.ReadBytes('\n')
+		line, tooLong, err := lines.Read(br, MaxLine)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return store.ImportBatch{}, h, err
+			return err
 		}
-		if len(line) == 0 && errors.Is(err, io.EOF) {
+		if len(line) == 0 && !tooLong && errors.Is(err, io.EOF) {
 			break
 		}
 		n++
+		if tooLong {
+			return &LineError{Line: n, Err: fmt.Errorf("longer than %d MiB", MaxLine>>20)}
+		}
 		line = bytes.TrimSpace(line)
 		if len(line) > 0 {
 			if n == 1 {
-				if h, err = readHeader(line); err != nil {
-					return store.ImportBatch{}, h, err
+				if _, err := readHeader(line); err != nil {
+					return err
 				}
 			} else {
 				session, err := readRecord(line, &b)
 				if err != nil {
-					return store.ImportBatch{}, h, &LineError{Line: n, Err: err}
+					return &LineError{Line: n, Err: err}
 				}
-				if session.isRow {
-					rows = append(rows, pending{n, session.id})
-				} else {
+				if !session.isRow {
 					sessions[session.id] = true
+					delete(missing, session.id)
+				} else if _, ok := missing[session.id]; !ok && !sessions[session.id] {
+					missing[session.id] = n
+				}
+				if size += len(line); size >= partBytes {
+					if err := add(b); err != nil {
+						return err
+					}
+					b, size = store.ImportBatch{}, 0
 				}
 			}
 		} else if n == 1 {
-			return store.ImportBatch{}, h, &LineError{Line: 1, Err: errors.New("empty: an export starts with its header line")}
+			return &LineError{Line: 1, Err: errors.New("empty: an export starts with its header line")}
 		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 	}
 	if n == 0 {
-		return store.ImportBatch{}, h, &LineError{Line: 1, Err: errors.New("the file is empty: an export starts with its header line")}
+		return &LineError{Line: 1, Err: errors.New("the file is empty: an export starts with its header line")}
 	}
-	for _, p := range rows {
-		if !sessions[p.session] {
-			return store.ImportBatch{}, h, &LineError{Line: p.line, Err: fmt.Errorf("session %q has no session line in the file", p.session)}
+	id, first := "", 0
+	for s, line := range missing {
+		if first == 0 || line < first {
+			id, first = s, line
 		}
 	}
-	return b, h, nil
+	if first > 0 {
+		return &LineError{Line: first, Err: fmt.Errorf("session %q has no session line in the file", id)}
+	}
+	return add(b)
 }
 
 func readHeader(line []byte) (Header, error) {
@@ -347,12 +368,8 @@ func optionalTime(field, s string) (time.Time, error) {
 	return t, nil
 }
 
-// Import reads and checks the whole file, then stores it in one transaction: a file with
-// a bad line adds nothing.
+// Import reads, checks and stores the file in one transaction, in parts: a file with a
+// bad line, wherever it is, adds nothing.
 func Import(ctx context.Context, db *store.DB, r io.Reader) (store.ImportResult, error) {
-	b, _, err := Read(r)
-	if err != nil {
-		return store.ImportResult{}, err
-	}
-	return db.Import(ctx, b)
+	return db.ImportParts(ctx, func(add func(store.ImportBatch) error) error { return scan(r, add) })
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/stats"
@@ -117,6 +118,7 @@ type Journal struct {
 	Oldest        time.Time `json:"oldest,omitzero"`
 	InFallback    int       `json:"in_fallback"`
 	FreeBytes     *uint64   `json:"free_bytes"` // the data dir's; null when unknown
+	Refused       []string  `json:"refused"`    // dirs and files not the user's alone: never read
 	IngestError   string    `json:"ingest_error,omitempty"`
 	IngestErrorAt time.Time `json:"ingest_error_at,omitzero"`
 	Error         string    `json:"error,omitempty"`
@@ -198,6 +200,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	var js journal.Status
 	if in.Journal != nil && in.DataDirErr == nil {
 		js = in.Journal.Status(in.FreeBytes) // it ingests nothing: doctor shows the backlog as it is
+		js.Unkept = in.Journal.Probe()
 		r.Journal = journalReport(in.Journal, js, r.Health)
 	}
 
@@ -232,6 +235,9 @@ func Build(ctx context.Context, in Inputs) *Report {
 	}
 	r.Findings = append(lines, r.Findings...)
 	authFailed := r.Observer.Enabled && seen.Auth.State == health.StateFailed
+	for _, err := range js.Refused {
+		r.Findings = append(r.Findings, "journal: "+err.Error()+"; nothing read from it or written to it (remove it, or make it yours alone: chmod go-w, chown)")
+	}
 	if !r.Observer.Enabled {
 		r.Findings = append(r.Findings, "observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0): capture, context and search keep working")
 	}
@@ -307,6 +313,10 @@ func journalReport(j *journal.Journal, st journal.Status, h health.Health) *Jour
 	if out.FallbackDirs == nil {
 		out.FallbackDirs = []string{}
 	}
+	out.Refused = []string{}
+	for _, err := range st.Refused {
+		out.Refused = append(out.Refused, err.Error())
+	}
 	if st.Err != nil {
 		out.Error = st.Err.Error()
 	}
@@ -370,7 +380,7 @@ func PluginRoot(env settings.Env, exeDir string) string {
 func Render(w io.Writer, r *Report, verbose bool) {
 	var b strings.Builder
 	render(&b, r, verbose)
-	io.WriteString(w, scrubbed(b.String(), r))
+	io.WriteString(w, printable.Lines(scrubbed(b.String(), r)))
 }
 
 // JSON writes the report as indented JSON, scrubbed as a whole (see scrubbed).
@@ -379,7 +389,7 @@ func JSON(w io.Writer, r *Report) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(w, scrubbed(string(b), r)+"\n")
+	_, err = w.Write(append(printable.JSON([]byte(scrubbed(string(b), r))), '\n'))
 	return err
 }
 

@@ -309,7 +309,7 @@ func TestJournalFindings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			j := journal.New(data, filepath.Join(dir, "cache"), "", func() time.Time { return now.Add(-tc.age) })
+			j := journal.New(data, "", filepath.Join(dir, "cache"), "", func() time.Time { return now.Add(-tc.age) })
 			if _, err := j.Append(journal.Record{Kind: "prompt", Session: "s1", Project: "p", Text: "hi"}); err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
+	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/redact"
 )
 
@@ -39,7 +40,8 @@ const lockWait = 10 * time.Second
 //	  "last_run": {"id": "...", "outcome": "ok|auth_failed|setup_required|transient|error", "reason": "...", "time": "RFC 3339", "events": 0},
 //	  "paused_until": "RFC 3339", "pause_reason": "...", "pause_fingerprint": "...",
 //	  "ingest_error": "...", "ingest_error_at": "RFC 3339",
-//	  "low_space": {"free_bytes": 0, "since": "RFC 3339"}
+//	  "low_space": {"free_bytes": 0, "since": "RFC 3339"},
+//	  "unkept": {"count": 0, "since": "RFC 3339"}
 //	}
 
 // Auth is the state of the observer's credential as of its last use.
@@ -87,6 +89,15 @@ type Health struct {
 	// LowSpace: SessionStart found the data dir under 64 MiB free (the disk-full notice);
 	// nil once a SessionStart finds room again.
 	LowSpace *LowSpace `json:"low_space,omitempty"`
+	// Unkept counts the records no place could take (data dir and every fallback
+	// refused), since the first; nil once a SessionStart's record is kept again.
+	Unkept *Unkept `json:"unkept,omitempty"`
+}
+
+// Unkept is the records lost since Since for want of a writable place.
+type Unkept struct {
+	Count int       `json:"count"`
+	Since time.Time `json:"since"`
 }
 
 // LowSpace is the data dir's free space when SessionStart last found it too low.
@@ -115,7 +126,9 @@ func lockPath(dataDir string) string { return filepath.Join(dataDir, "locks", "h
 // lock: Update replaces the file by rename, so a reader sees the old or the new file whole.
 func Load(dataDir string) (Health, error) {
 	h := Health{}
-	b, err := os.ReadFile(Path(dataDir))
+	// Only a file the user alone could write is believed: a planted one could clear a
+	// pause or forge a state.
+	b, err := private.ReadFile(Path(dataDir))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -154,7 +167,10 @@ func Update(dataDir string, now time.Time, fn func(*Health)) error {
 	defer release()
 
 	h, err := Load(dataDir)
-	if cerr := (*CorruptError)(nil); err != nil && !errors.As(err, &cerr) {
+	// A corrupt file, or one not the user's alone, is replaced (the rename puts a fresh
+	// 0600 file in its place), starting from unknown health.
+	cerr, perr := (*CorruptError)(nil), (*private.Error)(nil)
+	if err != nil && !errors.As(err, &cerr) && !errors.As(err, &perr) {
 		return err
 	}
 	before := h

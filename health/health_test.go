@@ -358,3 +358,29 @@ func TestWriteScrubs(t *testing.T) {
 		t.Errorf("the scrubbed file does not load: %v", err)
 	}
 }
+
+// TestLoadRefusesForeignFile: a health.json others may write (or a symlink) is not
+// believed: it could lift a pause or forge a state. Unknown health, and an error.
+func TestLoadRefusesForeignFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("mode bits: unix")
+	}
+	dir := t.TempDir()
+	if err := Update(dir, time.Now(), func(h *Health) { h.Auth.State = StateFailed }); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := Load(dir); err != nil || h.Auth.State != StateFailed {
+		t.Fatalf("control: the user's own file: %+v, %v", h.Auth, err)
+	}
+	os.Chmod(Path(dir), 0o666)
+	if h, err := Load(dir); err == nil || h.Auth.State != StateUnknown {
+		t.Errorf("a world-writable health.json was read: %+v, %v", h.Auth, err)
+	}
+	// The next Update replaces it with a file of the user's alone.
+	if err := Update(dir, time.Now(), func(h *Health) { h.Setup.State = StateOK }); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := Load(dir); err != nil || h.Auth.State != StateUnknown || h.Setup.State != StateOK {
+		t.Errorf("after Update: %+v %+v, %v", h.Auth, h.Setup, err)
+	}
+}

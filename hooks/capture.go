@@ -2,10 +2,12 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/clip"
+	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/redact"
@@ -14,20 +16,46 @@ import (
 
 // capture appends one record to the session's capture journal (DESIGN.md §15): no
 // capturing hook waits on the database. A record the data dir refused went to a fallback
-// dir (logged; SessionStart's disk notice says why); one no dir took is lost, and logged at
-// ERROR.
-func (d *Deps) capture(in Input, p project.Project, r journal.Record) {
+// dir (logged with each skipped dir's reason; SessionStart's disk notice says why); one no
+// dir took is lost: logged at ERROR, counted in health.json when it can still be written,
+// and returned (SessionStart's notice names the places).
+func (d *Deps) capture(in Input, p project.Project, r journal.Record) *journal.AppendError {
 	if d.DataDirErr != nil {
 		d.Log.Error().Err(d.DataDirErr).Str("event", in.Event).Msg("data dir unavailable; event not stored")
-		return
+		return nil
 	}
 	r.Session, r.Project, r.Cwd, r.At = in.SessionID, p.Name, filepath.Clean(in.Cwd), d.Now().UnixNano()
 	dir, err := d.Journal.Append(r)
+	if d.Appended != nil {
+		defer d.Appended() // after the log lines below
+	}
+	var ae *journal.AppendError
+	errors.As(err, &ae)
 	switch {
-	case err != nil:
+	case dir == "":
 		d.Log.Error().Err(err).Str("event", in.Event).Msg("no journal dir could take the record; event not stored")
+		d.countUnkept()
+		return ae
 	case dir != d.Journal.Dir:
-		d.Log.Warn().Str("event", in.Event).Str("dir", dir).Msg("data dir refused the record; kept in the fallback journal")
+		d.Log.Warn().Err(err).Str("event", in.Event).Str("dir", dir).Msg("data dir refused the record; kept in the fallback journal")
+	}
+	return nil
+}
+
+// countUnkept adds a lost record to health.json's count (it fails too when the data dir
+// is read-only: doctor then says how many is unknown).
+func (d *Deps) countUnkept() {
+	if d.UpdateHealth == nil {
+		return
+	}
+	err := d.UpdateHealth(func(h *health.Health) {
+		if h.Unkept == nil {
+			h.Unkept = &health.Unkept{Since: d.Now()}
+		}
+		h.Unkept.Count++
+	})
+	if err != nil {
+		d.Log.Warn().Err(err).Msg("counting the lost record in health.json failed")
 	}
 }
 

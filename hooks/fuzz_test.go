@@ -85,7 +85,7 @@ func FuzzHookMode(f *testing.F) {
 	dbPath := filepath.Join(dataDir, settings.DBFile)
 	clock := t0
 	base := hooks.Deps{
-		Settings: s, Journal: journal.New(dataDir, "", "", func() time.Time { return clock }),
+		Settings: s, Journal: journal.New(dataDir, "", "", "", func() time.Time { return clock }),
 		Env: env, Home: env["HOME"], GOOS: runtime.GOOS,
 		Hook: filepath.Join(root, "bin", "hook"), ExecutableDir: filepath.Join(root, "bin"),
 		Now:           func() time.Time { return clock },

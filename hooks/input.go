@@ -8,10 +8,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/claude-mem/claude-mem-go/nesting"
 )
 
 // MaxInput is the most stdin hook mode reads; a larger event is discarded with a WARN.
 const MaxInput = 16 << 20
+
+// MaxDepth bounds an event's nesting, checked by a scan before it is parsed: gjson's
+// validation recurses per level, so 6 million levels (under MaxInput) overflowed the
+// stack and crashed the hook, and 1 MiB of '[' cost 245 MB. A real event nests a dozen.
+const MaxDepth = 512
 
 // Input is the part of a hook event the handlers use.
 type Input struct {
@@ -49,14 +56,17 @@ const (
 // Parse validates data before any lookup and extracts the fields. Only fixed paths are
 // looked up: no gjson path is ever built from input. The event name is returned even when a
 // later field is bad, so SessionStart can still answer.
-func Parse(data []byte) (Input, error) {
-	if len(strings.TrimSpace(string(data))) == 0 {
+func Parse(data string) (Input, error) {
+	if len(strings.TrimSpace(data)) == 0 {
 		return Input{}, &BadInputError{"empty input"}
 	}
-	if !gjson.ValidBytes(data) {
+	if nesting.Over(data, MaxDepth) {
+		return Input{}, &BadInputError{"nested over 512 levels"}
+	}
+	if !gjson.Valid(data) {
 		return Input{}, &BadInputError{"not valid JSON"}
 	}
-	root := gjson.ParseBytes(data)
+	root := gjson.Parse(data)
 	if !root.IsObject() {
 		return Input{}, &BadInputError{"not a JSON object"}
 	}

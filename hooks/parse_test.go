@@ -68,7 +68,7 @@ func TestParseRejectsEveryBadInputWithItsProblem(t *testing.T) {
 		{"session_id missing", `{"hook_event_name":"SessionStart","cwd":"/p"}`, "session_id missing", hooks.SessionStart},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in, err := hooks.Parse([]byte(tc.in))
+			in, err := hooks.Parse(tc.in)
 			if err == nil {
 				t.Fatalf("Parse(%q) = %+v, nil; want an error naming %q", tc.in, in, tc.problem)
 			}
@@ -96,7 +96,7 @@ func asBadInput(err error, dst **hooks.BadInputError) bool {
 }
 
 func TestParseAcceptsUnknownEventsWithoutCheckingTheirFields(t *testing.T) {
-	in, err := hooks.Parse([]byte(`{"hook_event_name":"SomethingNew"}`))
+	in, err := hooks.Parse(`{"hook_event_name":"SomethingNew"}`)
 	if err != nil || in.Event != "SomethingNew" {
 		t.Fatalf("Parse = %+v, %v; want Event SomethingNew and no error (Dispatch ignores it)", in, err)
 	}
@@ -105,14 +105,14 @@ func TestParseAcceptsUnknownEventsWithoutCheckingTheirFields(t *testing.T) {
 func TestParseAcceptsWindowsAbsoluteCwd(t *testing.T) {
 	for _, cwd := range []string{`C:\Users\me\proj`, `c:/Users/me/proj`, `Z:\`, `\\server\share\proj`} {
 		data := `{"hook_event_name":"UserPromptSubmit","session_id":"s1","cwd":` + strconv.Quote(cwd) + `,"prompt":"hi"}`
-		in, err := hooks.Parse([]byte(data))
+		in, err := hooks.Parse(data)
 		if err != nil || in.Cwd != cwd {
 			t.Errorf("cwd %q: Parse = %q, %v; want accepted unchanged", cwd, in.Cwd, err)
 		}
 	}
 	for _, cwd := range []string{`C:proj`, `1:\x`, `\proj`, `proj\x`} {
 		data := `{"hook_event_name":"UserPromptSubmit","session_id":"s1","cwd":` + strconv.Quote(cwd) + `}`
-		if _, err := hooks.Parse([]byte(data)); err == nil || !strings.Contains(err.Error(), "absolute") {
+		if _, err := hooks.Parse(data); err == nil || !strings.Contains(err.Error(), "absolute") {
 			t.Errorf("cwd %q: err = %v, want 'not an absolute path'", cwd, err)
 		}
 	}
@@ -122,7 +122,7 @@ func TestParseReplacesInvalidUTF8InsideStringsWithReplacementChar(t *testing.T) 
 	data := "{\"hook_event_name\":\"PostToolUse\",\"session_id\":\"s\xff1\",\"cwd\":\"/tmp/p\xc3\"," +
 		"\"prompt\":\"a\xffb\xe2\x82\",\"tool_name\":\"Ba\xfesh\",\"tool_input\":{\"command\":\"x\xc0y\"}," +
 		"\"tool_response\":\"\\ud800lone\"}"
-	in, err := hooks.Parse([]byte(data))
+	in, err := hooks.Parse(data)
 	if err != nil {
 		t.Fatalf("Parse: %v; invalid UTF-8 inside strings must be accepted", err)
 	}
@@ -150,18 +150,18 @@ func TestParseReplacesInvalidUTF8InsideStringsWithReplacementChar(t *testing.T) 
 	if in.ToolResponse != `"\ud800lone"` {
 		t.Errorf("ToolResponse = %q, want the raw JSON text", in.ToolResponse)
 	}
-	p, err := hooks.Parse([]byte(`{"hook_event_name":"UserPromptSubmit","session_id":"s","cwd":"/p","prompt":"\ud800x"}`))
+	p, err := hooks.Parse(`{"hook_event_name":"UserPromptSubmit","session_id":"s","cwd":"/p","prompt":"\ud800x"}`)
 	if err != nil || p.Prompt != "\uFFFDx" {
 		t.Errorf("escaped lone surrogate: Prompt = %q, %v; want U+FFFD then x", p.Prompt, err)
 	}
-	e, err := hooks.Parse([]byte("{\"hook_event_name\":\"Session\xffStart\",\"session_id\":\"s\",\"cwd\":\"/p\"}"))
+	e, err := hooks.Parse("{\"hook_event_name\":\"Session\xffStart\",\"session_id\":\"s\",\"cwd\":\"/p\"}")
 	if err != nil || e.Event != "Session\uFFFDStart" {
 		t.Errorf("event name with invalid UTF-8: %q, %v; want it cleaned (and so unknown)", e.Event, err)
 	}
 }
 
 func TestParseTakesTheFirstOfDuplicateKeys(t *testing.T) {
-	in, err := hooks.Parse([]byte(`{"hook_event_name":"SessionStart","session_id":"a","cwd":"/p","hook_event_name":"Stop","session_id":"b","cwd":"rel"}`))
+	in, err := hooks.Parse(`{"hook_event_name":"SessionStart","session_id":"a","cwd":"/p","hook_event_name":"Stop","session_id":"b","cwd":"rel"}`)
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
@@ -193,7 +193,7 @@ func TestParseExtractsEveryFieldOfTheRealFixtures(t *testing.T) {
 		{"SessionEnd-other.json", hooks.Input{Event: hooks.SessionEnd, SessionID: "b1423f95-4b1a-43c5-b9b9-c914faaa4144", Reason: "other"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			got, err := hooks.Parse(readFixture(t, tc.file))
+			got, err := hooks.Parse(string(readFixture(t, tc.file)))
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}

@@ -48,8 +48,9 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 	if v == ours {
 		return Result{Output: sessionStartOutput("", "")}
 	}
+	var unkept *journal.AppendError
 	if v == admitted {
-		d.capture(in, p, journal.Record{Kind: store.CaptureStart})
+		unkept = d.capture(in, p, journal.Record{Kind: store.CaptureStart})
 	}
 	var (
 		story  store.Story
@@ -95,7 +96,11 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 	}
 	if d.DataDirErr == nil {
 		ni.Journal = d.journalStatus()
+		ni.Journal.Unkept = unkept
 		d.flagLowSpace(h, ni.Journal)
+		if unkept == nil && v == admitted && h.Unkept != nil {
+			d.clearUnkept()
+		}
 	}
 	lines := notice.Collect(ni)
 	// A refused cwd has no project name: Render gives the notices alone.
@@ -135,6 +140,16 @@ func (d *Deps) flagLowSpace(h health.Health, st journal.Status) {
 	})
 	if err != nil {
 		d.Log.Warn().Err(err).Msg("recording the data dir's free space in health.json failed")
+	}
+}
+
+// clearUnkept ends health.json's count of lost records: this session's record was kept.
+func (d *Deps) clearUnkept() {
+	if d.UpdateHealth == nil {
+		return
+	}
+	if err := d.UpdateHealth(func(h *health.Health) { h.Unkept = nil }); err != nil {
+		d.Log.Warn().Err(err).Msg("clearing the lost-record count in health.json failed")
 	}
 }
 

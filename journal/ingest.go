@@ -19,6 +19,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/lockfile"
+	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -36,6 +37,9 @@ type Result struct {
 	Records int // records read
 	Added   int // prompts, events and answers newly stored (the rest were stored already)
 	Damaged int // lines that were no record (a crash's torn line): dropped, and logged by the caller
+	// Refused: dirs and files not the user's alone, never read (each a *private.Error);
+	// logged by the caller.
+	Refused []error
 }
 
 // Ingest stores every pending record of every journal dir in db. Each file is first
@@ -66,7 +70,8 @@ func (j *Journal) Ingest(ctx context.Context, db *store.DB) (Result, error) {
 		}
 		return j.flush(ctx, db, &batch, &size, &res)
 	}
-	files, err := j.list()
+	files, refused, err := j.list()
+	res.Refused = refused
 	errs := []error{err}
 	var others []string
 	for _, f := range files {
@@ -163,7 +168,7 @@ func claimsOf(dir, name string) []string {
 // for one write, another ingester until it has committed and removed the file). nil, nil:
 // the file is gone (stored by the ingester that held it), or still held.
 func open(ctx context.Context, path string, wait bool) (*claim, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := private.Open(path, os.O_RDWR)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -292,6 +297,9 @@ func (r Record) captured() (store.Captured, error) {
 // until an ingestion succeeds.
 func (j *Journal) IngestNoted(ctx context.Context, db *store.DB, log zerolog.Logger) error {
 	res, err := j.Ingest(ctx, db)
+	for _, r := range res.Refused {
+		log.Error().Err(r).Msg("capture journal refused: not yours alone; nothing read from it")
+	}
 	if res.Damaged > 0 {
 		log.Error().Int("lines", res.Damaged).Msg("journal lines that held no record dropped (torn by a crash)")
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,7 +31,7 @@ var ctx = context.Background()
 func mustIngest(t *testing.T, e *env, db *store.DB, want journal.Result) {
 	t.Helper()
 	res, err := e.j.Ingest(ctx, db)
-	if err != nil || res != want {
+	if err != nil || !reflect.DeepEqual(res, want) {
 		t.Fatalf("Ingest = %+v, %v; want %+v, nil", res, err, want)
 	}
 }

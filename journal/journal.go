@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
+	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -74,27 +75,38 @@ type Record struct {
 // Journal is a data dir's journal dir and its fallbacks.
 type Journal struct {
 	// Dir is <data>/journal; Fallbacks are tried in order when an append to Dir fails
-	// (the user cache dir, then the temp dir), each private to this data dir.
+	// (the user runtime dir, the user cache dir, then the temp dir), each private to this
+	// data dir.
 	Dir       string
 	Fallbacks []string
+	bases     []string // the shared dir each fallback is under: checked from there down
 	now       func() time.Time
 }
 
-// New is the journal of dataDir. cacheHome and tempDir (either may be "", and only an
-// absolute one is used) hold the fallback dirs, named for the data dir so two data dirs
-// never ingest each other's records.
-func New(dataDir, cacheHome, tempDir string, now func() time.Time) *Journal {
+// New is the journal of dataDir. runtimeDir ($XDG_RUNTIME_DIR: per user, 0700), cacheHome
+// and tempDir (any may be "", and only an absolute one is used) hold the fallback dirs,
+// named for the data dir so two data dirs never ingest each other's records.
+func New(dataDir, runtimeDir, cacheHome, tempDir string, now func() time.Time) *Journal {
 	j := &Journal{Dir: filepath.Join(dataDir, DirName), now: now}
 	sum := sha256.Sum256([]byte(filepath.Clean(dataDir)))
 	tag := "journal-" + hex.EncodeToString(sum[:6])
-	// A relative dir (an unset HOME gave one) would be the hook's cwd: the user's project.
-	if filepath.IsAbs(cacheHome) {
-		j.Fallbacks = append(j.Fallbacks, filepath.Join(cacheHome, "claude-mem", tag))
-	}
-	if filepath.IsAbs(tempDir) {
-		j.Fallbacks = append(j.Fallbacks, filepath.Join(tempDir, "claude-mem", tag))
+	for _, base := range []string{runtimeDir, cacheHome, tempDir} {
+		// A relative dir (an unset HOME gave one) would be the hook's cwd: the user's project.
+		if filepath.IsAbs(base) {
+			j.Fallbacks = append(j.Fallbacks, filepath.Join(base, "claude-mem", tag))
+			j.bases = append(j.bases, base)
+		}
 	}
 	return j
+}
+
+// checkFallback makes (create) or checks fallback i and the dir above it: both must be the
+// user's alone, or another local user could plant records in it or read them.
+func (j *Journal) checkFallback(i int, create bool) error {
+	if create {
+		return private.MkdirAll(j.bases[i], j.Fallbacks[i])
+	}
+	return private.Dirs(j.bases[i], j.Fallbacks[i])
 }
 
 // Dirs is every dir a record may wait in: Dir, then the fallbacks.
@@ -136,13 +148,18 @@ func SessionFiles(dirs []string, session string) []string {
 	return out
 }
 
-// AppendError is an append that no dir could take; Errs holds each dir's reason.
+// AppendError is the dirs an append skipped, each with its reason (Errs). Lost: no dir
+// took the record; else it is returned with the dir that did, for the log.
 type AppendError struct {
 	Dirs []string
 	Errs []error
+	Lost bool
 }
 
 func (e *AppendError) Error() string {
+	if !e.Lost {
+		return fmt.Sprintf("journal: dirs skipped: %v", errors.Join(e.Errs...))
+	}
 	return fmt.Sprintf("journal: no dir could take the record: %v", errors.Join(e.Errs...))
 }
 
@@ -164,15 +181,30 @@ func (j *Journal) Append(r Record) (dir string, err error) {
 	}
 	line = append(line, '\n')
 	ae := &AppendError{}
-	for _, d := range j.Dirs() {
-		err := appendLine(filepath.Join(d, FileName(r.Session)), line)
+	for i, d := range j.Dirs() {
+		var err error
+		if i > 0 {
+			err = j.checkFallback(i-1, true)
+		}
 		if err == nil {
-			return d, nil
+			err = appendLine(filepath.Join(d, FileName(r.Session)), line)
+		}
+		if err == nil {
+			return d, ae.errOrNil()
 		}
 		ae.Dirs = append(ae.Dirs, d)
 		ae.Errs = append(ae.Errs, err)
 	}
+	ae.Lost = true
 	return "", ae
+}
+
+// errOrNil is the dirs a record that was kept skipped (their reasons are logged), or nil.
+func (e *AppendError) errOrNil() error {
+	if len(e.Errs) == 0 {
+		return nil
+	}
+	return e
 }
 
 func newID() string {
@@ -189,11 +221,14 @@ func appendLine(path string, line []byte) error {
 	ctx, cancel := context.WithTimeout(context.Background(), appendWait)
 	defer cancel()
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+		// Open does not follow a symlink: one planted under the journal's name never
+		// receives a record.
+		const flags = os.O_RDWR | os.O_APPEND | os.O_CREATE
+		f, err := private.Open(path, flags)
 		if errors.Is(err, fs.ErrNotExist) {
 			// The dir is made on the first append only: every hook appends.
 			if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
-				f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+				f, err = private.Open(path, flags)
 			}
 		}
 		if err != nil {

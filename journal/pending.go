@@ -12,6 +12,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -29,6 +30,9 @@ type Backlog struct {
 	Files      int
 	Oldest     time.Time // the oldest file's first record's capture time; zero when none
 	InFallback int       // records waiting in a fallback dir: the data dir refused them
+	// Refused are the dirs and files not the user's alone (a planted file, a symlink, a
+	// dir others may write): never read, each a *private.Error.
+	Refused []error
 }
 
 // Stuck reports records that have waited StuckAfter or longer at now.
@@ -43,6 +47,9 @@ type Status struct {
 	Free      uint64 // the data dir's free bytes, when FreeKnown
 	FreeKnown bool
 	Err       error // a journal dir could not be read
+	// Unkept: no place could take a record (Lost, with each place's reason): what the
+	// caller's own append, or Probe, found.
+	Unkept *AppendError
 }
 
 // Low reports a data dir under LowSpace free: new events may not fit.
@@ -67,9 +74,9 @@ func (j *Journal) Status(freeBytes func(dir string) (uint64, error)) Status {
 // claim is removed only after the commit.
 func (j *Journal) SessionEvents(session string) (n int, oldest time.Time) {
 	for _, path := range SessionFiles(j.Dirs(), session) {
-		data, err := os.ReadFile(path)
+		data, err := private.ReadFile(path)
 		if err != nil {
-			continue // ingested meanwhile
+			continue // ingested meanwhile, or not the user's
 		}
 		// Within a JSON line a value's quotes are escaped, so this is a record's own kind.
 		n += bytes.Count(data, []byte(`"kind":"`+store.CaptureEvent+`"`))
@@ -99,17 +106,23 @@ func older(a, b time.Time) time.Time {
 // SessionStart and doctor, not by the capturing hooks.
 func (j *Journal) Pending() (Backlog, error) {
 	var b Backlog
-	files, err := j.list()
+	files, refused, err := j.list()
+	b.Refused = refused
 	errs := []error{err}
 	for _, f := range files {
 		if !f.pending() {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(f.dir, f.name))
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) { // ingested meanwhile
-				errs = append(errs, err)
-			}
+		data, err := private.ReadFile(filepath.Join(f.dir, f.name))
+		var pe *private.Error
+		switch {
+		case errors.As(err, &pe):
+			b.Refused = append(b.Refused, err)
+			continue
+		case errors.Is(err, fs.ErrNotExist): // ingested meanwhile
+			continue
+		case err != nil:
+			errs = append(errs, err)
 			continue
 		}
 		n := bytes.Count(data, []byte("\n"))
@@ -141,16 +154,25 @@ func (f file) pending() bool {
 // (no file is read): what a reader asks before it opens the database to ingest. An
 // unreadable dir is waiting: Ingest then says why.
 func (j *Journal) Waiting() bool {
-	files, err := j.list()
+	files, _, err := j.list()
 	return err != nil || slices.ContainsFunc(files, file.pending)
 }
 
 // list is every entry of every journal dir; a dir that does not exist has none, one that
-// cannot be read is an error and the others are still listed.
-func (j *Journal) list() ([]file, error) {
-	var out []file
+// cannot be read is an error and the others are still listed. A fallback dir, or a pending
+// file, that is not the user's alone is refused (each a *private.Error): not listed, so
+// never read.
+func (j *Journal) list() (out []file, refused []error, err error) {
 	var errs []error
 	for i, d := range j.Dirs() {
+		if i > 0 {
+			if err := j.checkFallback(i-1, false); errors.Is(err, fs.ErrNotExist) {
+				continue
+			} else if err != nil {
+				refused = append(refused, err)
+				continue
+			}
+		}
 		entries, err := os.ReadDir(d)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -160,8 +182,49 @@ func (j *Journal) list() ([]file, error) {
 			continue
 		}
 		for _, e := range entries {
-			out = append(out, file{dir: d, name: e.Name(), fallback: i > 0})
+			f := file{dir: d, name: e.Name(), fallback: i > 0}
+			if f.pending() {
+				fi, err := e.Info() // an lstat: a symlink is seen as one
+				if errors.Is(err, fs.ErrNotExist) {
+					continue // ingested meanwhile
+				}
+				if err == nil {
+					err = private.Check(filepath.Join(d, f.name), fi)
+				}
+				if err != nil {
+					refused = append(refused, err)
+					continue
+				}
+			}
+			out = append(out, f)
 		}
 	}
-	return out, errors.Join(errs...)
+	return out, refused, errors.Join(errs...)
+}
+
+// Probe tries each place a record may go, as Append does, with a file created and removed:
+// nil when one takes it, else the *AppendError naming every place and its reason. Doctor
+// asks it; a hook knows from its own append.
+func (j *Journal) Probe() *AppendError {
+	ae := &AppendError{Lost: true}
+	for i, d := range j.Dirs() {
+		var err error
+		if i > 0 {
+			err = j.checkFallback(i-1, true)
+		} else {
+			err = os.MkdirAll(d, 0o700)
+		}
+		var f *os.File
+		if err == nil {
+			f, err = os.CreateTemp(d, ".probe-*")
+		}
+		if err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil
+		}
+		ae.Dirs = append(ae.Dirs, d)
+		ae.Errs = append(ae.Errs, err)
+	}
+	return ae
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/private"
 )
 
 // Polling bounds for Lock: short enough that a freed lock is taken within a blink, long
@@ -50,8 +52,9 @@ func TryHold(path string) (*Held, bool, error) {
 		return nil, false, fmt.Errorf("lockfile: %w", err)
 	}
 	// os.OpenFile opens close-on-exec, so a child never inherits the lock unless it is
-	// handed File on purpose.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// handed File on purpose. A lock file another user planted (or a symlink) is refused:
+	// held by them, it would stop every observer run.
+	f, err := private.Open(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, false, fmt.Errorf("lockfile: %w", err)
 	}

@@ -365,3 +365,33 @@ func TestSlotFiles(t *testing.T) {
 		t.Errorf("SlotFiles = %q", got)
 	}
 }
+
+// TestRefusesForeignLockFile: a lock file that is a symlink, or that others may write,
+// is not taken (another user holding it would stop every observer run); the user's own
+// is (the control).
+func TestRefusesForeignLockFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("mode bits and symlinks: unix")
+	}
+	dir := t.TempDir()
+	link := filepath.Join(dir, "link.lock")
+	if err := os.Symlink(filepath.Join(dir, "target"), link); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := TryLock(link); err == nil {
+		t.Errorf("a symlinked lock file was taken")
+	}
+	open := filepath.Join(dir, "open.lock")
+	if err := os.WriteFile(open, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(open, 0o666)
+	if _, _, err := TryLock(open); err == nil {
+		t.Errorf("a lock file others may write was taken")
+	}
+	release, ok, err := TryLock(filepath.Join(dir, "own.lock"))
+	if err != nil || !ok {
+		t.Fatalf("control: the user's own lock: %v %v", ok, err)
+	}
+	release()
+}

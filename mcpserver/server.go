@@ -95,16 +95,18 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	} else {
 		s.d.Log.Info().Str("cwd", s.d.Cwd).Str("project", s.proj.Name).Str("session", s.d.SessionID).Msg("mcp: serving memory tools")
 	}
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	w := &lockedWriter{w: out}
+	frames := screen(in, w)
+	defer frames.Close() // the screen stops once the server stops reading
+	// The screen bounds a frame; the SDK's own bound counts what its decoder reads ahead
+	// too, so it is set wide enough never to end the connection on a frame the screen
+	// passed.
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: frames, Writer: w, MaxLineLength: 4 * MaxFrame})
 	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		err = nil
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // readDB returns the read-only handle, reopened when the file at DBPath was replaced
 // (another inode) or appeared since the last call. No transaction or lock is held

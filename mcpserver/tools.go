@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -156,13 +157,10 @@ type RememberArgs struct {
 
 // scope is the project a call reads: "" for every project.
 func (s *Server) scope(arg string) string {
-	switch strings.TrimSpace(arg) {
-	case "":
+	if strings.TrimSpace(arg) == "" {
 		return s.proj.Name
-	case "*":
-		return ""
 	}
-	return strings.TrimSpace(arg)
+	return project.Filter(arg)
 }
 
 func scopeLabel(project string) string {
@@ -390,7 +388,7 @@ func noEntries(project, msg string) (*mcp.CallToolResult, *IndexOut, error) {
 
 func projectOut(p string) string {
 	if p == "" {
-		return "*"
+		return project.All
 	}
 	return p
 }

@@ -70,6 +70,22 @@ func DiskFull(dataDir string, free uint64, hook string) string {
 		oneLine(dataDir), free>>20, oneLine(hook))
 }
 
+// EventsCannotBeKept is the notice for a record no place would take: the data dir's
+// journal and every fallback refused it. unkept is health.json's count of such records,
+// nil when health.json could not record it (it lives in the data dir).
+func EventsCannotBeKept(dirs []string, unkept *health.Unkept, hook string) string {
+	places := make([]string, len(dirs))
+	for i, d := range dirs {
+		places[i] = oneLine(d)
+	}
+	count := "how many were lost is unknown (health.json cannot be written either)"
+	if unkept != nil {
+		count = fmt.Sprintf("%d lost since %s", unkept.Count, unkept.Since.Format("2006-01-02 15:04 MST"))
+	}
+	return "claude-mem: events cannot be kept: no writable place among " + strings.Join(places, ", ") +
+		"; " + count + " (details: " + oneLine(hook) + " doctor)"
+}
+
 // setupFailed covers a binary check that failed in a way claudebin does not type; it keeps
 // the shape of the other setup notices.
 func setupFailed(reason, hook string) string {
@@ -109,7 +125,7 @@ type Inputs struct {
 }
 
 // Collect returns the notices for the current problems, most severe first: memory
-// unavailable, disk full, events not stored, setup, auth failed, budget reached, then
+// unavailable, events cannot be kept, disk full, events not stored, setup, auth failed, budget reached, then
 // settings errors in key order. Each problem gives at most one line, and a notice
 // disappears as soon as its cause is gone:
 //   - setup comes from the live binary check only. health.Setup records what the last
@@ -123,6 +139,9 @@ func Collect(in Inputs) []string {
 	var out []string
 	if in.StoreErr != nil {
 		out = append(out, MemoryUnavailable(in.StoreErr.Error(), in.Hook))
+	}
+	if u := in.Journal.Unkept; u != nil {
+		out = append(out, EventsCannotBeKept(u.Dirs, in.Health.Unkept, in.Hook))
 	}
 	if in.Journal.Low() {
 		out = append(out, DiskFull(in.DataDir, in.Journal.Free, in.Hook))

@@ -117,9 +117,10 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 		res.Outcome, res.Reason = o, fmt.Sprintf(format, a...)
 		return res
 	}
-	for _, d := range []string{spec.Dir, spec.ConfigDir} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return fail(OutcomeError, "creating %s: %v", d, err)
+	// The run dir is checked with the sessions dir above it, the config dir alone.
+	for _, d := range [][2]string{{filepath.Dir(filepath.Dir(spec.Dir)), spec.Dir}, {filepath.Dir(spec.ConfigDir), spec.ConfigDir}} {
+		if err := MakeRunDir(d[0], d[1]); err != nil {
+			return fail(OutcomeError, "creating %s: %v", d[1], err)
 		}
 	}
 	runLock, ok, err := lockfile.TryHold(filepath.Join(spec.Dir, RunLockFile))

@@ -13,6 +13,19 @@ import (
 	"github.com/claude-mem/claude-mem-go/selfcapture"
 )
 
+// All is the project argument that means every project, in every command that takes
+// --project and in the MCP tools.
+const All = "*"
+
+// Filter is the project a --project value selects: "" (every project) for All or for
+// none given, else the name.
+func Filter(arg string) string {
+	if arg = strings.TrimSpace(arg); arg == All {
+		return ""
+	}
+	return arg
+}
+
 // Options carries what Derive needs besides the cwd.
 type Options struct {
 	Home     string   // expands a leading ~ in Excluded

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/observe"
+	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -190,7 +191,7 @@ func (a Row) answersText() string {
 func Render(w io.Writer, r *Report) {
 	scope := "all projects"
 	if r.Project != "" {
-		scope = "project " + r.Project
+		scope = "project " + printable.Text(r.Project)
 	}
 	fmt.Fprintf(w, "observer activity, last %d day(s) to %s, %s\n", r.Days, r.To.Add(-time.Nanosecond).Format(time.DateOnly), scope)
 	if r.BudgetUSD > 0 {
@@ -221,7 +222,7 @@ func Render(w io.Writer, r *Report) {
 	var reasons []string
 	for _, row := range r.Rows {
 		if line := row.ReasonsLine(); line != "" {
-			reasons = append(reasons, fmt.Sprintf("  %s %s: %s", row.Day, row.Project, line))
+			reasons = append(reasons, fmt.Sprintf("  %s %s: %s", row.Day, printable.Text(row.Project), line))
 		}
 	}
 	if len(reasons) > 0 {
@@ -242,7 +243,7 @@ func table(w io.Writer, title, head string, rows []Row, cells func(Row) []any) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, head+"\t")
 	for _, row := range rows {
-		day, proj := row.Day, elide(row.Project, maxProject)
+		day, proj := row.Day, elide(printable.Text(row.Project), maxProject)
 		if day == "" {
 			day, proj = "total", ""
 		}

@@ -189,57 +189,79 @@ FROM json_each(?) ORDER BY key`
 // statement each: FTS5 writes its pending index at each statement of a transaction that
 // changed it, so a statement per row cost a flush per row (10,000 observations: 10 s).
 func (db *DB) Import(ctx context.Context, b ImportBatch) (ImportResult, error) {
+	return db.ImportParts(ctx, func(add func(ImportBatch) error) error { return add(b) })
+}
+
+// ImportParts is Import of a batch given in parts, so a large file is stored in bounded
+// memory: parts calls add with each part in turn, all in one transaction; an error from
+// parts (a bad line found late in the file) or from add stores nothing. A row that an
+// earlier part stored is found stored, so parts need not be disjoint.
+func (db *DB) ImportParts(ctx context.Context, parts func(add func(ImportBatch) error) error) (ImportResult, error) {
 	var res ImportResult
+	var partsErr error // the file's own problem, returned as it is (not a store failure)
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		res = ImportResult{}
-		for _, s := range b.Sessions {
-			r, err := tx.ExecContext(ctx, sqlImportSession, s.ID, s.Project, s.Cwd, nanos(s.StartedAt), nanos(s.EndedAt))
-			if err != nil {
-				return err
-			}
-			if n, _ := r.RowsAffected(); n > 0 {
-				res.Sessions.Added++
-			} else {
-				res.Sessions.Skipped++
-			}
+		var addErr error
+		err := parts(func(b ImportBatch) error { addErr = importPart(ctx, tx, b, &res); return addErr })
+		if err != nil && addErr == nil {
+			partsErr = err
 		}
-		var prompts, observations, summaries [][]any
-		for _, p := range b.Prompts {
-			prompts = append(prompts, []any{promptHash(p), p.SessionID, p.At.UnixNano(), p.Project, p.Text})
-		}
-		for _, o := range b.Observations {
-			lists, err := marshalLists(o.Facts, o.Concepts, o.FilesRead, o.FilesModified)
-			if err != nil {
-				return err
-			}
-			observations = append(observations, []any{observationHash(o), o.SessionID, o.At.UnixNano(), o.Project, o.Type,
-				o.Title, o.Subtitle, o.Narrative, lists[0], lists[1], lists[2], lists[3]})
-		}
-		for _, s := range b.Summaries {
-			summaries = append(summaries, []any{summaryHash(s), s.SessionID, s.At.UnixNano(), s.Project, s.Request,
-				s.Investigated, s.Learned, s.Completed, s.NextSteps, s.Notes})
-		}
-		var err error
-		if prompts, err = newRows(ctx, tx, &res.Prompts, sqlPromptThere, prompts); err != nil {
-			return err
-		}
-		if observations, err = newRows(ctx, tx, &res.Observations, sqlObservationThere, observations); err != nil {
-			return err
-		}
-		if summaries, err = newRows(ctx, tx, &res.Summaries, sqlSummaryThere, summaries); err != nil {
-			return err
-		}
-		for _, ins := range []struct {
-			query string
-			rows  [][]any
-		}{{sqlInsertPrompts, prompts}, {sqlInsertObservations, observations}, {sqlInsertSummaries, summaries}} {
-			if err := insertBatches(ctx, tx, ins.query, ins.rows); err != nil {
-				return err
-			}
-		}
-		return nil
+		return err
 	})
+	if partsErr != nil {
+		return ImportResult{}, partsErr
+	}
 	return res, db.fail("import", err)
+}
+
+// importPart stores one part of an import in tx, counting into res.
+func importPart(ctx context.Context, tx *sql.Tx, b ImportBatch, res *ImportResult) error {
+	for _, s := range b.Sessions {
+		r, err := tx.ExecContext(ctx, sqlImportSession, s.ID, s.Project, s.Cwd, nanos(s.StartedAt), nanos(s.EndedAt))
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n > 0 {
+			res.Sessions.Added++
+		} else {
+			res.Sessions.Skipped++
+		}
+	}
+	var prompts, observations, summaries [][]any
+	for _, p := range b.Prompts {
+		prompts = append(prompts, []any{promptHash(p), p.SessionID, p.At.UnixNano(), p.Project, p.Text})
+	}
+	for _, o := range b.Observations {
+		lists, err := marshalLists(o.Facts, o.Concepts, o.FilesRead, o.FilesModified)
+		if err != nil {
+			return err
+		}
+		observations = append(observations, []any{observationHash(o), o.SessionID, o.At.UnixNano(), o.Project, o.Type,
+			o.Title, o.Subtitle, o.Narrative, lists[0], lists[1], lists[2], lists[3]})
+	}
+	for _, s := range b.Summaries {
+		summaries = append(summaries, []any{summaryHash(s), s.SessionID, s.At.UnixNano(), s.Project, s.Request,
+			s.Investigated, s.Learned, s.Completed, s.NextSteps, s.Notes})
+	}
+	var err error
+	if prompts, err = newRows(ctx, tx, &res.Prompts, sqlPromptThere, prompts); err != nil {
+		return err
+	}
+	if observations, err = newRows(ctx, tx, &res.Observations, sqlObservationThere, observations); err != nil {
+		return err
+	}
+	if summaries, err = newRows(ctx, tx, &res.Summaries, sqlSummaryThere, summaries); err != nil {
+		return err
+	}
+	for _, ins := range []struct {
+		query string
+		rows  [][]any
+	}{{sqlInsertPrompts, prompts}, {sqlInsertObservations, observations}, {sqlInsertSummaries, summaries}} {
+		if err := insertBatches(ctx, tx, ins.query, ins.rows); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // newRows keeps the rows (content hash first) that `there` does not find stored, nor

@@ -52,7 +52,7 @@ func journalHarness(t *testing.T) *harness {
 // journalDirs are the dirs a record of h's data dir may wait in: <data>/journal, then the
 // fallbacks under XDG_CACHE_HOME and TMPDIR.
 func (h *harness) journalDirs() []string {
-	return journal.New(h.data, h.env["XDG_CACHE_HOME"], h.env["TMPDIR"], time.Now).Dirs()
+	return journal.New(h.data, h.env["XDG_RUNTIME_DIR"], h.env["XDG_CACHE_HOME"], h.env["TMPDIR"], time.Now).Dirs()
 }
 
 // journalFiles lists every file (journal or claim) in the journal dirs.

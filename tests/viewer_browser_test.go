@@ -136,9 +136,16 @@ func TestViewerInABrowser(t *testing.T) {
 	if err := os.WriteFile(claude, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(hookBin, "viewer", "--no-open", "--port", "0")
+	// The browser is opened the way a person's is: xdg-open (a fake that records what it
+	// was given) on the launcher file; Chromium below opens that file.
+	opener := t.TempDir()
+	opened := filepath.Join(opener, "opened")
+	if err := os.WriteFile(filepath.Join(opener, "xdg-open"), []byte("#!/bin/sh\nprintf '%s' \"$1\" > "+opened+".tmp && /bin/mv "+opened+".tmp "+opened+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(hookBin, "viewer", "--port", "0")
 	cmd.Dir = dataDir
-	cmd.Env = []string{"HOME=" + home, "CLAUDE_MEM_DATA_DIR=" + dataDir, "PATH=" + binDir, "TZ=UTC",
+	cmd.Env = []string{"HOME=" + home, "CLAUDE_MEM_DATA_DIR=" + dataDir, "PATH=" + opener + ":" + binDir, "TZ=UTC", "DISPLAY=:99",
 		"CLAUDE_MEM_CLAUDE_PATH=" + claude, "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-viewer-test-not-a-real-token"}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -211,7 +218,19 @@ func TestViewerInABrowser(t *testing.T) {
 		return l
 	}
 
-	// The printed URL: the token becomes a cookie and leaves the address bar.
+	// The launcher file xdg-open was given: it redirects to the tokened address, whose
+	// token becomes a cookie and leaves the address bar.
+	var launcher []byte
+	for deadline := time.Now().Add(20 * time.Second); launcher == nil; time.Sleep(10 * time.Millisecond) {
+		if launcher, _ = os.ReadFile(opened); launcher == nil && time.Now().After(deadline) {
+			t.Fatal("hook viewer never ran xdg-open")
+		}
+	}
+	step("open the launcher file", chromedp.Navigate("file://"+string(launcher)), chromedp.WaitVisible(`a[href="/timeline?project=claude-mem-go"]`))
+	if l := location(); strings.Contains(l, "token") || l != "http://127.0.0.1:"+port+"/" {
+		t.Fatalf("address after opening the launcher: %s", l)
+	}
+	// The printed URL, opened by hand, does the same.
 	step("open the printed URL", chromedp.Navigate(url), chromedp.WaitVisible(`a[href="/timeline?project=claude-mem-go"]`))
 	if l := location(); strings.Contains(l, "token") || l != "http://127.0.0.1:"+port+"/" {
 		t.Fatalf("address after opening: %s", l)

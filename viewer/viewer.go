@@ -10,6 +10,8 @@ import (
 	"embed"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"html"
 	"net"
 	"net/http"
 	"net/url"
@@ -127,7 +129,13 @@ func (s *server) guard(next http.Handler) http.Handler {
 			q.Del("token")
 			// Cleaned, so "//host" cannot become a redirect to another site.
 			u := url.URL{Path: path.Clean("/" + r.URL.Path), RawQuery: q.Encode()}
-			http.Redirect(w, r, u.String(), http.StatusSeeOther)
+			// A page that navigates on, not a 303: a browser opened on the launcher file
+			// arrives from another site (file://), and a redirect in that navigation would
+			// not carry the SameSite=Strict cookie just set; a navigation from this page,
+			// same-site, does.
+			h.Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=%s"><title>claude-mem</title><a href="%s">Continue</a>`+"\n",
+				html.EscapeString(u.String()), html.EscapeString(u.String()))
 			return
 		}
 		c, err := r.Cookie(cookie)

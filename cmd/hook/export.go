@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/claude-mem/claude-mem-go/archive"
+	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/when"
 )
@@ -32,6 +33,7 @@ var exportCommand = &command{
 				}
 				f.Since = t
 			}
+			f.Project = project.Filter(f.Project)
 			return exportCmd(p, f, *out)
 		}
 	},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/forget"
+	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/when"
@@ -119,7 +120,7 @@ func vacuum(ctx context.Context, p *proc, db *store.DB) int {
 func printPlan(w io.Writer, head string, plan forget.Plan) {
 	fmt.Fprintf(w, "%s: %s\n", head, planCounts(plan))
 	for _, t := range plan.Titles {
-		fmt.Fprintf(w, "  - %s\n", t)
+		fmt.Fprintf(w, "  - %s\n", printable.Text(t))
 	}
 	if plan.More > 0 {
 		fmt.Fprintf(w, "  … and %d more\n", plan.More)

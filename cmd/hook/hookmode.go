@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
-	"syscall"
+	"sync"
 
+	"github.com/claude-mem/claude-mem-go/cmd/hook/internal/holdsig"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/journal"
@@ -32,17 +32,34 @@ func hookMode(p *proc) (code int) {
 			code = 0
 		}
 	}()
-	// A SIGTERM or SIGINT does not stop a hook: its work takes milliseconds, and an event
-	// read but not yet written would be lost. The signal is noted and the hook finishes.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
-	defer signal.Stop(sigs)
-	ctx := context.Background()
+	// SIGTERM, SIGINT and SIGHUP are held from the process's first moments (holdsig) until
+	// the event's record is appended: an event read but not yet written would be lost.
+	// From then on a signal (held or new) cancels the hook's work, which stops at its next
+	// step (an open write commits or rolls back), and the hook exits 0. An event that
+	// appends nothing holds them to its end.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// An event may be 16 MiB: a soft limit has the collector return the input buffer's
+	// earlier sizes before the heap doubles, so any event stays well under 64 MB.
+	debug.SetMemoryLimit(32 << 20)
 	st = setup(p)
 	defer st.closeLog.Close()
+	var once sync.Once
+	appended := func() {
+		once.Do(func() {
+			go func() {
+				select {
+				case sig := <-holdsig.Signals():
+					st.log.Info().Str("signal", sig.String()).Msg("signal received; the hook's record was appended, its remaining work stops")
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+		})
+	}
 	defer func() {
 		select {
-		case sig := <-sigs:
+		case sig := <-holdsig.Signals():
 			st.log.Info().Str("signal", sig.String()).Msg("signal received during the hook; its work was finished first")
 		default:
 		}
@@ -62,6 +79,7 @@ func hookMode(p *proc) (code int) {
 		},
 		StartObserver: startObserver(p, s),
 		ReapOrphans:   func() { observe.ReapOrphans(s.DataDir, p.now(), st.log) },
+		Appended:      appended,
 	}
 	hooks.Run(ctx, d, p.stdin, p.stdout)
 	return 0
@@ -84,5 +102,5 @@ func dbPath(s *settings.Settings) string { return filepath.Join(s.DataDir, setti
 
 // journalOf is the capture journal of the data dir, with its fallback dirs.
 func journalOf(p *proc, s *settings.Settings) *journal.Journal {
-	return journal.New(s.DataDir, p.xdgCacheHome, p.tempDir, p.now)
+	return journal.New(s.DataDir, p.xdgRuntimeDir, p.xdgCacheHome, p.tempDir, p.now)
 }

@@ -10,16 +10,20 @@ import (
 	"github.com/adrg/xdg"
 	"github.com/mattn/go-isatty"
 
+	// Imported for its init, which Go runs among the first (it needs only os/signal): it
+	// holds SIGTERM, SIGINT and SIGHUP until hook mode's record is appended.
+	_ "github.com/claude-mem/claude-mem-go/cmd/hook/internal/holdsig"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 func main() {
 	exe, _ := os.Executable()
 	cwd, _ := os.Getwd()
+	env := settings.EnvFrom(os.Environ())
 	os.Exit(run(&proc{
-		name: os.Args[0], args: os.Args[1:], env: settings.EnvFrom(os.Environ()),
+		name: os.Args[0], args: os.Args[1:], env: env,
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		now: time.Now, loc: time.Local, exe: exe, cwd: cwd, xdgDataHome: xdg.DataHome, xdgCacheHome: xdg.CacheHome, tempDir: os.TempDir(), goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
+		now: time.Now, loc: time.Local, exe: exe, cwd: cwd, xdgDataHome: xdg.DataHome, xdgRuntimeDir: env.Get("XDG_RUNTIME_DIR"), xdgCacheHome: xdg.CacheHome, tempDir: os.TempDir(), goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
 		isTerminal: func() bool { return isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()) },
 	}))
 }

@@ -31,7 +31,8 @@ type proc struct {
 	exe            string
 	cwd            string
 	xdgDataHome    string
-	xdgCacheHome   string // the capture journal's fallback dir is under it
+	xdgRuntimeDir  string // the capture journal's fallback dir is under it
+	xdgCacheHome   string // … else under this one
 	tempDir        string // … else under this one
 	goos           string
 	pid, ppid      int

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/claude-mem/claude-mem-go/printable"
+	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -24,6 +26,7 @@ var searchCommand = &command{
 		fs.BoolVar(&o.json, "json", false, "print one JSON object per hit")
 		return func(p *proc, ops []string) int {
 			o.query = strings.TrimSpace(strings.Join(ops, " "))
+			o.project = project.Filter(o.project)
 			switch {
 			case o.query == "":
 				return p.usageError("search", "no query")
@@ -63,7 +66,7 @@ func searchCmd(p *proc, opts searchOpts) int {
 		return 1
 	}
 	if opts.json {
-		enc := json.NewEncoder(p.stdout)
+		enc := json.NewEncoder(printable.JSONWriter(p.stdout))
 		for _, h := range hits {
 			_ = enc.Encode(hitJSON{Kind: h.Kind, ID: h.ID, Ref: recordid.Format(store.Ref{Kind: h.Kind, ID: h.ID}), Project: h.Project, Session: h.Session, Title: h.Title, Snippet: h.Snippet, Time: h.At.UTC().Format("2006-01-02T15:04:05Z"), Rank: h.Rank})
 		}
@@ -74,7 +77,7 @@ func searchCmd(p *proc, opts searchOpts) int {
 		return 0
 	}
 	for _, h := range hits {
-		fmt.Fprintf(p.stdout, "%s %s [%s] %s — %s\n    %s\n", recordid.Label(store.Ref{Kind: h.Kind, ID: h.ID}), h.At.UTC().Format("2006-01-02"), h.Kind, h.Project, h.Title, h.Snippet)
+		fmt.Fprintf(p.stdout, "%s %s [%s] %s — %s\n    %s\n", recordid.Label(store.Ref{Kind: h.Kind, ID: h.ID}), h.At.UTC().Format("2006-01-02"), h.Kind, printable.Text(h.Project), printable.Text(h.Title), printable.Text(h.Snippet))
 	}
 	return 0
 }

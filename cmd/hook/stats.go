@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/claude-mem/claude-mem-go/printable"
+	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -15,7 +17,7 @@ var statsCommand = &command{
 	name: "stats", summary: "what the observer did and cost, per day and project",
 	flags: func(fs *flag.FlagSet) action {
 		days := fs.Int("days", 7, "`N` local days to report, today included")
-		project := fs.String("project", "", "only project `P`")
+		only := fs.String("project", "", "only project `P`")
 		asJSON := fs.Bool("json", false, "print the report as JSON")
 		return func(p *proc, ops []string) int {
 			switch {
@@ -24,7 +26,7 @@ var statsCommand = &command{
 			case *days < 1:
 				return p.usageError("stats", fmt.Sprintf("--days %d: at least 1", *days))
 			}
-			return statsCmd(p, *days, *project, *asJSON)
+			return statsCmd(p, *days, project.Filter(*only), *asJSON)
 		}
 	},
 }
@@ -55,7 +57,7 @@ func statsCmd(p *proc, days int, project string, asJSON bool) int {
 		return 1
 	}
 	if asJSON {
-		enc := json.NewEncoder(p.stdout)
+		enc := json.NewEncoder(printable.JSONWriter(p.stdout))
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(r)
 	} else {

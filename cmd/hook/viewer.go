@@ -60,8 +60,13 @@ func viewerCmd(p *proc, port int, noOpen bool) int {
 	}
 	url := viewer.URL(bound, token)
 	fmt.Fprintf(p.stdout, "claude-mem viewer: %s\nPress Ctrl-C to stop it.\n", url)
-	if argv := viewer.Opener(p.goos, p.env.Get, url); argv != nil && !noOpen {
-		openBrowser(p, argv)
+	if argv := viewer.Opener(p.goos, p.env.Get, ""); argv != nil && !noOpen {
+		if launcher, err := viewer.WriteLauncher(st.s.DataDir, bound, url); err != nil {
+			fmt.Fprintf(p.stderr, "%s viewer: cannot open a browser (%v); open the address above\n", p.prog(), err)
+		} else {
+			defer os.Remove(launcher)
+			openBrowser(p, viewer.Opener(p.goos, p.env.Get, launcher))
+		}
 	}
 	st.log.Info().Int("port", bound).Msg("viewer started")
 	if err := viewer.Serve(ctx, ln, h); err != nil {

@@ -1,0 +1,111 @@
+//go:build linux
+
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestViewerOpen_TokenOnNoArgv: `hook viewer` opens the browser on a 0600 redirect file in
+// a user-only dir, so while the opener runs (a fake xdg-open that sleeps) no process's
+// argv, readable by every local user in /proc, holds the token; the printed URL still
+// does, for the terminal. The file goes when the viewer stops.
+func TestViewerOpen_TokenOnNoArgv(t *testing.T) {
+	track(t)
+	h := journalHarness(t)
+	record := filepath.Join(h.root, "xdg-open.args")
+	fake := "#!/bin/sh\nprintf '%s\\n' \"$$\" \"$@\" > " + record + ".tmp && mv " + record + ".tmp " + record + "\nexec sleep 60\n"
+	if err := os.WriteFile(filepath.Join(h.bin, "xdg-open"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(hookBin, "viewer", "--port", "0")
+	cmd.Env, cmd.Dir = h.environ(map[string]string{"DISPLAY": ":99"}), h.work
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+	}()
+	first, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no address printed: %v (stderr %q)", err, stderr.String())
+	}
+	m := regexp.MustCompile(`\?token=([0-9a-f]{32})`).FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("control: the printed address has no token: %q", first)
+	}
+	token := m[1]
+
+	var args []string
+	deadline := time.Now().Add(20 * time.Second)
+	for args == nil {
+		if b, err := os.ReadFile(record); err == nil {
+			args = strings.Split(strings.TrimSpace(string(b)), "\n")
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the fake xdg-open never ran (stderr %q)", stderr.String())
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	pid, _ := strconv.Atoi(args[0])
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	if len(args) != 2 {
+		t.Fatalf("xdg-open got %q; want one argument", args[1:])
+	}
+	launcher := args[1]
+
+	// Every process's argv, the opener's (still running: it sleeps) included.
+	sawOpener := false
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		if bytes.Contains(b, []byte(token)) {
+			t.Errorf("process %s has the token in its argv: %q", e.Name(), bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+		}
+		if e.Name() == args[0] && bytes.Contains(b, []byte("sleep")) {
+			sawOpener = true
+		}
+	}
+	if !sawOpener {
+		t.Errorf("control: the opener (pid %d) was not found running in /proc", pid)
+	}
+	page, err := os.ReadFile(launcher)
+	if err != nil || !bytes.Contains(page, []byte("token="+token)) {
+		t.Fatalf("the launcher %s does not redirect to the tokened address (%v): %s", launcher, err, page)
+	}
+	fi, _ := os.Stat(launcher)
+	di, _ := os.Stat(filepath.Dir(launcher))
+	if fi.Mode().Perm() != 0o600 || di.Mode().Perm() != 0o700 {
+		t.Errorf("launcher %v in a dir %v; want 0600 in 0700", fi.Mode().Perm(), di.Mode().Perm())
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("viewer: %v (stderr %q)", err, stderr.String())
+	}
+	if _, err := os.Stat(launcher); err == nil {
+		t.Errorf("the launcher %s is left after the viewer stopped", launcher)
+	}
+}
