@@ -642,7 +642,7 @@ func TestDefaultAnswerQuotesInput(t *testing.T) {
 	r := h.run(t, streamArgs, map[string]string{"ANTHROPIC_API_KEY": "k"}, userLine(in))
 	result := fmt.Sprint(r.stdout[len(r.stdout)-1]["result"])
 	if !strings.HasPrefix(result, "<observation>") || !strings.HasSuffix(result, "</observation>") ||
-		!strings.Contains(result, "<title>Observed: &lt;events&gt; &amp; more than forty characters of</title>") {
+		!strings.Contains(result, "<title>Observed: &lt;events&gt; &amp; more than forty characters of (run ") {
 		t.Errorf("result %q", result)
 	}
 	if strings.Contains(r.raw, `\u003c`) {
