@@ -318,6 +318,20 @@ func TestViewerInABrowser(t *testing.T) {
 	} {
 		step(p.name, chromedp.Navigate("http://127.0.0.1:"+port+p.path), chromedp.WaitVisible(p.wait))
 		shot(p.name)
+		// Every page fits the window (1100 px wide here, under the 1280 of issue 25): no
+		// column hidden past its right edge, no sideways scrolling.
+		over, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+			const w = document.documentElement.clientWidth;
+			if (document.documentElement.scrollWidth > w) return "the page scrolls sideways: " + document.documentElement.scrollWidth + " > " + w;
+			for (const e of document.querySelectorAll("table, th, td, svg")) {
+				const r = e.getBoundingClientRect();
+				if (r.right > w + 0.5) return e.tagName + " ends at " + r.right + " > " + w + ": " + (e.textContent || "").slice(0, 60);
+			}
+			return "";
+		})()`))
+		if err != nil || over != "" {
+			t.Errorf("%s: %s %v", p.path, over, err)
+		}
 	}
 
 	// Dark mode follows the system setting: the same timeline with prefers-color-scheme: dark.
