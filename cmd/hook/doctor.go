@@ -68,10 +68,11 @@ func retryNow(ctx context.Context, p *proc, st *envState) (int, error) {
 	if st.s.MaxConcurrentAgents == 0 {
 		return 0, nil
 	}
-	if err := ingestPending(ctx, p, st); err != nil {
+	m := memoryOf(p, st)
+	if err := m.Ingest(ctx); err != nil {
 		return 0, err
 	}
-	db, err := store.OpenReadOnly(dbPath(st.s))
+	db, err := store.OpenReadOnly(m.DBPath)
 	if errors.Is(err, store.ErrNoDatabase) {
 		return 0, nil
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"runtime/debug"
@@ -46,7 +45,7 @@ func mcpCmd(p *proc) int {
 			Ours: selfcapture.Input{Env: p.env, Home: home, DataDir: s.DataDir, ExecutableDir: exeDir(p.exe)}},
 		SessionID: p.env.Get("CLAUDE_CODE_SESSION_ID"),
 		Now:       p.now, Loc: p.loc, Log: st.log, Version: version,
-		Ingest: func(ctx context.Context) error { return ingestPending(ctx, p, st) },
+		Ingest: memoryOf(p, st).Ingest,
 		Redact: redactNote(s),
 	})
 	if err := srv.Serve(ctx, p.stdin, p.stdout); err != nil && ctx.Err() == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/claude-mem/claude-mem-go/reading"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -32,13 +33,12 @@ func openMemory(p *proc, cmd string, readOnly bool) (m memoryCmd, close func(), 
 		m.st.closeLog.Close()
 	}
 	err := m.st.dataDirErr
-	if err == nil {
-		if ierr := ingestPending(ctx, p, m.st); ierr != nil {
+	if err == nil && readOnly {
+		m.db, err = memoryOf(p, m.st).Open(ctx, cmd)
+	} else if err == nil {
+		if ierr := memoryOf(p, m.st).Ingest(ctx); ierr != nil {
 			m.st.log.Warn().Err(ierr).Str("command", cmd).Msg("ingesting the capture journal failed; reading without what it holds")
 		}
-	}
-	if err == nil && readOnly {
-		m.db, err = store.OpenReadOnly(dbPath(m.st.s))
 	}
 	if err == nil && m.db == nil || errors.Is(err, store.ErrNoDatabase) {
 		m.db, err = store.Open(dbPath(m.st.s))
@@ -50,19 +50,9 @@ func openMemory(p *proc, cmd string, readOnly bool) (m memoryCmd, close func(), 
 	return m, close, true
 }
 
-// ingestPending stores what waits in the capture journal (DESIGN.md §15), so a command
-// reads what was captured a moment ago. With nothing waiting it opens no database.
-func ingestPending(ctx context.Context, p *proc, st *envState) error {
-	j := journalOf(p, st.s)
-	if !j.Waiting() {
-		return nil
-	}
-	db, err := store.Open(dbPath(st.s))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return j.IngestNoted(ctx, db, st.log)
+// memoryOf is the data dir's memory as every reader reaches it (package reading).
+func memoryOf(p *proc, st *envState) reading.Memory {
+	return reading.Memory{Journal: journalOf(p, st.s), DBPath: dbPath(st.s), Log: st.log}
 }
 
 // journalDirs are the dirs a session's pending journal can be in.

@@ -43,12 +43,13 @@ func searchCmd(p *proc, opts searchOpts) int {
 	defer st.closeLog.Close()
 	ctx, stop := signalContext()
 	defer stop()
+	var db *store.DB
+	var err error
 	if st.dataDirErr == nil {
-		if err := ingestPending(ctx, p, st); err != nil {
-			st.log.Warn().Err(err).Msg("ingesting the capture journal failed; searching without what it holds")
-		}
+		db, err = memoryOf(p, st).Open(ctx, "search")
+	} else {
+		db, err = store.OpenReadOnly(dbPath(st.s)) // a data dir it cannot make may still be readable
 	}
-	db, err := store.OpenReadOnly(dbPath(st.s))
 	if errors.Is(err, store.ErrNoDatabase) {
 		if !opts.json {
 			fmt.Fprintln(p.stdout, "No memory stored yet.")

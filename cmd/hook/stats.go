@@ -41,11 +41,8 @@ func statsCmd(p *proc, days int, project string, asJSON bool) int {
 		return 1
 	}
 	// Redactions are counted as the journal is stored: what was captured a moment ago counts.
-	if err := ingestPending(ctx, p, st); err != nil {
-		st.log.Warn().Err(err).Msg("ingesting the capture journal failed; counting without what it holds")
-	}
 	var r *stats.Report
-	db, err := store.OpenReadOnly(dbPath(st.s))
+	db, err := memoryOf(p, st).Open(ctx, "stats")
 	if errors.Is(err, store.ErrNoDatabase) {
 		r, err = stats.Empty(p.now(), p.loc, days, project, st.s.DailyBudgetUSD), nil
 	} else if err == nil {

@@ -48,7 +48,7 @@ func viewerCmd(p *proc, port int, noOpen bool) int {
 	h, err := viewer.New(viewer.Config{
 		DBPath:      dbPath(st.s),
 		JournalDirs: journalDirs(p, st),
-		Ingest:      func(ctx context.Context) error { return ingestPending(ctx, p, st) },
+		Ingest:      memoryOf(p, st).Ingest,
 		Report:      func(ctx context.Context) *doctor.Report { return doctor.Build(ctx, doctorInputs(ctx, p, st)) },
 		Now:         p.now, Loc: p.loc, BudgetUSD: st.s.DailyBudgetUSD, Port: bound, Token: token,
 		ContextObservations: st.s.ContextObservations,

@@ -1,0 +1,45 @@
+// Package reading is every reader's one way in to memory (the CLI's commands, the viewer and
+// the MCP server through the funcs they are given): what waits in the capture journal is
+// ingested first, so a reader sees what was captured a moment ago, then the database is
+// opened read-only, upgraded first when an older claude-mem wrote it (store.OpenReadOnly).
+// No database yet is store.ErrNoDatabase, for every reader alike.
+package reading
+
+import (
+	"context"
+
+	"github.com/rs/zerolog"
+
+	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// Memory is a data dir's memory as readers reach it.
+type Memory struct {
+	Journal *journal.Journal
+	DBPath  string
+	Log     zerolog.Logger
+}
+
+// Ingest stores what waits in the capture journal (DESIGN.md §15). With nothing waiting it
+// opens no database.
+func (m Memory) Ingest(ctx context.Context) error {
+	if !m.Journal.Waiting() {
+		return nil
+	}
+	db, err := store.Open(m.DBPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return m.Journal.IngestNoted(ctx, db, m.Log)
+}
+
+// Open ingests, then opens the database for reading. A failed ingestion is logged (as
+// by whom) and reading goes on without what waits: the records stay in the journal.
+func (m Memory) Open(ctx context.Context, by string) (*store.DB, error) {
+	if err := m.Ingest(ctx); err != nil {
+		m.Log.Warn().Err(err).Str("command", by).Msg("ingesting the capture journal failed; reading without what it holds")
+	}
+	return store.OpenReadOnly(m.DBPath)
+}
