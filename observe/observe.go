@@ -227,7 +227,7 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: o.d.Env, GOOS: o.d.GOOS, Binary: bin, Auth: src, RunID: runID})
 	log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
 	prompt := observer.BuildPrompt(in)
-	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return ResolveClaude(o.d.Env, s, o.d.GOOS) }, observer.RunOptions{Slot: o.slot})
+	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return ResolveClaude(o.d.Env, s, o.d.GOOS) }, observer.RunOptions{Slot: o.slot, Now: o.d.Now})
 	res.Reason = redact.Scrub(res.Reason, src.Value.Reveal()) // it may quote the child's output
 	log = log.With().Str("outcome", string(res.Outcome)).Logger()
 	if writeSummary && (res.Outcome == observer.OutcomeOK || res.Outcome == observer.OutcomeError) {
