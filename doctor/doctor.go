@@ -137,7 +137,6 @@ type Queue struct {
 // health the observer left, the queue, and the spawn spec the next run would use.
 func Build(ctx context.Context, in Inputs) *Report {
 	s := in.Settings
-	d := observe.Deps{Settings: s, Env: in.Env, GOOS: in.GOOS, Home: in.Home, Now: in.Now, Log: in.Log, Lineage: in.Lineage}
 	r := &Report{Version: in.Version, Hook: in.Hook, DataDir: s.DataDir, PluginRoot: in.PluginRoot}
 	r.Settings = append(r.Settings, s.Values...)
 	r.Observer.Enabled, r.Observer.MaxConcurrentAgents = s.MaxConcurrentAgents > 0, s.MaxConcurrentAgents
@@ -157,7 +156,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 		}
 	}
 
-	src, cands, authErr := auth.Resolve(ctx, observe.AuthInputs(d))
+	src, cands, authErr := auth.Resolve(ctx, observe.AuthInputs(observe.Inputs{Settings: s, Env: in.Env, GOOS: in.GOOS, Home: in.Home, Now: in.Now, Lineage: in.Lineage}))
 	r.Auth = Auth{Usable: authErr == nil, Candidates: cands}
 	if authErr != nil {
 		r.Auth.Error = authErr.Error()
