@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/rs/zerolog"
-
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/observer"
@@ -20,7 +18,6 @@ type answerRun struct {
 	rec     *store.RunRecord // recorded by the caller once the answer is applied
 	health  *health.Run
 	src     auth.Source
-	log     zerolog.Logger // the batch's, with the outcome
 }
 
 // answered applies the verdict on an answer (§24), so none is lost without a count:

@@ -302,7 +302,8 @@ func (o *observeRun) spawn(ctx context.Context, b batchRun, r resolved, in obser
 // ok stores the answer (answered); auth_failed and setup_required pause, their events
 // pending; transient leaves them pending; any other counts an attempt against them.
 func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r resolved, project string, res observer.Result) (cont bool, err error) {
-	log := b.log.With().Str("outcome", string(res.Outcome)).Logger()
+	b.log = b.log.With().Str("outcome", string(res.Outcome)).Logger()
+	log := b.log
 	if b.summary && (res.Outcome == observer.OutcomeOK || res.Outcome == observer.OutcomeError) {
 		// Only a run that answered counts against the summary's attempts: a rate limit or
 		// a timeout must not use them up.
@@ -323,7 +324,7 @@ func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r reso
 	}()
 	switch res.Outcome {
 	case observer.OutcomeOK:
-		return o.answered(ctx, db, answerRun{batchRun: b, project: project, res: res, rec: &rec, health: run, src: r.src, log: log})
+		return o.answered(ctx, db, answerRun{batchRun: b, project: project, res: res, rec: &rec, health: run, src: r.src})
 	case observer.OutcomeAuthFailed:
 		log.Error().Str("source", string(r.src.Kind)).Str("from", r.src.From).Str("reason", res.Reason).Msg("observer: authentication failed; paused")
 		o.release(ctx, db, b, false)

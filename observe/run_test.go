@@ -15,8 +15,10 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -455,5 +457,45 @@ func TestOpenStoreFailure(t *testing.T) {
 	d.OpenStore = func() (*store.DB, error) { return nil, boom }
 	if err := Run(context.Background(), d, session, false); !errors.Is(err, boom) || len(h.specs) != 0 {
 		t.Errorf("Run: %v, %d spawns", err, len(h.specs))
+	}
+}
+
+// With every agent slot held, a run waits for one until its context ends, then leaves the
+// events pending without spawning.
+func TestNoSlotFree(t *testing.T) {
+	h := newHarness(t)
+	h.seed(2, false)
+	h.env[settings.KeyMaxConcurrentAgents] = "1"
+	held, ok, err := lockfile.TrySlot(SlotsDir(h.dir), 1)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	defer held.Release()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*slotPoll)
+	defer cancel()
+	if err := Run(ctx, h.deps(), session, false); err != nil || len(h.specs) != 0 {
+		t.Errorf("Run: %v, %d spawns", err, len(h.specs))
+	}
+	if c := h.counts(); c != (store.Counts{Pending: 2}) {
+		t.Errorf("queue %+v, want 2 pending", c)
+	}
+}
+
+// ClaudeStatus names the executable unstartable while that very file (path, size, mtime) is
+// the one the last spawn failed on; a changed file is found again.
+func TestClaudeStatusRemembersAnUnstartableFile(t *testing.T) {
+	h := newHarness(t)
+	s := h.deps().Settings
+	exe := h.env.Get(settings.KeyClaudePath)
+	failedOn := health.Health{Setup: health.Setup{State: health.StateRequired, Reason: "exec format error", Path: exe, Sig: auth.FileSig(exe)}}
+	var ue *claudebin.UnspawnableError
+	if _, err := ClaudeStatus(h.env, s, "linux", failedOn); !errors.As(err, &ue) || ue.Path != exe {
+		t.Errorf("the same file: %v", err)
+	}
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\nexit 0\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if bin, err := ClaudeStatus(h.env, s, "linux", failedOn); err != nil || bin.Path != exe {
+		t.Errorf("a changed file: %v, %+v", err, bin)
 	}
 }
