@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/claudebin"
@@ -42,8 +40,7 @@ type Inputs struct {
 	Home       string
 	Now        func() time.Time
 	Loc        *time.Location // the local day of costs and the budget; nil is UTC
-	Log        zerolog.Logger
-	Lineage    []string // darwin: the process ancestry for the desktop-app auth rule
+	Lineage    []string       // darwin: the process ancestry for the desktop-app auth rule
 	Journal    *journal.Journal
 	FreeBytes  func(dir string) (uint64, error) // journal.FreeBytes; nil: not checked
 }
