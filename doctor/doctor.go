@@ -13,9 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/claude-mem/claude-mem-go/auth"
+	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
@@ -41,8 +40,7 @@ type Inputs struct {
 	Home       string
 	Now        func() time.Time
 	Loc        *time.Location // the local day of costs and the budget; nil is UTC
-	Log        zerolog.Logger
-	Lineage    []string // darwin: the process ancestry for the desktop-app auth rule
+	Lineage    []string       // darwin: the process ancestry for the desktop-app auth rule
 	Journal    *journal.Journal
 	FreeBytes  func(dir string) (uint64, error) // journal.FreeBytes; nil: not checked
 }
@@ -136,7 +134,6 @@ type Queue struct {
 // health the observer left, the queue, and the spawn spec the next run would use.
 func Build(ctx context.Context, in Inputs) *Report {
 	s := in.Settings
-	d := observe.Deps{Settings: s, Env: in.Env, GOOS: in.GOOS, Home: in.Home, Now: in.Now, Log: in.Log, Lineage: in.Lineage}
 	r := &Report{Version: in.Version, Hook: in.Hook, DataDir: s.DataDir, PluginRoot: in.PluginRoot}
 	r.Settings = append(r.Settings, s.Values...)
 	r.Observer.Enabled, r.Observer.MaxConcurrentAgents = s.MaxConcurrentAgents > 0, s.MaxConcurrentAgents
@@ -156,7 +153,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 		}
 	}
 
-	src, cands, authErr := auth.Resolve(ctx, observe.AuthInputs(d))
+	src, cands, authErr := auth.Resolve(ctx, observe.AuthInputs(observe.Inputs{Settings: s, Env: in.Env, GOOS: in.GOOS, Home: in.Home, Now: in.Now, Lineage: in.Lineage}))
 	r.Auth = Auth{Usable: authErr == nil, Candidates: cands}
 	if authErr != nil {
 		r.Auth.Error = authErr.Error()
@@ -169,7 +166,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	}
 
 	var storeErr error
-	var budget observe.Budget
+	var today budget.Budget
 	loc := in.Loc
 	if loc == nil {
 		loc = time.UTC // the store's day arithmetic needs a location
@@ -183,7 +180,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 			storeErr = err
 		}
 		if storeErr == nil {
-			r.Cost, budget, storeErr = costs(ctx, db, s, in.Now(), loc)
+			r.Cost, today, storeErr = costs(ctx, db, s, in.Now(), loc)
 		}
 		if storeErr == nil {
 			r.Redacted, storeErr = redactions(ctx, db, in.Now(), loc)
@@ -224,7 +221,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	}
 	ni := notice.Inputs{
 		Hook: in.Hook, ObserverEnabled: r.Observer.Enabled, Binary: binErr,
-		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr, Budget: budget,
+		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr, Budget: today,
 		Now: in.Now(), Journal: js, DataDir: s.DataDir,
 	}
 	lines := notice.Collect(ni)
@@ -327,15 +324,15 @@ func journalReport(j *journal.Journal, st journal.Status, h health.Health) *Jour
 }
 
 // costs reads today's and the last 7 days' totals and today's budget.
-func costs(ctx context.Context, db *store.DB, s *settings.Settings, now time.Time, loc *time.Location) (*Cost, observe.Budget, error) {
+func costs(ctx context.Context, db *store.DB, s *settings.Settings, now time.Time, loc *time.Location) (*Cost, budget.Budget, error) {
 	c := &Cost{BudgetUSD: s.DailyBudgetUSD}
 	today, err := stats.Build(ctx, db, now, loc, 1, "", s.DailyBudgetUSD)
 	if err != nil {
-		return nil, observe.Budget{}, err
+		return nil, budget.Budget{}, err
 	}
 	week, err := stats.Build(ctx, db, now, loc, 7, "", s.DailyBudgetUSD)
 	if err != nil {
-		return nil, observe.Budget{}, err
+		return nil, budget.Budget{}, err
 	}
 	c.Today, c.Last7Days, c.days = today.Total, week.Total, week.ByDay()
 	b, err := observe.TodayBudget(ctx, db, s, now, loc)
@@ -344,7 +341,7 @@ func costs(ctx context.Context, db *store.DB, s *settings.Settings, now time.Tim
 
 // redactions reads today's and the last 7 days' redaction counts per kind, all projects.
 func redactions(ctx context.Context, db *store.DB, now time.Time, loc *time.Location) (*Redacted, error) {
-	start, end := observe.Day(now, loc)
+	start, end := budget.Day(now, loc)
 	today, week, next := start.Format(time.DateOnly), start.AddDate(0, 0, -6).Format(time.DateOnly), end.Format(time.DateOnly)
 	t, err := db.RedactionsByKind(ctx, today, next, "")
 	if err != nil {

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
@@ -50,7 +48,7 @@ func TestFindingsAreAnEmptyListWhenAllIsWell(t *testing.T) {
 			}
 			r := Build(context.Background(), Inputs{
 				Version: "test", Hook: "/x/bin/hook", Settings: s, Env: env, GOOS: runtime.GOOS, Home: dir,
-				Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) }, Log: zerolog.Nop(),
+				Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) },
 			})
 			b, _ := json.Marshal(r)
 			if r.OK != tc.wantOK {
@@ -191,7 +189,7 @@ func buildAt(t *testing.T, env settings.Env) *Report {
 	}
 	return Build(context.Background(), Inputs{
 		Version: "test", Hook: "/x/bin/hook", Settings: s, Env: env, GOOS: runtime.GOOS, Home: env["HOME"],
-		Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) }, Log: zerolog.Nop(),
+		Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) },
 	})
 }
 
@@ -315,7 +313,7 @@ func TestJournalFindings(t *testing.T) {
 			}
 			r := Build(context.Background(), Inputs{
 				Version: "test", Hook: "/x/bin/hook", Settings: s, Env: env, GOOS: runtime.GOOS, Home: dir,
-				Now: func() time.Time { return now }, Log: zerolog.Nop(),
+				Now:     func() time.Time { return now },
 				Journal: j, FreeBytes: func(string) (uint64, error) { return tc.free, nil },
 			})
 			if r.Journal == nil || r.Journal.Records != 1 || r.Journal.Dir != j.Dir || len(r.Journal.FallbackDirs) != 1 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/notice"
@@ -53,9 +54,9 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		unkept = d.capture(in, p, journal.Record{Kind: store.CaptureStart})
 	}
 	var (
-		story  store.Story
-		left   []ObserveRequest
-		budget observe.Budget
+		story store.Story
+		left  []ObserveRequest
+		spend budget.Budget
 	)
 	storeErr := withStore(d, in.Event, func(db *store.DB) error {
 		// A journal the database would not take (locked past the hook's wait) must not
@@ -69,10 +70,10 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 			}
 		}
 		if d.observerEnabled() {
-			if budget, err = observe.TodayBudget(ctx, db, d.Settings, d.Now(), d.Loc); err != nil {
+			if spend, err = observe.TodayBudget(ctx, db, d.Settings, d.Now(), d.Loc); err != nil {
 				return err
 			}
-			if budget.Reached() {
+			if spend.Reached() {
 				return nil // nothing is restarted today; the notice says until when
 			}
 			left, err = Waiting(ctx, db, d.Now().Add(-StaleAfter))
@@ -90,7 +91,7 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		Health:          h,
 		SettingsErrors:  d.Settings.Errors,
 		StoreErr:        storeErr,
-		Budget:          budget,
+		Budget:          spend,
 		Now:             d.Now(),
 		DataDir:         d.Settings.DataDir,
 	}

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
-	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
@@ -118,7 +118,7 @@ type Inputs struct {
 	Health          health.Health
 	SettingsErrors  []*settings.Error
 	StoreErr        error // non-nil: memory unavailable
-	Budget          observe.Budget
+	Budget          budget.Budget
 	Now             time.Time
 	Journal         journal.Status // what waits in the capture journal, the data dir's free space
 	DataDir         string

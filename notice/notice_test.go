@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
-	"github.com/claude-mem/claude-mem-go/observe"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
@@ -185,7 +185,7 @@ func TestNoticesScrubEveryValue(t *testing.T) {
 
 func TestBudgetNotice(t *testing.T) {
 	until := time.Date(2026, 12, 1, 0, 0, 0, 0, time.FixedZone("CET", 3600))
-	in := Inputs{Hook: "/p/bin/hook", ObserverEnabled: true, Budget: observe.Budget{Spent: 5.004, Limit: 5, Until: until}}
+	in := Inputs{Hook: "/p/bin/hook", ObserverEnabled: true, Budget: budget.Budget{Spent: 5.004, Limit: 5, Until: until}}
 	want := "claude-mem: observer budget reached — $5.00 of $5.00 today; observations paused until 2026-12-01 00:00 CET, nothing lost (details: /p/bin/hook doctor)"
 	if got := Collect(in); len(got) != 1 || got[0] != want {
 		t.Fatalf("notices %q\nwant %q", got, want)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/rs/zerolog"
-
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/observer"
@@ -14,16 +12,12 @@ import (
 
 // answerRun is one run that answered (outcome ok), with what its answer is applied to.
 type answerRun struct {
-	id         string
-	events     int  // events claimed
-	final      bool // a summary was asked
-	project    string
-	res        observer.Result
-	rec        *store.RunRecord // recorded by the caller once the answer is applied
-	health     *health.Run
-	src        auth.Source
-	log        zerolog.Logger
-	releaseAll func(countAttempt bool)
+	batchRun
+	project string
+	res     observer.Result
+	rec     *store.RunRecord // recorded by the caller once the answer is applied
+	health  *health.Run
+	src     auth.Source
 }
 
 // answered applies the verdict on an answer (§24), so none is lost without a count:
@@ -38,7 +32,7 @@ type answerRun struct {
 //
 // The verdict, its reasons and the dropped blocks go into the run's row of runs.
 func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (cont bool, err error) {
-	a := observer.Parse(r.res.Text, r.final, r.res.Truncated)
+	a := observer.Parse(r.res.Text, r.summary, r.res.Truncated)
 	for _, w := range a.Warnings {
 		r.log.Warn().Str("problem", w).Msg("observer output")
 	}
@@ -64,11 +58,11 @@ func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (c
 		h.LastRun = r.health
 	})
 
-	again := a.Has(observer.ReasonTruncated) && r.events > 1
+	again := a.Has(observer.ReasonTruncated) && len(r.events) > 1
 	r.rec.Requeued = again || verdict == store.VerdictUnusable
 	if verdict == store.VerdictUnusable && !again {
 		log.Error().Msg("observer answer unusable; its events are retried (attempt counted)")
-		r.releaseAll(true)
+		o.release(ctx, db, r.batchRun, true)
 		return false, nil
 	}
 	keep := db.CompleteRun
@@ -77,21 +71,21 @@ func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (c
 	}
 	dups, err := keep(ctx, r.id, a.Observations, a.Summary)
 	if err != nil {
-		r.releaseAll(false)
+		o.release(ctx, db, r.batchRun, false)
 		return false, err
 	}
 	r.rec.Observations, r.rec.Duplicates = len(a.Observations)-dups, dups
 	log = log.With().Int("observations", r.rec.Observations).Int("duplicates", dups).Bool("summary", a.Summary != nil).
 		Float64("cost_usd", r.res.Usage.CostUSD).Logger()
 	if again {
-		o.batch = max(1, r.events/2)
+		o.batch = max(1, len(r.events)/2)
 		o.again = true
 		log.Warn().Int("dropped", a.Dropped).Int("next_batch", o.batch).
 			Msg("observer answer cut at the output limit; complete blocks kept, its events run again in smaller batches")
 		return true, nil
 	}
 	log.Info().Msg("observer run stored")
-	if r.final && a.Summary != nil {
+	if r.summary && a.Summary != nil {
 		if err := db.FinalDone(ctx, o.session); err != nil {
 			log.Warn().Err(err).Msg("recording the final run failed; a later SessionStart may run it again")
 		}

@@ -4,35 +4,17 @@ import (
 	"context"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// Budget is today's recorded observer cost against CLAUDE_MEM_DAILY_BUDGET_USD.
-type Budget struct {
-	Spent, Limit float64   // dollars; Limit 0 is no cap
-	Until        time.Time // the next local midnight, when the day's spending starts over
-}
-
-// Reached: no observer run starts until Until; events stay pending.
-func (b Budget) Reached() bool { return b.Limit > 0 && b.Spent >= b.Limit }
-
-// Day is the local day [start, end) holding now; a nil loc is UTC.
-func Day(now time.Time, loc *time.Location) (start, end time.Time) {
-	if loc == nil {
-		loc = time.UTC
-	}
-	t := now.In(loc)
-	start = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
-	return start, start.AddDate(0, 0, 1) // AddDate keeps midnight across a DST change
-}
-
 // TodayBudget reads today's cost from the runs table: one indexed sum, cheap enough for
 // Stop, and always current (nothing to invalidate at midnight, unlike a flag in
 // health.json that the crossing run would have to write and every reader to expire).
-func TodayBudget(ctx context.Context, db *store.DB, s *settings.Settings, now time.Time, loc *time.Location) (Budget, error) {
-	start, end := Day(now, loc)
-	b := Budget{Limit: s.DailyBudgetUSD, Until: end}
+func TodayBudget(ctx context.Context, db *store.DB, s *settings.Settings, now time.Time, loc *time.Location) (budget.Budget, error) {
+	start, end := budget.Day(now, loc)
+	b := budget.Budget{Limit: s.DailyBudgetUSD, Until: end}
 	if b.Limit == 0 {
 		return b, nil
 	}

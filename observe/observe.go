@@ -38,22 +38,38 @@ const (
 	slotPoll    = 500 * time.Millisecond
 )
 
-// Deps is what a run needs from the process, passed in so every rule runs the same under
-// tests.
-type Deps struct {
+// Inputs is what a run reads from the process; doctor resolves the credential from the
+// same (AuthInputs).
+type Inputs struct {
 	Settings *settings.Settings
 	Env      settings.Env
 	GOOS     string
 	Home     string
 	Now      func() time.Time
-	Loc      *time.Location // the local day of the budget; nil is UTC
-	Log      zerolog.Logger
 	// Lineage is the process ancestry the desktop-app rule reads (darwin), walked once by
 	// the caller before any lock or slot wait: the hook's parent may be gone by then.
 	Lineage []string
+}
+
+// Deps is what a run needs from the process, passed in so every rule runs the same under
+// tests.
+type Deps struct {
+	Inputs
+	Loc *time.Location // the local day of the budget; nil is UTC
+	Log zerolog.Logger
 	// Ingest stores what waits in the capture journal, before the run reads its pending
 	// events (nil: nothing is ingested).
 	Ingest func(context.Context, *store.DB) error
+
+	// The run's effects, taken as values so the outcome table is unit-tested.
+	// OpenStore opens (creating when needed) the database.
+	OpenStore func() (*store.DB, error)
+	// Spawn runs the observer child over one batch and classifies how it ended
+	// (observer.Run).
+	Spawn func(ctx context.Context, spec observer.Spec, prompt string, resolve func() (claudebin.Result, error), opt observer.RunOptions) observer.Result
+	// LoadHealth reads health.json; UpdateHealth changes it (health.Update).
+	LoadHealth   func() (health.Health, error)
+	UpdateHealth func(func(*health.Health)) error
 }
 
 // Run is one `hook observe`: it takes the session's lock and one agent slot, then runs the
@@ -104,7 +120,7 @@ func (o *observeRun) run(ctx context.Context) error {
 	defer slot.Release()
 	o.slot = slot
 
-	db, err := store.Open(filepath.Join(s.DataDir, settings.DBFile))
+	db, err := o.d.OpenStore()
 	if err != nil {
 		return err
 	}
@@ -173,113 +189,162 @@ func (o *observeRun) run(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// once runs the observer over one batch; cont=false stops the loop (paused, failed, done).
+// batchRun is one claimed batch of a run.
+type batchRun struct {
+	id      string
+	events  []store.Event
+	summary bool // the session summary is asked too
+	started time.Time
+	log     zerolog.Logger
+}
+
+// resolved is what a spawn needs, found immediately before it: the executable, the
+// credential, and the fingerprint of every input the pause depends on.
+type resolved struct {
+	bin     claudebin.Result
+	binErr  error
+	src     auth.Source
+	authErr error
+	fp      string
+}
+
+// once runs the observer over one batch: resolve its inputs, gate on the pause and on what
+// is missing, spawn, and apply the outcome. cont=false stops the loop (paused, failed).
 func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, events []store.Event, writeSummary bool) (cont bool, err error) {
-	s, now := o.s, o.d.Now()
-	log := o.log.With().Str("run", runID).Int("events", len(events)).Logger()
+	b := batchRun{id: runID, events: events, summary: writeSummary, started: o.d.Now(),
+		log: o.log.With().Str("run", runID).Int("events", len(events)).Logger()}
 	// Claimed events are completed or released even when a signal cancels ctx: a run
 	// never leaves its events behind in processing.
 	dbctx := context.WithoutCancel(ctx)
-	releaseAll := func(countAttempt bool) {
-		if failed, err := db.Release(dbctx, runID, countAttempt, maxAttempts); err != nil {
-			log.Error().Err(err).Msg("releasing events failed; a later run requeues them")
-		} else if failed > 0 {
-			log.Error().Int("failed", failed).Msg("events failed 3 observer runs; kept as failed (see hook doctor)")
-		}
-	}
 	defer func() {
 		if r := recover(); r != nil {
-			releaseAll(false)
+			o.release(dbctx, db, b, false)
 			cont, err = false, fmt.Errorf("observer run panicked: %v", r)
 		}
 	}()
-	authIn := o.authInputs()
-	bin, binErr := ResolveClaude(o.d.Env, s, o.d.GOOS)
-	src, _, aerr := auth.Resolve(ctx, authIn)
-	fp := o.fingerprint(authIn, src, aerr, bin, binErr)
-	h, herr := health.Load(s.DataDir)
-	if herr != nil {
-		log.Warn().Err(herr).Msg("health.json unreadable; treated as unknown")
-	}
-	if paused, why := h.Paused(now, fp); paused {
-		log.Info().Str("reason", why).Msg("observer paused; events stay pending")
-		releaseAll(false)
-		return false, nil
-	}
-	if binErr != nil {
-		log.Error().Err(binErr).Msg("observer: claude executable unavailable; paused")
-		releaseAll(false)
-		o.recordSetup(binErr, "", fp)
-		return false, nil
-	}
-	if aerr != nil {
-		log.Error().Str("reason", aerr.Error()).Msg("observer: no usable credential; paused")
-		releaseAll(false)
-		o.recordAuth(AuthSourceName(aerr, s.AuthSource), aerr.Error(), fp)
+	r := o.resolve(ctx)
+	if !o.gate(b, r) {
+		o.release(dbctx, db, b, false)
 		return false, nil
 	}
 	in, err := o.promptInput(ctx, db, events, writeSummary)
 	if err != nil {
-		releaseAll(false)
+		o.release(dbctx, db, b, false)
 		return false, err
 	}
-	proj := in.Project
-	spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: o.d.Env, GOOS: o.d.GOOS, Binary: bin, Auth: src, RunID: runID})
-	log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
-	prompt := observer.BuildPrompt(in)
-	res := observer.Run(ctx, spec, prompt, func() (claudebin.Result, error) { return ResolveClaude(o.d.Env, s, o.d.GOOS) }, observer.RunOptions{Slot: o.slot})
-	res.Reason = redact.Scrub(res.Reason, src.Value.Reveal()) // it may quote the child's output
-	log = log.With().Str("outcome", string(res.Outcome)).Logger()
-	if writeSummary && (res.Outcome == observer.OutcomeOK || res.Outcome == observer.OutcomeError) {
+	res := o.spawn(ctx, b, r, in)
+	return o.apply(dbctx, db, b, r, in.Project, res)
+}
+
+// release gives the batch's events back to pending; countAttempt counts this run against
+// them (maxAttempts makes them failed).
+func (o *observeRun) release(ctx context.Context, db *store.DB, b batchRun, countAttempt bool) {
+	if failed, err := db.Release(ctx, b.id, countAttempt, maxAttempts); err != nil {
+		b.log.Error().Err(err).Msg("releasing events failed; a later run requeues them")
+	} else if failed > 0 {
+		b.log.Error().Int("failed", failed).Msg("events failed 3 observer runs; kept as failed (see hook doctor)")
+	}
+}
+
+// resolve finds the executable and the credential now (never cached) and fingerprints them.
+func (o *observeRun) resolve(ctx context.Context) resolved {
+	in := AuthInputs(o.d.Inputs)
+	var r resolved
+	r.bin, r.binErr = ResolveClaude(o.d.Env, o.s, o.d.GOOS)
+	r.src, _, r.authErr = auth.Resolve(ctx, in)
+	r.fp = o.fingerprint(in, r.src, r.authErr, r.bin, r.binErr)
+	return r
+}
+
+// gate says whether the batch may spawn: not while paused with the same inputs, and not
+// without an executable or a credential, which pauses (the caller releases the events).
+func (o *observeRun) gate(b batchRun, r resolved) bool {
+	h, err := o.d.LoadHealth()
+	if err != nil {
+		b.log.Warn().Err(err).Msg("health.json unreadable; treated as unknown")
+	}
+	if paused, why := h.Paused(b.started, r.fp); paused {
+		b.log.Info().Str("reason", why).Msg("observer paused; events stay pending")
+		return false
+	}
+	if r.binErr != nil {
+		b.log.Error().Err(r.binErr).Msg("observer: claude executable unavailable; paused")
+		o.recordSetup(r.binErr, "", r.fp)
+		return false
+	}
+	if r.authErr != nil {
+		b.log.Error().Str("reason", r.authErr.Error()).Msg("observer: no usable credential; paused")
+		o.recordAuth(AuthSourceName(r.authErr, o.s.AuthSource), r.authErr.Error(), r.fp, nil)
+		return false
+	}
+	return true
+}
+
+// spawn runs the child over the batch's prompt, then prunes run dirs beyond retention.
+func (o *observeRun) spawn(ctx context.Context, b batchRun, r resolved, in observer.PromptInput) observer.Result {
+	s := o.s
+	spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: o.d.Env, GOOS: o.d.GOOS, Binary: r.bin, Auth: r.src, RunID: b.id})
+	b.log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
+	res := o.d.Spawn(ctx, spec, observer.BuildPrompt(in), func() (claudebin.Result, error) { return ResolveClaude(o.d.Env, s, o.d.GOOS) },
+		observer.RunOptions{Slot: o.slot, Now: o.d.Now})
+	known := r.src.Value.Reveal()
+	res.Reason = redact.Scrub(res.Reason, known) // it may quote the child's output
+	if res.ExitCode != 0 && res.StderrTail != "" {
+		b.log.Error().Int("exit", res.ExitCode).Str("stderr_tail", redact.Scrub(res.StderrTail, known)).Msg("observer child exited non-zero")
+	}
+	if err := observer.Prune(spec.SessionDir, s.ObserverRetention); err != nil {
+		b.log.Warn().Err(err).Msg("pruning old observer run dirs failed")
+	}
+	return res
+}
+
+// apply turns the outcome into the queue, health, pause and runs writes (DESIGN.md §8):
+// ok stores the answer (answered); auth_failed and setup_required pause, their events
+// pending; transient leaves them pending; any other counts an attempt against them.
+func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r resolved, project string, res observer.Result) (cont bool, err error) {
+	b.log = b.log.With().Str("outcome", string(res.Outcome)).Logger()
+	log := b.log
+	if b.summary && (res.Outcome == observer.OutcomeOK || res.Outcome == observer.OutcomeError) {
 		// Only a run that answered counts against the summary's attempts: a rate limit or
 		// a timeout must not use them up.
-		if err := db.BeginFinal(dbctx, o.session); err != nil {
+		if err := db.BeginFinal(ctx, o.session); err != nil {
 			log.Warn().Err(err).Msg("counting the summary attempt failed")
 		}
 	}
-	if res.ExitCode != 0 && res.StderrTail != "" {
-		log.Error().Int("exit", res.ExitCode).Str("stderr_tail", redact.Scrub(res.StderrTail, src.Value.Reveal())).Msg("observer child exited non-zero")
-	}
-	run := &health.Run{ID: runID, Outcome: string(res.Outcome), Reason: res.Reason, Time: o.d.Now(), Events: len(events)}
+	run := &health.Run{ID: b.id, Outcome: string(res.Outcome), Reason: res.Reason, Time: o.d.Now(), Events: len(b.events)}
 	// Every spawned run is recorded with what it cost (zero without a result line), after
 	// the outcome's own writes, so the budget sees it before the next batch starts.
-	rec := store.RunRecord{ID: runID, SessionID: o.session, Project: proj, Model: cmp.Or(res.Model, s.Model),
-		Outcome: string(res.Outcome), StartedAt: now, Events: len(events), Usage: res.Usage}
+	rec := store.RunRecord{ID: b.id, SessionID: o.session, Project: project, Model: cmp.Or(res.Model, o.s.Model),
+		Outcome: string(res.Outcome), StartedAt: b.started, Events: len(b.events), Usage: res.Usage}
 	defer func() {
 		rec.EndedAt = o.d.Now()
-		if err := db.RecordRun(dbctx, rec); err != nil {
+		if err := db.RecordRun(ctx, rec); err != nil {
 			log.Error().Err(err).Msg("recording the run's cost failed")
-		}
-	}()
-	defer func() {
-		if err := observer.Prune(spec.SessionDir, s.ObserverRetention); err != nil {
-			log.Warn().Err(err).Msg("pruning old observer run dirs failed")
 		}
 	}()
 	switch res.Outcome {
 	case observer.OutcomeOK:
-		return o.answered(dbctx, db, answerRun{id: runID, events: len(events), final: writeSummary, project: proj,
-			res: res, rec: &rec, health: run, src: src, log: log, releaseAll: releaseAll})
+		return o.answered(ctx, db, answerRun{batchRun: b, project: project, res: res, rec: &rec, health: run, src: r.src})
 	case observer.OutcomeAuthFailed:
-		log.Error().Str("source", string(src.Kind)).Str("from", src.From).Str("reason", res.Reason).Msg("observer: authentication failed; paused")
-		releaseAll(false)
-		o.recordAuthRun(string(src.Kind), res.Reason, fp, run)
+		log.Error().Str("source", string(r.src.Kind)).Str("from", r.src.From).Str("reason", res.Reason).Msg("observer: authentication failed; paused")
+		o.release(ctx, db, b, false)
+		o.recordAuth(string(r.src.Kind), res.Reason, r.fp, run)
 	case observer.OutcomeSetupRequired:
 		log.Error().Str("reason", res.Reason).Msg("observer: claude could not be started; paused")
-		releaseAll(false)
+		o.release(ctx, db, b, false)
 		startErr := res.StartErr
 		if startErr == nil {
 			startErr = errors.New(res.Reason)
 		}
-		o.recordSetup(startErr, res.Binary, fp)
+		o.recordSetup(startErr, res.Binary, r.fp)
 		o.update(func(h *health.Health) { h.LastRun = run })
 	case observer.OutcomeTransient:
 		log.Warn().Str("reason", res.Reason).Msg("observer: transient failure; events stay pending")
-		releaseAll(false)
+		o.release(ctx, db, b, false)
 		o.update(func(h *health.Health) { h.LastRun = run })
 	default:
 		log.Error().Str("reason", res.Reason).Int("exit", res.ExitCode).Msg("observer run failed; attempt counted")
-		releaseAll(true)
+		o.release(ctx, db, b, true)
 		o.update(func(h *health.Health) { h.LastRun = run })
 	}
 	return false, nil
@@ -321,7 +386,7 @@ func (o *observeRun) update(fn func(*health.Health)) {
 	for _, e := range o.s.Errors {
 		errs = append(errs, redact.Scrub(e.Error()))
 	}
-	if err := health.Update(o.s.DataDir, o.d.Now(), func(h *health.Health) { fn(h); h.Settings = errs }); err != nil {
+	if err := o.d.UpdateHealth(func(h *health.Health) { fn(h); h.Settings = errs }); err != nil {
 		o.log.Error().Err(err).Msg("writing health.json failed")
 	}
 }
@@ -351,8 +416,6 @@ func (o *observeRun) recordSetup(err error, ran, fp string) {
 	})
 }
 
-func (o *observeRun) recordAuth(source, reason, fp string) { o.recordAuthRun(source, reason, fp, nil) }
-
 // AuthSourceName names the source an auth error is about: the pinned one, else the best
 // candidate's, for the notice's "<source>: <reason>".
 func AuthSourceName(err error, pin string) string {
@@ -371,7 +434,9 @@ func AuthSourceName(err error, pin string) string {
 	return "no usable source"
 }
 
-func (o *observeRun) recordAuthRun(source, reason, fp string, run *health.Run) {
+// recordAuth marks the credential failed and pauses; run is the spawn that found it (nil:
+// none was started).
+func (o *observeRun) recordAuth(source, reason, fp string, run *health.Run) {
 	now := o.d.Now()
 	o.update(func(h *health.Health) {
 		h.Auth = health.Auth{State: "failed", Source: source, Reason: reason, Since: sinceOr(h.Auth, "failed", now)}
@@ -390,10 +455,8 @@ func sinceOr(a health.Auth, state string, now time.Time) time.Time {
 	return now
 }
 
-func (o *observeRun) authInputs() auth.Inputs { return AuthInputs(o.d) }
-
 // AuthInputs is what auth.Resolve reads for a run (doctor resolves with the same inputs).
-func AuthInputs(d Deps) auth.Inputs {
+func AuthInputs(d Inputs) auth.Inputs {
 	return auth.Inputs{
 		Env: d.Env, DotEnv: d.Settings.DotEnv, Pin: d.Settings.AuthSource, Helper: d.Settings.APIKeyHelper,
 		Home: d.Home, GOOS: d.GOOS, Now: d.Now(), Run: auth.ExecRunner{},

@@ -102,6 +102,8 @@ type RunOptions struct {
 	Slot *lockfile.Held
 	// Procs reads the child's start time for its lease; nil is OSProcs.
 	Procs Procs
+	// Now is the clock the lease's deadline is read from (required with Slot).
+	Now func() time.Time
 }
 
 // Run starts spec exactly as declared (no shell: Path, Args, Dir and Env are all set), sends
@@ -189,10 +191,6 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 		return fail(OutcomeSetupRequired, "%v", err)
 	}
 	defer c.group.close()
-	var deadline time.Time
-	if spec.Timeout > 0 {
-		deadline = time.Now().Add(spec.Timeout + killGrace)
-	}
 	if opt.Slot != nil {
 		procs := opt.Procs
 		if procs == nil {
@@ -200,7 +198,8 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 		}
 		// Without a start time the lease could not be checked against pid reuse: none is
 		// written, and an orphan then keeps the slot until it exits by itself.
-		if st, err := procs.StartTime(c.cmd.Process.Pid); err == nil && !deadline.IsZero() {
+		if st, err := procs.StartTime(c.cmd.Process.Pid); err == nil && spec.Timeout > 0 {
+			deadline := opt.Now().Add(spec.Timeout + killGrace)
 			_ = writeLease(opt.Slot.File, Lease{Pid: c.cmd.Process.Pid, Start: st, Deadline: deadline, Run: spec.RunID})
 		}
 		defer opt.Slot.File.Truncate(0) // the child is gone: nothing to reap

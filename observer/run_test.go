@@ -445,7 +445,11 @@ func TestRunLeaseInSlot(t *testing.T) {
 	}
 	defer held.Release()
 	done := make(chan Result)
-	go func() { done <- Run(context.Background(), spec, "hello", noResolve(t), RunOptions{Slot: held}) }()
+	// The deadline is read from the clock given, not the machine's.
+	clock := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	go func() {
+		done <- Run(context.Background(), spec, "hello", noResolve(t), RunOptions{Slot: held, Now: func() time.Time { return clock }})
+	}()
 	var l Lease
 	deadline := time.Now().Add(20 * time.Second)
 	for l.Pid == 0 {
@@ -467,8 +471,8 @@ func TestRunLeaseInSlot(t *testing.T) {
 	if st, err := (OSProcs{}).StartTime(l.Pid); err != nil || st != l.Start || l.Run != spec.RunID {
 		t.Errorf("lease %+v; start time now %q (%v)", l, st, err)
 	}
-	if l.Deadline.Before(time.Now()) || l.Deadline.After(time.Now().Add(3*time.Second+killGrace+time.Second)) {
-		t.Errorf("deadline %v", l.Deadline)
+	if want := clock.Add(3*time.Second + killGrace); !l.Deadline.Equal(want) {
+		t.Errorf("deadline %v, want %v", l.Deadline, want)
 	}
 	res := <-done
 	if res.Outcome != OutcomeTransient {

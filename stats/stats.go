@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/claude-mem/claude-mem-go/observe"
+	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -98,18 +98,18 @@ type Report struct {
 }
 
 // Empty is the report of a data dir without a database yet: nothing ran.
-func Empty(now time.Time, loc *time.Location, days int, project string, budget float64) *Report {
+func Empty(now time.Time, loc *time.Location, days int, project string, budgetUSD float64) *Report {
 	days = max(days, 1)
-	today, end := observe.Day(now, loc)
-	return &Report{Days: days, Project: project, From: today.AddDate(0, 0, 1-days), To: end, Rows: []Row{}, BudgetUSD: budget,
+	today, end := budget.Day(now, loc)
+	return &Report{Days: days, Project: project, From: today.AddDate(0, 0, 1-days), To: end, Rows: []Row{}, BudgetUSD: budgetUSD,
 		RedactedByKind: redact.Counts{}, Total: Row{}.add(Row{})}
 }
 
 // Build reads the last days local days (at least 1) in loc for project ("" = all) and
-// today's cost against budget.
-func Build(ctx context.Context, db *store.DB, now time.Time, loc *time.Location, days int, project string, budget float64) (*Report, error) {
-	r := Empty(now, loc, days, project, budget)
-	today, end := observe.Day(now, loc)
+// today's cost against budgetUSD.
+func Build(ctx context.Context, db *store.DB, now time.Time, loc *time.Location, days int, project string, budgetUSD float64) (*Report, error) {
+	r := Empty(now, loc, days, project, budgetUSD)
+	today, end := budget.Day(now, loc)
 	ds, err := db.DailyStats(ctx, r.From, r.To, loc, project)
 	if err != nil {
 		return nil, err

@@ -98,7 +98,7 @@ func retryNow(ctx context.Context, p *proc, st *envState) (int, error) {
 func doctorInputs(ctx context.Context, p *proc, st *envState) doctor.Inputs {
 	in := doctor.Inputs{
 		Version: version, Hook: p.exe, PluginRoot: doctor.PluginRoot(p.env, exeDir(p.exe)),
-		Settings: st.s, DataDirErr: st.dataDirErr, Env: p.env, GOOS: p.goos, Home: settings.Home(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log,
+		Settings: st.s, DataDirErr: st.dataDirErr, Env: p.env, GOOS: p.goos, Home: settings.Home(p.env, p.goos), Now: p.now, Loc: p.loc,
 		Journal: journalOf(p, st.s), FreeBytes: journal.FreeBytes,
 	}
 	if p.goos == "darwin" {

@@ -7,7 +7,9 @@ import (
 	"runtime/debug"
 
 	"github.com/claude-mem/claude-mem-go/auth"
+	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/observe"
+	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -70,8 +72,17 @@ func observeCmd(p *proc, session string, final bool, parent int) int {
 const observeMemoryLimit = 40 << 20
 
 func observeDeps(p *proc, st *envState) observe.Deps {
+	s := st.s
 	return observe.Deps{
-		Settings: st.s, Env: p.env, GOOS: p.goos, Home: settings.Home(p.env, p.goos), Now: p.now, Loc: p.loc, Log: st.log,
-		Ingest: func(ctx context.Context, db *store.DB) error { return journalOf(p, st.s).IngestNoted(ctx, db, st.log) },
+		Inputs:     observe.Inputs{Settings: s, Env: p.env, GOOS: p.goos, Home: settings.Home(p.env, p.goos), Now: p.now},
+		Loc:        p.loc,
+		Log:        st.log,
+		Ingest:     func(ctx context.Context, db *store.DB) error { return journalOf(p, s).IngestNoted(ctx, db, st.log) },
+		OpenStore:  func() (*store.DB, error) { return store.Open(dbPath(s)) },
+		Spawn:      observer.Run,
+		LoadHealth: func() (health.Health, error) { return health.Load(s.DataDir) },
+		UpdateHealth: func(fn func(*health.Health)) error {
+			return health.Update(s.DataDir, p.now(), fn)
+		},
 	}
 }

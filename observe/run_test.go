@@ -1,0 +1,501 @@
+package observe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/claude-mem/claude-mem-go/auth"
+	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/lockfile"
+	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/store"
+)
+
+// apiKey is the credential the runs resolve; no log line and no health.json may hold it.
+const apiKey = "sk-ant-api03-unitTestKeyThatMustNeverBeWrittenAnywhere0123456789-AAAA"
+
+const session = "s1"
+
+// harness is one data dir with a real store and health.json, a claude executable on disk
+// and a fake Spawn that answers with the results given, in order.
+type harness struct {
+	t       *testing.T
+	dir     string
+	env     settings.Env
+	now     time.Time
+	db      *store.DB
+	log     bytes.Buffer
+	results []observer.Result
+	specs   []observer.Spec
+	prompts []string
+	panics  bool
+	opened  int
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "bin", "claude")
+	if err := os.MkdirAll(filepath.Dir(exe), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	if err := settings.EnsureDataDir(data); err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, dir: data, now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), env: settings.Env{
+		"HOME": filepath.Join(dir, "home"), settings.KeyDataDir: data, settings.KeyClaudePath: exe,
+		"ANTHROPIC_API_KEY": apiKey,
+	}}
+	db, err := store.Open(filepath.Join(data, settings.DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	h.db = db
+	return h
+}
+
+func (h *harness) deps() Deps {
+	h.t.Helper()
+	s, err := settings.Load(h.env, "", "linux")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return Deps{
+		Inputs: Inputs{Settings: s, Env: h.env, GOOS: "linux", Home: h.env.Get("HOME"), Now: func() time.Time { return h.now }},
+		Log:    zerolog.New(&h.log),
+		OpenStore: func() (*store.DB, error) {
+			h.opened++
+			return store.Open(filepath.Join(h.dir, settings.DBFile))
+		},
+		Spawn:        h.spawn,
+		LoadHealth:   func() (health.Health, error) { return health.Load(h.dir) },
+		UpdateHealth: func(fn func(*health.Health)) error { return health.Update(h.dir, h.now, fn) },
+	}
+}
+
+func (h *harness) spawn(_ context.Context, spec observer.Spec, prompt string, resolve func() (claudebin.Result, error), opt observer.RunOptions) observer.Result {
+	h.t.Helper()
+	if h.panics {
+		panic("spawn exploded")
+	}
+	if opt.Slot == nil || opt.Now == nil || resolve == nil {
+		h.t.Errorf("spawn without its slot, clock or re-resolve: %+v", opt)
+	}
+	if spec.Binary != h.env.Get(settings.KeyClaudePath) || spec.Auth.Value.Reveal() != h.env.Get("ANTHROPIC_API_KEY") {
+		h.t.Errorf("spawn spec binary %q, credential %q", spec.Binary, spec.Auth.Value.Reveal())
+	}
+	h.specs, h.prompts = append(h.specs, spec), append(h.prompts, prompt)
+	if len(h.specs) > len(h.results) {
+		h.t.Errorf("spawn %d unexpected (%d results given)", len(h.specs), len(h.results))
+		return observer.Result{Outcome: observer.OutcomeTransient, Reason: "unexpected spawn"}
+	}
+	return h.results[len(h.specs)-1]
+}
+
+// seed stores n tool events of the session (and its end, asking for the summary, when final).
+func (h *harness) seed(n int, final bool) {
+	h.t.Helper()
+	sess := store.Session{ID: session, Project: "p"}
+	recs := []store.Captured{{Kind: store.CaptureStart, Session: sess, At: h.now.Add(-time.Hour)}}
+	for i := range n {
+		at := h.now.Add(-time.Hour + time.Duration(i+1)*time.Second)
+		recs = append(recs, store.Captured{Kind: store.CaptureEvent, Session: sess, At: at,
+			Event: store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: fmt.Sprintf(`{"command":"step %d"}`, i), At: at, RecordID: fmt.Sprint("e", i)}})
+	}
+	if final {
+		recs = append(recs, store.Captured{Kind: store.CaptureEnd, Session: sess, At: h.now.Add(-time.Minute), Final: true})
+	}
+	if _, err := h.db.Ingest(context.Background(), recs); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) run(final bool) error { return Run(context.Background(), h.deps(), session, final) }
+
+func (h *harness) counts() store.Counts {
+	h.t.Helper()
+	c, err := h.db.Counts(context.Background())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return c
+}
+
+func (h *harness) health() health.Health {
+	h.t.Helper()
+	hl, err := health.Load(h.dir)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return hl
+}
+
+// day is today's runs row (all projects together).
+func (h *harness) day() store.DayStats {
+	h.t.Helper()
+	ds, err := h.db.DailyStats(context.Background(), h.now.Add(-24*time.Hour), h.now.Add(24*time.Hour), time.UTC, "")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var d store.DayStats
+	for _, r := range ds {
+		d.Runs, d.Observations, d.Duplicates = d.Runs+r.Runs, d.Observations+r.Observations, d.Duplicates+r.Duplicates
+		d.CostUSD += r.CostUSD
+		if d.Answers == nil {
+			d.Answers = map[store.Verdict]int{}
+		}
+		for v, n := range r.Answers {
+			d.Answers[v] += n
+		}
+	}
+	return d
+}
+
+func (h *harness) summaryOwed() bool {
+	h.t.Helper()
+	ids, err := h.db.PendingFinals(context.Background(), h.now.Add(time.Hour), maxAttempts)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return len(ids) > 0
+}
+
+// Observer answers and failures, as observer.Run classifies them.
+func answer(text string) observer.Result {
+	return observer.Result{Outcome: observer.OutcomeOK, Text: text, Usage: store.Usage{CostUSD: 0.25}, Model: "claude-haiku"}
+}
+
+func obs(title string) string {
+	return "<observation><type>change</type><title>" + title + "</title><narrative>n</narrative></observation>"
+}
+
+// cut is an answer cut at the output limit: one complete block, one cut in its title.
+var cut = func() observer.Result {
+	r := answer(obs("Kept") + "\n<observation><type>change</type><title>Cut")
+	r.Truncated = true
+	return r
+}()
+
+const summary = "<summary><request>fix the test</request><learned>timers flake</learned><completed>fixed</completed></summary>"
+
+var (
+	authFailed = observer.Result{Outcome: observer.OutcomeAuthFailed, Reason: "authentication_failed", ExitCode: 1}
+	// The child quoted the credential: neither the log nor health.json may repeat it.
+	failed    = observer.Result{Outcome: observer.OutcomeError, Reason: "exit status 1: bad key " + apiKey, ExitCode: 1, StderrTail: "stderr: " + apiKey}
+	transient = observer.Result{Outcome: observer.OutcomeTransient, Reason: "rate limited (429)", ExitCode: 1}
+)
+
+// The outcome table (DESIGN.md §8, §24): what each outcome and each answer verdict leaves in
+// the queue, health.json (auth, setup, pause, last run) and runs, with the claude executable
+// and the credential resolved for real and the child faked.
+func TestOutcomeTable(t *testing.T) {
+	unspawnable := func(h *harness) observer.Result {
+		exe := h.env.Get(settings.KeyClaudePath)
+		return observer.Result{Outcome: observer.OutcomeSetupRequired, Reason: "exec format error", Binary: exe,
+			StartErr: &claudebin.UnspawnableError{Path: exe, Err: syscall.ENOEXEC}}
+	}
+	type want struct {
+		spawns                int
+		pending, done, failed int
+		answers               map[store.Verdict]int
+		observations, dups    int
+		auth, setup           string // health states
+		paused                bool
+		lastRun               observer.Outcome // "": none recorded
+		summaryOwed           bool
+		err                   bool
+	}
+	for _, tc := range []struct {
+		name   string
+		events int
+		final  bool
+		runs   int // Run calls, 1 when 0
+		env    map[string]string
+		before func(h *harness)
+		// earlierRuns are the rows of runs before records.
+		earlierRuns int
+		results     func(h *harness) []observer.Result
+		want        want
+	}{
+		{name: "ok: stored, events done, credential and executable shown working", events: 2,
+			results: func(*harness) []observer.Result { return []observer.Result{answer(obs("One"))} },
+			want: want{spawns: 1, done: 2, answers: map[store.Verdict]int{store.VerdictStored: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+		{name: "ok: salvaged from prose around the block", events: 2,
+			results: func(*harness) []observer.Result {
+				return []observer.Result{answer("Here you go:\n" + obs("One") + "\nbye")}
+			},
+			want: want{spawns: 1, done: 2, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+		{name: "ok: skipped, events done, nothing stored", events: 2,
+			results: func(*harness) []observer.Result { return []observer.Result{answer(`<skip reason="routine reads"/>`)} },
+			want: want{spawns: 1, done: 2, answers: map[store.Verdict]int{store.VerdictSkipped: 1},
+				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+		{name: "ok: unusable, events pending with an attempt counted", events: 2,
+			results: func(*harness) []observer.Result {
+				return []observer.Result{answer("I looked at the events and they are fine.")}
+			},
+			want: want{spawns: 1, pending: 2, answers: map[store.Verdict]int{store.VerdictUnusable: 1},
+				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+		{name: "ok: unusable three times, events failed and kept", events: 2, runs: 3,
+			results: func(*harness) []observer.Result {
+				return []observer.Result{answer(""), answer(""), answer("")}
+			},
+			want: want{spawns: 3, failed: 2, answers: map[store.Verdict]int{store.VerdictUnusable: 3},
+				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+		{name: "ok: truncated, kept and requeued, re-run in halves", events: 2,
+			results: func(*harness) []observer.Result {
+				return []observer.Result{cut, answer(obs("Kept")), answer(obs("Second"))}
+			},
+			// The re-run's equal block is a duplicate, counted, not stored again.
+			want: want{spawns: 3, done: 2, answers: map[store.Verdict]int{store.VerdictSalvaged: 1, store.VerdictStored: 2},
+				observations: 2, dups: 1, auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+		{name: "ok: truncated with one event is not re-run", events: 1,
+			results: func(*harness) []observer.Result { return []observer.Result{cut} },
+			want: want{spawns: 1, done: 1, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+		{name: "ok: the budget is checked before every batch", events: 2, env: map[string]string{settings.KeyDailyBudgetUSD: "0.25"},
+			results: func(*harness) []observer.Result { return []observer.Result{cut} },
+			want: want{spawns: 1, pending: 2, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+		{name: "ok: final, summary written", events: 1, final: true,
+			results: func(*harness) []observer.Result { return []observer.Result{answer(obs("One") + "\n" + summary)} },
+			want: want{spawns: 1, done: 1, answers: map[store.Verdict]int{store.VerdictStored: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+		{name: "ok: final without its summary, still owed", events: 1, final: true,
+			results: func(*harness) []observer.Result { return []observer.Result{answer(obs("One"))} },
+			want: want{spawns: 1, done: 1, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK, summaryOwed: true}},
+		{name: "auth_failed: paused, events pending, no attempt", events: 2,
+			results: func(*harness) []observer.Result { return []observer.Result{authFailed} },
+			want: want{spawns: 1, pending: 2, auth: health.StateFailed, setup: health.StateUnknown, paused: true,
+				lastRun: observer.OutcomeAuthFailed}},
+		{name: "auth_failed: the next run waits out the pause", events: 2, runs: 2,
+			results: func(*harness) []observer.Result { return []observer.Result{authFailed} },
+			want: want{spawns: 1, pending: 2, auth: health.StateFailed, setup: health.StateUnknown, paused: true,
+				lastRun: observer.OutcomeAuthFailed}},
+		{name: "setup_required: paused, events pending", events: 2,
+			results: func(h *harness) []observer.Result { return []observer.Result{unspawnable(h)} },
+			want: want{spawns: 1, pending: 2, auth: health.StateUnknown, setup: health.StateRequired, paused: true,
+				lastRun: observer.OutcomeSetupRequired}},
+		{name: "transient: events pending, no pause", events: 2,
+			results: func(*harness) []observer.Result { return []observer.Result{transient} },
+			want:    want{spawns: 1, pending: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: observer.OutcomeTransient}},
+		{name: "error: attempt counted, no pause", events: 2,
+			results: func(*harness) []observer.Result { return []observer.Result{failed} },
+			want:    want{spawns: 1, pending: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: observer.OutcomeError}},
+		{name: "error three times: events failed, kept", events: 2, runs: 3,
+			results: func(*harness) []observer.Result { return []observer.Result{failed, failed, failed} },
+			want:    want{spawns: 3, failed: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: observer.OutcomeError}},
+		{name: "gate: no claude executable, paused before any spawn", events: 2,
+			env:  map[string]string{settings.KeyClaudePath: "/nonexistent/claude"},
+			want: want{pending: 2, auth: health.StateUnknown, setup: health.StateRequired, paused: true}},
+		{name: "gate: no credential, paused before any spawn", events: 2, env: map[string]string{"ANTHROPIC_API_KEY": ""},
+			want: want{pending: 2, auth: health.StateFailed, setup: health.StateUnknown, paused: true}},
+		{name: "gate: budget reached, nothing claimed", events: 2, env: map[string]string{settings.KeyDailyBudgetUSD: "1"}, earlierRuns: 1,
+			before: func(h *harness) {
+				if err := h.db.RecordRun(context.Background(), store.RunRecord{ID: "earlier", SessionID: "s0", Project: "p", Outcome: "ok",
+					StartedAt: h.now.Add(-time.Hour), EndedAt: h.now.Add(-time.Hour), Usage: store.Usage{CostUSD: 1}}); err != nil {
+					h.t.Fatal(err)
+				}
+			},
+			want: want{pending: 2, auth: health.StateUnknown, setup: health.StateUnknown}},
+		{name: "gate: observer off, the store is not even opened", events: 2, env: map[string]string{settings.KeyMaxConcurrentAgents: "0"},
+			want: want{pending: 2, auth: health.StateUnknown, setup: health.StateUnknown}},
+		{name: "gate: a corrupt health.json reads as unknown, the run goes on", events: 1,
+			before: func(h *harness) {
+				if err := os.WriteFile(health.Path(h.dir), []byte("{not json"), 0o600); err != nil {
+					h.t.Fatal(err)
+				}
+			},
+			results: func(*harness) []observer.Result { return []observer.Result{answer(obs("One"))} },
+			want: want{spawns: 1, done: 1, answers: map[store.Verdict]int{store.VerdictStored: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+		{name: "trivial session: no run, no summary owed", final: true,
+			before: func(h *harness) {
+				if _, err := h.db.Ingest(context.Background(), []store.Captured{{Kind: store.CapturePrompt, Session: store.Session{ID: session, Project: "p"},
+					Prompt: store.Prompt{Text: "hello", At: h.now.Add(-time.Hour), RecordID: "p0"}}}); err != nil {
+					h.t.Fatal(err)
+				}
+			},
+			want: want{auth: health.StateUnknown, setup: health.StateUnknown}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			maps.Copy(h.env, tc.env)
+			if tc.before != nil {
+				tc.before(h)
+			}
+			h.seed(tc.events, tc.final)
+			if tc.results != nil {
+				h.results = tc.results(h)
+			}
+			var err error
+			for range max(tc.runs, 1) {
+				if err = h.run(tc.final); err != nil {
+					break
+				}
+			}
+			w := tc.want
+			if (err != nil) != w.err {
+				t.Errorf("Run: %v", err)
+			}
+			if len(h.specs) != w.spawns {
+				t.Errorf("%d spawns, want %d", len(h.specs), w.spawns)
+			}
+			if c := h.counts(); c != (store.Counts{Pending: w.pending, Done: w.done, Failed: w.failed}) {
+				t.Errorf("queue %+v, want pending %d done %d failed %d", c, w.pending, w.done, w.failed)
+			}
+			d := h.day()
+			// Every spawn is a row of runs, beside those the case recorded before.
+			if d.Runs != w.spawns+tc.earlierRuns || d.Observations != w.observations || d.Duplicates != w.dups {
+				t.Errorf("runs %d observations %d duplicates %d, want %d %d %d", d.Runs, d.Observations, d.Duplicates, w.spawns+tc.earlierRuns, w.observations, w.dups)
+			}
+			if got := d.Answers; !maps.Equal(got, w.answers) && (len(got) != 0 || len(w.answers) != 0) {
+				t.Errorf("answers %v, want %v", got, w.answers)
+			}
+			hl := h.health()
+			if hl.Auth.State != w.auth || hl.Setup.State != w.setup {
+				t.Errorf("health auth %q setup %q, want %q %q", hl.Auth.State, hl.Setup.State, w.auth, w.setup)
+			}
+			if paused := hl.PausedUntil.After(h.now) && hl.PauseFingerprint != ""; paused != w.paused {
+				t.Errorf("paused %v, want %v (%+v)", paused, w.paused, hl)
+			}
+			var last observer.Outcome
+			if hl.LastRun != nil {
+				last = observer.Outcome(hl.LastRun.Outcome)
+			}
+			if last != w.lastRun {
+				t.Errorf("last run %q, want %q", last, w.lastRun)
+			}
+			if tc.final && h.summaryOwed() != w.summaryOwed {
+				t.Errorf("summary owed %v, want %v", !w.summaryOwed, w.summaryOwed)
+			}
+			if tc.env[settings.KeyMaxConcurrentAgents] == "0" && h.opened != 0 {
+				t.Errorf("the store was opened %d times with the observer off", h.opened)
+			}
+			raw, _ := os.ReadFile(health.Path(h.dir))
+			if strings.Contains(h.log.String(), apiKey) || strings.Contains(string(raw), apiKey) {
+				t.Errorf("the credential reached the log or health.json:\n%s\n%s", h.log.String(), raw)
+			}
+		})
+	}
+}
+
+// A pause holds while the inputs stay the same, and lifts at once when one changes (here
+// the credential) or when its time is up.
+func TestPauseLiftsWhenInputsChangeOrTimePasses(t *testing.T) {
+	h := newHarness(t)
+	h.seed(2, false)
+	h.results = []observer.Result{authFailed, authFailed, answer(obs("One"))}
+	for _, step := range []struct {
+		name   string
+		change func()
+		spawns int
+	}{
+		{"first run fails auth", func() {}, 1},
+		{"same inputs: paused", func() {}, 1},
+		{"another credential: runs", func() { h.env["ANTHROPIC_API_KEY"] = apiKey + "B" }, 2},
+		{"paused again", func() {}, 2},
+		{"15 minutes on: runs", func() { h.now = h.now.Add(pauseFor) }, 3},
+	} {
+		step.change()
+		if err := h.run(false); err != nil {
+			t.Fatal(step.name, err)
+		}
+		if len(h.specs) != step.spawns {
+			t.Fatalf("%s: %d spawns, want %d", step.name, len(h.specs), step.spawns)
+		}
+	}
+	if c := h.counts(); c.Done != 2 {
+		t.Errorf("queue %+v after the pause lifted", c)
+	}
+	// The answer clears the pause and shows the credential working.
+	if hl := h.health(); !hl.PausedUntil.IsZero() || hl.PauseFingerprint != "" || hl.Auth.State != health.StateOK {
+		t.Errorf("health after an answer: %+v", hl)
+	}
+}
+
+// A Spawn that panics gives the batch's events back (none left processing) and ends the
+// run with an error.
+func TestSpawnPanicReleasesTheBatch(t *testing.T) {
+	h := newHarness(t)
+	h.seed(2, false)
+	h.panics = true
+	err := h.run(false)
+	if err == nil || !strings.Contains(err.Error(), "panicked") {
+		t.Errorf("Run: %v", err)
+	}
+	if c := h.counts(); c != (store.Counts{Pending: 2}) {
+		t.Errorf("queue %+v, want 2 pending", c)
+	}
+}
+
+// The store failing to open ends the run with its error, nothing spawned.
+func TestOpenStoreFailure(t *testing.T) {
+	h := newHarness(t)
+	d := h.deps()
+	boom := errors.New("disk gone")
+	d.OpenStore = func() (*store.DB, error) { return nil, boom }
+	if err := Run(context.Background(), d, session, false); !errors.Is(err, boom) || len(h.specs) != 0 {
+		t.Errorf("Run: %v, %d spawns", err, len(h.specs))
+	}
+}
+
+// With every agent slot held, a run waits for one until its context ends, then leaves the
+// events pending without spawning.
+func TestNoSlotFree(t *testing.T) {
+	h := newHarness(t)
+	h.seed(2, false)
+	h.env[settings.KeyMaxConcurrentAgents] = "1"
+	held, ok, err := lockfile.TrySlot(SlotsDir(h.dir), 1)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	defer held.Release()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*slotPoll)
+	defer cancel()
+	if err := Run(ctx, h.deps(), session, false); err != nil || len(h.specs) != 0 {
+		t.Errorf("Run: %v, %d spawns", err, len(h.specs))
+	}
+	if c := h.counts(); c != (store.Counts{Pending: 2}) {
+		t.Errorf("queue %+v, want 2 pending", c)
+	}
+}
+
+// ClaudeStatus names the executable unstartable while that very file (path, size, mtime) is
+// the one the last spawn failed on; a changed file is found again.
+func TestClaudeStatusRemembersAnUnstartableFile(t *testing.T) {
+	h := newHarness(t)
+	s := h.deps().Settings
+	exe := h.env.Get(settings.KeyClaudePath)
+	failedOn := health.Health{Setup: health.Setup{State: health.StateRequired, Reason: "exec format error", Path: exe, Sig: auth.FileSig(exe)}}
+	var ue *claudebin.UnspawnableError
+	if _, err := ClaudeStatus(h.env, s, "linux", failedOn); !errors.As(err, &ue) || ue.Path != exe {
+		t.Errorf("the same file: %v", err)
+	}
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\nexit 0\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if bin, err := ClaudeStatus(h.env, s, "linux", failedOn); err != nil || bin.Path != exe {
+		t.Errorf("a changed file: %v, %+v", err, bin)
+	}
+}
