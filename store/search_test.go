@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -28,6 +29,17 @@ func remember(t *testing.T, db *DB, s Session, sec int, obs []Observation, sum *
 
 type hitKey struct {
 	Kind, Project, Title string
+}
+
+// direct are the hits that hold a query word themselves (not found by context alone).
+func direct(hits []Hit) []Hit {
+	var out []Hit
+	for _, h := range hits {
+		if !h.Context {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 func keys(hits []Hit) []hitKey {
@@ -75,30 +87,31 @@ func TestSearchHostileQueriesAreWords(t *testing.T) {
 		want  int // hits expected
 	}{
 		{`"unterminated`, 0},
-		{`"parser`, 5},
+		{`"parser`, 5}, // an unterminated phrase runs to the end
 		{`parser"`, 5},
 		{`foo*`, 0},
-		{`pars*`, 0}, // no prefix search: plain words only
+		{`pars*`, 5}, // a prefix
 		{`parser*`, 5},
-		{`-bar`, 0},
-		{`-parser`, 5},
-		{`a:b`, 1}, // the words "a" and "b"; no document has both, "a" is in one
+		{`-bar`, 0},    // only an exclusion: nothing to find
+		{`-parser`, 0}, // likewise
+		{`a:b`, 0},     // "a" is a stop word and "b" is in no record
 		{`zz:parser`, 5},
-		{`title:parser`, 5}, // "title" is a word here, not a column filter: found via OR
+		{`title:parser`, 5}, // "title" is a word here, not a column filter
 		{`NEAR(`, 0},
-		{`NEAR(parser cache)`, 5}, // "near" is in no document: any of the words
+		{`NEAR(parser cache)`, 5}, // "near" is in no record: any of the words
 		{`)`, 0},
 		{`(`, 0},
-		{`AND OR`, 1}, // the word "and" is in one narrative
+		{`AND OR`, 1}, // only stop words: they are searched, and "and" is in one narrative
 		{`NOT parser`, 5},
-		{`parser AND`, 1},
-		{`^parser`, 0 + 5},
+		{`parser AND`, 5},
+		{`^parser`, 5},
 		{`{title}: parser`, 5},
 		{`'; DROP TABLE observations; --`, 0},
 		{`" OR "" = "`, 0},
 		{`**`, 0},
 		{``, 0},
 		{`   `, 0},
+		{`!!! ??? ... --- ***`, 0},
 		{"\x00parser\x00", 5},
 	} {
 		t.Run(c.query, func(t *testing.T) {
@@ -106,7 +119,7 @@ func TestSearchHostileQueriesAreWords(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Search(%q): %v", c.query, err)
 			}
-			if len(hits) != c.want {
+			if hits = direct(hits); len(hits) != c.want {
 				t.Errorf("Search(%q): %d hits %v, want %d", c.query, len(hits), keys(hits), c.want)
 			}
 		})
@@ -134,7 +147,32 @@ func TestSearch(t *testing.T) {
 		}},
 		{"scoped to a project never shows another's", "toml", "alpha", nil},
 		{"unknown project", "parser", "gamma", nil},
-		{"all words must match", "parser cache", "", []hitKey{{KindObservation, "alpha", "Cache keys"}}},
+		{"any word may match", "parser cache", "", []hitKey{
+			{KindObservation, "alpha", "Cache keys"},
+			{KindObservation, "alpha", "Parser off-by-one fixed"},
+			{KindObservation, "beta", "Parser for TOML"},
+			{KindSummary, "alpha", "Fix the parser crash"},
+			{KindPrompt, "alpha", "why does the parser crash on emoji?"},
+		}},
+		{"a phrase", `"parser cache"`, "", []hitKey{{KindObservation, "alpha", "Cache keys"}}},
+		{"a phrase is words in order", `"cache parser"`, "", nil},
+		{"an excluded word", "parser -toml", "", []hitKey{
+			{KindObservation, "alpha", "Cache keys"},
+			{KindObservation, "alpha", "Parser off-by-one fixed"},
+			{KindSummary, "alpha", "Fix the parser crash"},
+			{KindPrompt, "alpha", "why does the parser crash on emoji?"},
+		}},
+		{"an excluded phrase", `parser -"parser cache" -crash`, "", []hitKey{
+			{KindObservation, "alpha", "Parser off-by-one fixed"},
+			{KindObservation, "beta", "Parser for TOML"},
+		}},
+		{"stemmed: crashing finds crash", "crashing", "", []hitKey{
+			{KindSummary, "alpha", "Fix the parser crash"},
+			{KindPrompt, "alpha", "why does the parser crash on emoji?"},
+		}},
+		{"CJK word", "日本語", "", []hitKey{{KindPrompt, "alpha", "Café résumé naïve — unicode words: 日本語 テスト"}}},
+		{"CJK word's beginning", "日本", "", []hitKey{{KindPrompt, "alpha", "Café résumé naïve — unicode words: 日本語 テスト"}}},
+		{"a CJK word not stored", "中文", "", nil},
 		{"no document has both: any word", "toml wal", "", []hitKey{
 			{KindObservation, "alpha", "Use WAL mode"},
 			{KindObservation, "beta", "Parser for TOML"},
@@ -143,17 +181,20 @@ func TestSearch(t *testing.T) {
 		{"case and diacritics folded", "CAFE resume", "", []hitKey{
 			{KindPrompt, "alpha", "Café résumé naïve — unicode words: 日本語 テスト"},
 		}},
-		{"facts are searched", "bound", "", []hitKey{{KindObservation, "alpha", "Parser off-by-one fixed"}}},
+		{"facts are searched", "len", "", []hitKey{{KindObservation, "alpha", "Parser off-by-one fixed"}}},
 		{"concepts are searched", "gotcha", "", []hitKey{{KindObservation, "alpha", "Parser off-by-one fixed"}}},
 		{"subtitle is searched", "journal", "", []hitKey{{KindObservation, "alpha", "Use WAL mode"}}},
-		{"summary fields are searched", "bounds", "", []hitKey{{KindSummary, "alpha", "Fix the parser crash"}}},
+		{"summary fields are searched, stemmed like every kind", "bounds", "", []hitKey{
+			{KindObservation, "alpha", "Parser off-by-one fixed"},
+			{KindSummary, "alpha", "Fix the parser crash"},
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			hits, err := db.Search(context.Background(), c.query, c.project, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := keys(hits)
+			got := keys(direct(hits))
 			sortKeys(got)
 			sortKeys(c.want)
 			if !reflect.DeepEqual(got, c.want) && !(len(got) == 0 && len(c.want) == 0) {
@@ -174,34 +215,42 @@ func sortKeys(k []hitKey) {
 	})
 }
 
-// In a corpus where a word is rare (filler makes it so), bm25 puts a title match before
-// a narrative match, and limit keeps the best.
+// In a corpus where a word is rare (filler makes it so), a record holding more of the
+// query's words ranks first, a title or facts match ranks before a narrative match, and
+// limit keeps the best.
 func TestSearchRanking(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTest(t)
 	if err := SeedObservations(ctx, db, "filler", 200, t0); err != nil {
 		t.Fatal(err)
 	}
-	remember(t, db, session("a1", "alpha"), 1, []Observation{
+	// One session each: no record lends another context.
+	for i, o := range []Observation{
 		{Title: "Unrelated", Narrative: "Mentions the flaky migration once among many other words here."},
-		{Title: "Flaky migration test", Narrative: "Fixed."},
-		{Title: "Another", Subtitle: "flaky subtitle"},
-	}, nil)
-	hits, err := db.Search(ctx, "flaky", "", 10)
+		{Title: "Flaky test", Narrative: "Fixed."},
+		{Title: "Another", Facts: []string{"flaky in CI"}},
+		{Title: "Both words", Narrative: "the flaky one broke the lexer"},
+	} {
+		remember(t, db, session("a"+strconv.Itoa(i), "alpha"), i+1, []Observation{o}, nil)
+	}
+	titles := func(hits []Hit) []string {
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Title)
+		}
+		return got
+	}
+	hits, err := db.Search(ctx, "flaky lexer", "", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"Flaky migration test", "Another", "Unrelated"}
-	var got []string
-	for _, h := range hits {
-		got = append(got, h.Title)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("order %v, want %v (title, subtitle, narrative)", got, want)
+	got := titles(hits)
+	if len(got) != 4 || got[0] != "Both words" || got[3] != "Unrelated" {
+		t.Errorf("order %v, want Both words first (both words), Unrelated last (narrative only)", got)
 	}
 	top, err := db.Search(ctx, "flaky", "alpha", 1)
-	if err != nil || len(top) != 1 || top[0].Title != want[0] {
-		t.Errorf("limit 1: %+v, %v; want the best hit only", top, err)
+	if err != nil || len(top) != 1 || top[0].Title == "Unrelated" || top[0].Title == "Both words" {
+		t.Errorf("limit 1: %+v, %v; want the best hit only, a title or facts match", top, err)
 	}
 	if none, err := db.Search(ctx, "flaky", "", 0); none != nil || err != nil {
 		t.Errorf("limit 0: %+v, %v", none, err)
@@ -211,24 +260,24 @@ func TestSearchRanking(t *testing.T) {
 func TestSearchHitFields(t *testing.T) {
 	db := searchFixture(t)
 	hits, err := db.Search(context.Background(), "emoji", "", 10)
-	if err != nil || len(hits) != 1 {
+	if hits = direct(hits); err != nil || len(hits) != 1 {
 		t.Fatalf("hits %+v, %v", hits, err)
 	}
 	h := hits[0]
 	want := Hit{Kind: KindPrompt, ID: 1, Project: "alpha", Session: "a1", Title: "why does the parser crash on emoji?",
-		Snippet: "why does the parser crash on **emoji**?\nsecond line with details", At: at(30), Rank: h.Rank}
-	if h != want {
+		Snippet: "why does the parser crash on emoji? second line with details", Marks: []Span{{29, 34}}, At: at(30), Rank: h.Rank}
+	if !reflect.DeepEqual(h, want) {
 		t.Errorf("hit\n%+v\nwant\n%+v", h, want)
 	}
 	if h.Rank >= 0 {
 		t.Errorf("rank %v: bm25 ranks are negative", h.Rank)
 	}
 	hits, err = db.Search(context.Background(), "tokenizer", "alpha", 10)
-	if err != nil || len(hits) != 2 {
+	if hits = direct(hits); err != nil || len(hits) != 2 {
 		t.Fatalf("hits %+v, %v", hits, err)
 	}
 	for _, h := range hits {
-		if !strings.Contains(h.Snippet, "**tokenizer**") {
+		if !strings.Contains(Marked(h.Snippet, h.Marks, "[", "]", nil), "[tokenizer]") {
 			t.Errorf("snippet %q does not mark the match", h.Snippet)
 		}
 	}
@@ -239,14 +288,15 @@ func TestSearchHitFields(t *testing.T) {
 func TestSearchRanksOnlyTheNewestWindow(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTest(t)
-	remember(t, db, session("a1", "alpha"), 1, []Observation{
-		{Title: "Flaky old title match"}, // best bm25, but oldest
-		{Title: "second", Narrative: "flaky narrative words words words"},
-		{Title: "third", Narrative: "flaky narrative words words words"},
-	}, nil)
-	remember(t, db, session("b1", "beta"), 2, []Observation{
-		{Title: "Flaky in beta 1"}, {Title: "Flaky in beta 2"}, {Title: "Flaky in beta 3"},
-	}, nil)
+	// One session each, so no record is found as another's context.
+	for i, o := range []Observation{
+		{Project: "alpha", Title: "Flaky old title match"}, // best bm25, but oldest
+		{Project: "alpha", Title: "second", Narrative: "flaky narrative words words words"},
+		{Project: "alpha", Title: "third", Narrative: "flaky narrative words words words"},
+		{Project: "beta", Title: "Flaky in beta one"}, {Project: "beta", Title: "Flaky in beta two"}, {Project: "beta", Title: "Flaky in beta three"},
+	} {
+		remember(t, db, session("s"+strconv.Itoa(i), o.Project), i+1, []Observation{o}, nil)
+	}
 	titles := func(hits []Hit) []string {
 		var out []string
 		for _, h := range hits {
@@ -262,9 +312,10 @@ func TestSearchRanksOnlyTheNewestWindow(t *testing.T) {
 		{"alpha", 3, []string{"Flaky old title match", "second", "third"}},
 		{"alpha", 2, []string{"second", "third"}},
 		{"alpha", 1, []string{"third"}},
-		{"", 2, []string{"Flaky in beta 2", "Flaky in beta 3"}},
+		{"", 2, []string{"Flaky in beta three", "Flaky in beta two"}},
 	} {
-		hits, err := db.search(ctx, ftsQuery([]string{"flaky"}, " AND "), searchFilter{project: c.project}, 10, c.window)
+		q := parseQuery("flaky")
+		hits, err := db.rank(ctx, q, q.match(), searchFilter{project: c.project}, 10, c.window)
 		got := titles(hits)
 		slices.Sort(got)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
@@ -293,13 +344,19 @@ func TestFirstLine(t *testing.T) {
 func TestFTSTriggersFollowUpdateAndDelete(t *testing.T) {
 	ctx := context.Background()
 	db := searchFixture(t)
-	found := func(query string) int {
+	found := func(kind, query string) int {
 		t.Helper()
 		hits, err := db.Search(ctx, query, "", 20)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return len(hits)
+		n := 0
+		for _, h := range direct(hits) {
+			if h.Kind == kind {
+				n++
+			}
+		}
+		return n
 	}
 	for _, c := range []struct {
 		name       string
@@ -308,22 +365,23 @@ func TestFTSTriggersFollowUpdateAndDelete(t *testing.T) {
 	}{
 		{"observation update", `UPDATE observations SET title = 'Lexer rewritten' WHERE title = 'Use WAL mode'`, "wal", "lexer"},
 		{"observation delete", `DELETE FROM observations WHERE title = 'Cache keys'`, "mtime", ""},
-		{"summary update", `UPDATE summaries SET request = 'Speed up startup'`, "fix", "startup"},
+		{"summary update", `UPDATE summaries SET request = 'Speed up startup', learned = ''`, "bounds", "startup"},
 		{"summary delete", `DELETE FROM summaries`, "startup", ""},
 		{"prompt update", `UPDATE prompts SET text = 'yaml please' WHERE text LIKE 'add toml%'`, "support", "yaml"},
 		{"prompt delete", `DELETE FROM prompts WHERE text = 'yaml please'`, "yaml", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if found(c.gone) == 0 {
+			kind, _, _ := strings.Cut(c.name, " ")
+			if found(kind, c.gone) == 0 {
 				t.Fatalf("%q not found before the change", c.gone)
 			}
 			if _, err := db.sql.Exec(c.sql); err != nil {
 				t.Fatal(err)
 			}
-			if n := found(c.gone); n != 0 {
+			if n := found(kind, c.gone); n != 0 {
 				t.Errorf("%q still found %d times", c.gone, n)
 			}
-			if c.seen != "" && found(c.seen) != 1 {
+			if c.seen != "" && found(kind, c.seen) != 1 {
 				t.Errorf("%q not found after the change", c.seen)
 			}
 			if err := db.Integrity(ctx); err != nil {
@@ -339,12 +397,12 @@ func TestIntegrityFindsAnIndexOutOfSync(t *testing.T) {
 	if err := db.Integrity(ctx); err != nil {
 		t.Fatalf("fresh database: %v", err)
 	}
-	if _, err := db.sql.Exec(`DROP TRIGGER prompts_fts_update; UPDATE prompts SET text = 'edited behind the index'`); err != nil {
+	if _, err := db.sql.Exec(`DROP TRIGGER prompts_search_unindex; DROP TRIGGER prompts_search_update; UPDATE prompts SET text = 'edited behind the index'`); err != nil {
 		t.Fatal(err)
 	}
 	var ie *IntegrityError
-	if err := db.Integrity(ctx); !errors.As(err, &ie) || !strings.Contains(ie.Problems[0], "prompts_fts") {
-		t.Errorf("Integrity: %v, want an *IntegrityError naming prompts_fts", err)
+	if err := db.Integrity(ctx); !errors.As(err, &ie) || !strings.Contains(ie.Problems[0], "search_fts") {
+		t.Errorf("Integrity: %v, want an *IntegrityError naming search_fts", err)
 	}
 }
 
