@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -108,7 +109,7 @@ const (
 // matches than this, only its newest rankWindow matches (by id, which grows with time)
 // are ranked: a search stays within ~25 ms at 100,000 observations and favours recent
 // memory. Fewer matches are all ranked.
-const rankWindow = 2000
+const rankWindow = 1000
 
 // Snippet marks: the store returns a snippet's text plain and where its matched words are
 // (Hit.Marks); each renderer marks them its own way, or not at all.
@@ -284,11 +285,13 @@ type searchFilter struct {
 	noSnippet    bool // hits carry no snippet (snippet() is costly on long rows)
 }
 
-// from is the FROM … WHERE clause of d's index rows matching match and f, with its
-// arguments. The content table is joined only when f looks at it.
-func (d searchDoc) from(match string, f searchFilter) (string, []any) {
+// from is the FROM … WHERE clause of d's index rows from rowid lo on matching match and
+// f, with its arguments. The content table is joined only when f looks at it. One bound
+// on each side of the rowid: FTS5 seeks to it, where a second lower bound would be
+// checked row by row.
+func (d searchDoc) from(match string, lo int64, f searchFilter) (string, []any) {
 	conds := []string{`search_fts MATCH ?`, `search_fts.rowid >= ?`, `search_fts.rowid < ?`}
-	args := []any{match, d.offset, d.offset + 1<<kindShift}
+	args := []any{match, lo, d.offset + 1<<kindShift}
 	add := func(cond string, arg any) { conds = append(conds, cond); args = append(args, arg) }
 	if f.project != "" {
 		add("c.project = ?", f.project)
@@ -393,7 +396,8 @@ func (db *DB) rank(ctx context.Context, q query, match string, f searchFilter, l
 		return hits, nil
 	}
 	for i := range hits {
-		if err := db.snippet(ctx, &hits[i], match); err != nil {
+		// The snippet marks what matched; the exclusions (costly on a common word) are left out.
+		if err := db.snippet(ctx, &hits[i], joinTerms(q.terms)); err != nil {
 			return nil, err
 		}
 	}
@@ -429,15 +433,16 @@ func (db *DB) matches(ctx context.Context, match string, f searchFilter, window,
 		if f.kinds != nil && !slices.Contains(f.kinds, d.kind) || f.obsType != "" && d.kind != KindObservation {
 			continue
 		}
-		from, fargs := d.from(match, f)
+		from, fargs := d.from(match, d.offset, f)
 		oldest := d.offset // the oldest rowid inside the window
 		err := db.sql.QueryRowContext(ctx, `SELECT search_fts.rowid`+from+` ORDER BY search_fts.rowid DESC LIMIT 1 OFFSET ?`,
 			append(fargs, window-1)...).Scan(&oldest)
 		if err != nil && err != sql.ErrNoRows {
 			return nil, err
 		}
-		parts = append(parts, `SELECT search_fts.rowid AS rid, `+searchRank+` AS score`+from+` AND search_fts.rowid >= ?`)
-		args = append(append(args, fargs...), oldest)
+		from, fargs = d.from(match, oldest, f)
+		parts = append(parts, `SELECT search_fts.rowid AS rid, `+searchRank+` AS score`+from)
+		args = append(args, fargs...)
 	}
 	if len(parts) == 0 {
 		return nil, nil
@@ -460,63 +465,92 @@ func (db *DB) matches(ctx context.Context, match string, f searchFilter, window,
 	return out, err
 }
 
-// coverage counts, for each candidate, how many of q's terms it holds.
+// coverage counts, for each candidate, how many of q's terms it holds. Each term is
+// looked up only within the rowid span of each kind's candidates (FTS5 seeks to it), not
+// through its whole list of rows: a common word is in most of them.
 func (db *DB) coverage(ctx context.Context, q query, byKey map[rowKey]*candidate) error {
 	if len(q.terms) < 2 {
 		return nil
 	}
-	rids := make([]string, 0, len(byKey))
-	for k := range byKey {
-		rids = append(rids, strconv.FormatInt(searchDocOf(k.kind).offset+k.id, 10))
-	}
-	list := strings.Join(rids, ",")
-	for _, c := range byKey {
+	type span struct{ lo, hi int64 }
+	spans := map[string]*span{}
+	for k, c := range byKey {
+		rid := searchDocOf(k.kind).offset + k.id
+		if s := spans[k.kind]; s == nil {
+			spans[k.kind] = &span{rid, rid}
+		} else {
+			s.lo, s.hi = min(s.lo, rid), max(s.hi, rid)
+		}
 		c.terms = 0
 	}
 	for _, t := range q.terms {
-		rows, err := db.sql.QueryContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid IN (`+list+`)`, t.fts())
-		if err != nil {
-			return err
-		}
-		err = scanAll(rows, func(r *sql.Rows) error {
-			var rid int64
-			err := r.Scan(&rid)
-			if c := byKey[rowKey{searchDocs[rid>>kindShift].kind, rid & (1<<kindShift - 1)}]; c != nil {
-				c.terms++
+		for _, s := range spans {
+			rows, err := db.sql.QueryContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?`, t.fts(), s.lo, s.hi)
+			if err != nil {
+				return err
 			}
-			return err
-		})
-		if err != nil {
-			return err
+			err = scanAll(rows, func(r *sql.Rows) error {
+				var rid int64
+				err := r.Scan(&rid)
+				if c := byKey[rowKey{searchDocs[rid>>kindShift].kind, rid & (1<<kindShift - 1)}]; c != nil {
+					c.terms++
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
 // details reads what a hit shows and what ranking needs of each candidate.
+// details fills what a hit shows and what ranking needs of each candidate, one query per
+// kind.
 func (db *DB) details(ctx context.Context, cands []candidate) error {
-	for i := range cands {
-		if err := db.detail(ctx, &cands[i]); err != nil {
+	for _, d := range searchDocs {
+		at := map[int64]*candidate{}
+		var ids []int64
+		for i := range cands {
+			if cands[i].Kind == d.kind {
+				at[cands[i].ID] = &cands[i]
+				ids = append(ids, cands[i].ID)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		list, _ := json.Marshal(ids)
+		typ, sub := "''", "''"
+		if d.kind == KindObservation {
+			typ, sub = "type", "subtitle"
+		}
+		rows, err := db.sql.QueryContext(ctx, `SELECT id, project, session_id, `+d.title+`, `+typ+`, `+sub+`, at FROM `+d.table+
+			` WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+		if err != nil {
+			return err
+		}
+		err = scanAll(rows, func(r *sql.Rows) error {
+			var id int64
+			var h Hit
+			var t sql.NullInt64
+			if err := r.Scan(&id, &h.Project, &h.Session, &h.Title, &h.Type, &h.Subtitle, &t); err != nil {
+				return err
+			}
+			c := at[id]
+			c.Project, c.Session, c.Title, c.Type, c.Subtitle = h.Project, h.Session, h.Title, h.Type, h.Subtitle
+			c.At, c.at = fromNanos(t), t.Int64
+			if c.Kind == KindPrompt {
+				c.Title = firstLine(c.Title)
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func (db *DB) detail(ctx context.Context, c *candidate) error {
-	d := searchDocOf(c.Kind)
-	typ, sub := "''", "''"
-	if c.Kind == KindObservation {
-		typ, sub = "type", "subtitle"
-	}
-	var at sql.NullInt64
-	err := db.sql.QueryRowContext(ctx, `SELECT project, session_id, `+d.title+`, `+typ+`, `+sub+`, at FROM `+d.table+` WHERE id = ?`, c.ID).
-		Scan(&c.Project, &c.Session, &c.Title, &c.Type, &c.Subtitle, &at)
-	c.At, c.at = fromNanos(at), at.Int64
-	if c.Kind == KindPrompt {
-		c.Title = firstLine(c.Title)
-	}
-	return err
 }
 
 // context gives each observation near one of the contextFrom best candidates, in its
@@ -573,34 +607,46 @@ ORDER BY at `+dir+`, id `+dir+` LIMIT ?`, src.Session, src.at, pivot, contextNea
 		}
 	}
 	// A neighbour is a hit only within f, and never when the query excludes it.
+	if err := db.details(ctx, found); err != nil {
+		return nil, err
+	}
+	excluded, err := db.excluded(ctx, found, q)
+	if err != nil {
+		return nil, err
+	}
 	kept := found[:0]
 	for _, c := range found {
-		if err := db.detail(ctx, &c); err != nil {
-			return nil, err
-		}
-		if ok, err := db.withinFilter(ctx, c, q, f); err != nil {
-			return nil, err
-		} else if ok {
+		if !excluded[c.ID] && (f.project == "" || c.Project == f.project) && (f.since.IsZero() || !c.At.Before(f.since)) &&
+			(f.until.IsZero() || c.At.Before(f.until)) && (f.obsType == "" || c.Type == f.obsType) &&
+			(f.kinds == nil || slices.Contains(f.kinds, KindObservation)) {
 			kept = append(kept, c)
 		}
 	}
 	return kept, nil
 }
 
-// withinFilter: c, found by context, is what f asks for, and holds none of the query's
-// excluded terms.
-func (db *DB) withinFilter(ctx context.Context, c candidate, q query, f searchFilter) (bool, error) {
-	if f.project != "" && c.Project != f.project || !f.since.IsZero() && c.At.Before(f.since) ||
-		!f.until.IsZero() && !c.At.Before(f.until) || f.obsType != "" && c.Type != f.obsType ||
-		f.kinds != nil && !slices.Contains(f.kinds, KindObservation) {
-		return false, nil
+// excluded returns which of the observations found holds one of q's excluded terms: one
+// lookup over their rowid span.
+func (db *DB) excluded(ctx context.Context, found []candidate, q query) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	if len(q.not) == 0 || len(found) == 0 {
+		return out, nil
 	}
-	if len(q.not) == 0 {
-		return true, nil
+	lo, hi := found[0].ID, found[0].ID
+	for _, c := range found {
+		lo, hi = min(lo, c.ID), max(hi, c.ID)
 	}
-	var n int
-	err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM search_fts WHERE search_fts MATCH ? AND rowid = ?`, joinTerms(q.not), c.ID).Scan(&n)
-	return n == 0, err
+	rows, err := db.sql.QueryContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?`, joinTerms(q.not), lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var id int64
+		err := r.Scan(&id)
+		out[id] = true
+		return err
+	})
+	return out, err
 }
 
 // collapse keeps the first limit hits of ranked candidates, each observation standing
