@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -489,5 +491,169 @@ func TestSeedObservations(t *testing.T) {
 	}
 	if err := SeedObservations(ctx, db, "bench", -1, t0); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("n -1: %v, want ErrInvalidArgument", err)
+	}
+}
+
+// A database of the previous schema (three unstemmed indexes) is migrated: its records are
+// in the one stemmed index, searchable across kinds, and the index matches them.
+func TestSearchMigrationRebuildsTheIndex(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "claude-mem.db")
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Join(migrations[:3], ";\n") + `;
+INSERT INTO sessions (id, project, cwd) VALUES ('s', 'web', '/web');
+INSERT INTO observations (session_id, project, run_id, type, title, subtitle, narrative, facts, at)
+	VALUES ('s', 'web', 'r', 'bugfix', 'Webhook signatures failed', '', 'The secret was rotated.', '["verification uses HMAC"]', 1);
+INSERT INTO summaries (session_id, project, run_id, request, investigated, learned, completed, next_steps, notes, at)
+	VALUES ('s', 'web', 'r', 'Fix webhooks', '', 'signing secrets rotate', '', '', '', 2);
+INSERT INTO prompts (session_id, project, text, at) VALUES ('s', 'web', 'why is the webhook failing?', 3);
+PRAGMA user_version = 3`
+	if _, err := raw.Exec(old); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n := count(t, db, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%\\_fts%' ESCAPE '\\' AND name NOT LIKE 'search\\_fts%' ESCAPE '\\'"); n != 0 {
+		t.Errorf("%d objects of the old indexes are left", n)
+	}
+	hits, err := db.Search(ctx, "webhook signature verification failing", "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, h := range direct(hits) {
+		kinds[h.Kind] = true
+	}
+	if len(kinds) != 3 || hits[0].Kind != KindObservation {
+		t.Errorf("hits %v: want every kind, the observation (three of the words, stemmed) first", keys(hits))
+	}
+	if err := db.Integrity(ctx); err != nil {
+		t.Error(err)
+	}
+	if got := keys(direct(mustSearch(t, db, "HMAC"))); len(got) != 1 || got[0].Title != "Webhook signatures failed" {
+		t.Errorf("a fact's word: %v", got)
+	}
+}
+
+func mustSearch(t *testing.T, db *DB, q string) []Hit {
+	t.Helper()
+	hits, err := db.Search(context.Background(), q, "", 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
+}
+
+// Observations of one project with one type and the same title words collapse into the
+// best of them; another type, another project or another title does not.
+func TestSearchCollapsesNearDuplicates(t *testing.T) {
+	db, _ := openTest(t)
+	obs := []Observation{
+		{Type: "bugfix", Title: "Retry the webhook on 502", Narrative: "webhook retried"},
+		{Type: "bugfix", Title: "retry the Webhook on 502.", Narrative: "webhook retried again"},
+		{Type: "bugfix", Title: "Retry  the webhook on 502!", Narrative: "webhook"},
+		{Type: "decision", Title: "Retry the webhook on 502", Narrative: "webhook"},
+		{Type: "bugfix", Title: "Retry the webhook on 503", Narrative: "webhook"},
+	}
+	for i, o := range obs {
+		remember(t, db, session("s"+strconv.Itoa(i), "web"), i+1, []Observation{o}, nil)
+	}
+	remember(t, db, session("o", "other"), 9, []Observation{obs[0]}, nil)
+	hits := mustSearch(t, db, "webhook")
+	similar := map[string]int{}
+	for _, h := range hits {
+		similar[h.Project+" "+h.Type+" "+h.Title] += 1 + h.Similar
+	}
+	if len(hits) != 4 || slices.ContainsFunc(hits, func(h Hit) bool { return h.Similar != 0 && h.Similar != 2 }) {
+		t.Errorf("hits %+v: want 4, one standing for 2 similar", hits)
+	}
+	total := 0
+	for _, n := range similar {
+		total += n
+	}
+	if total != 6 {
+		t.Errorf("hits and similar cover %d records, want 6: %v", total, similar)
+	}
+}
+
+// Equal scores: the newer record first.
+func TestSearchRecencyBreaksTies(t *testing.T) {
+	db, _ := openTest(t)
+	for i, title := range []string{"Cache warmed alpha", "Cache warmed beta", "Cache warmed gamma"} {
+		remember(t, db, session("s"+strconv.Itoa(i), "web"), 10-i, []Observation{{Type: "change", Title: title, At: at(10 - i)}}, nil)
+	}
+	hits := mustSearch(t, db, "warmed")
+	var got []string
+	for _, h := range hits {
+		got = append(got, h.Title)
+	}
+	if want := []string{"Cache warmed alpha", "Cache warmed beta", "Cache warmed gamma"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v, want newest first %v", got, want)
+	}
+}
+
+// A pasted page is searched by its first words, without error; a query of punctuation
+// alone finds nothing.
+func TestSearchLongAndEmptyQueries(t *testing.T) {
+	db := searchFixture(t)
+	words := make([]string, 0, 2000)
+	for i := range 2000 {
+		words = append(words, "w"+strconv.Itoa(i))
+	}
+	page := strings.Join(words, " ")
+	if len(page) < 10_000 {
+		t.Fatal("the query is under 10 KB")
+	}
+	if hits := mustSearch(t, db, "parser "+page); len(direct(hits)) != 5 {
+		t.Errorf("10 KB of words after parser: %d hits, want 5", len(direct(hits)))
+	}
+	if hits := mustSearch(t, db, page+" parser"); len(hits) != 0 {
+		t.Errorf("a word past the first %d distinct ones was searched: %v", maxTerms, keys(hits))
+	}
+	if q := parseQuery(strings.Join(words, " ")); len(q.terms) != maxTerms {
+		t.Errorf("%d terms, want %d", len(q.terms), maxTerms)
+	}
+	if hits := mustSearch(t, db, "?!… — ()[]{} ''"); hits != nil {
+		t.Errorf("punctuation only: %v", hits)
+	}
+}
+
+// The records next to a strong match in its session are found by it, after it; a record
+// of another session is not.
+func TestSearchContext(t *testing.T) {
+	db, _ := openTest(t)
+	remember(t, db, session("s", "web"), 1, []Observation{
+		{Type: "discovery", Title: "Refresh token rotation logs users out", At: at(1)},
+		{Type: "bugfix", Title: "Grace period for the previous token", Narrative: "Accept the old one for 30 s.", At: at(2)},
+		{Type: "change", Title: "Unrelated later work", At: at(3)},
+		{Type: "change", Title: "Much later work", At: at(4)},
+	}, nil)
+	remember(t, db, session("t", "web"), 5, []Observation{{Type: "change", Title: "Another session", At: at(5)}}, nil)
+	hits := mustSearch(t, db, "users logged out refresh")
+	var got []string
+	for _, h := range hits[1:] {
+		if h.Context {
+			got = append(got, h.Title)
+		}
+	}
+	slices.Sort(got)
+	if len(hits) != 3 || hits[0].Title != "Refresh token rotation logs users out" || hits[0].Context ||
+		!reflect.DeepEqual(got, []string{"Grace period for the previous token", "Unrelated later work"}) {
+		t.Fatalf("hits %+v: want the match, then the two records after it as its context (not the third)", hits)
+	}
+	for _, h := range hits {
+		if h.Session != "s" {
+			t.Errorf("%q of another session found as context", h.Title)
+		}
+	}
+	if hits := mustSearch(t, db, "users logged out refresh -grace"); slices.ContainsFunc(hits, func(h Hit) bool { return h.Title == "Grace period for the previous token" }) {
+		t.Errorf("an excluded word's record came back as context: %v", keys(hits))
 	}
 }
