@@ -650,13 +650,14 @@ func (db *DB) excluded(ctx context.Context, found []candidate, q query) (map[int
 }
 
 // collapse keeps the first limit hits of ranked candidates, each observation standing
-// for the lower-ranked ones of its project with its type and a near-equal title.
+// for the lower-ranked ones of its project with its type and title key (TitleKey, the
+// observer's duplicate rule; an untitled one stands for none).
 func collapse(cands []candidate, limit int) []Hit {
 	var hits []Hit
 	first := map[string]int{}
 	for _, c := range cands {
-		if c.Kind == KindObservation {
-			key := c.Project + "\x00" + c.Type + "\x00" + titleKey(c.Title)
+		if title := TitleKey(c.Title); c.Kind == KindObservation && title != "" {
+			key := c.Project + "\x00" + c.Type + "\x00" + title
 			if i, ok := first[key]; ok {
 				if i >= 0 {
 					hits[i].Similar++
@@ -674,12 +675,6 @@ func collapse(cands []candidate, limit int) []Hit {
 		}
 	}
 	return hits
-}
-
-// titleKey is a title reduced to what near-equal titles share: its words, case folded,
-// without punctuation or spacing.
-func titleKey(title string) string {
-	return strings.Join(searchWords(strings.ToLower(title)), " ")
 }
 
 // snippet fills h.Snippet and h.Marks: the words around the matches in h's best matching
