@@ -316,7 +316,7 @@ func TestSearchRanksOnlyTheNewestWindow(t *testing.T) {
 		{"", 2, []string{"Flaky in beta three", "Flaky in beta two"}},
 	} {
 		q := parseQuery("flaky")
-		hits, err := db.rank(ctx, q, q.match(), searchFilter{project: c.project}, 10, c.window)
+		hits, err := db.rank(ctx, q, searchFilter{project: c.project}, 10, c.window)
 		got := titles(hits)
 		slices.Sort(got)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
