@@ -147,7 +147,7 @@ func (db *DB) Forget(ctx context.Context, scope ForgetScope, maxTitles int, befo
 	return f, db.fail("forget", err)
 }
 
-// Vacuum makes deleted text unrecoverable from the files: each full-text index is merged
+// Vacuum makes deleted text unrecoverable from the files: the full-text index is merged
 // into one segment (a deletion only adds a tombstone beside the old terms), VACUUM
 // rewrites the database without free pages, and the WAL, which holds old page images, is
 // checkpointed and truncated before and after.
@@ -155,10 +155,8 @@ func (db *DB) Vacuum(ctx context.Context) error {
 	if db.readOnly {
 		return db.fail("vacuum", ErrReadOnly)
 	}
-	for _, t := range searchTables {
-		if _, err := db.sql.ExecContext(ctx, `INSERT INTO `+t.fts+` (`+t.fts+`) VALUES ('optimize')`); err != nil {
-			return db.fail("vacuum", err)
-		}
+	if _, err := db.sql.ExecContext(ctx, `INSERT INTO search_fts (search_fts) VALUES ('optimize')`); err != nil {
+		return db.fail("vacuum", err)
 	}
 	if err := db.checkpoint(ctx); err != nil {
 		return err

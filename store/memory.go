@@ -38,10 +38,13 @@ type Entry struct {
 	Size    int // characters in the full record, so the reader knows what opening it costs
 }
 
-// MemoryHit is one search hit in compact form, with its rank (bm25: lower is better).
+// MemoryHit is one search hit in compact form, with its rank (lower is better), how many
+// near-equal observations it stands for, and whether only its session's context matched.
 type MemoryHit struct {
 	Entry
-	Rank float64
+	Rank    float64
+	Similar int
+	Context bool
 }
 
 // MemoryFilter narrows SearchMemory. Zero fields do not narrow.
@@ -125,10 +128,6 @@ func (db *DB) Entry(ctx context.Context, ref Ref) (Entry, error) {
 // SearchMemory is Search narrowed by f, each hit in compact form (type and size included).
 // The query is plain words, as for Search.
 func (db *DB) SearchMemory(ctx context.Context, query string, f MemoryFilter, limit int) ([]MemoryHit, error) {
-	words := searchWords(query)
-	if len(words) == 0 || limit <= 0 {
-		return nil, nil
-	}
 	kinds := f.Kinds
 	if f.Type != "" {
 		kinds = []string{KindObservation}
@@ -136,7 +135,7 @@ func (db *DB) SearchMemory(ctx context.Context, query string, f MemoryFilter, li
 			return nil, nil
 		}
 	}
-	hits, err := db.searchFiltered(ctx, words, searchFilter{project: f.Project, kinds: kinds, obsType: f.Type, since: f.Since, until: f.Until, noSnippet: true}, limit)
+	hits, err := db.searchFiltered(ctx, query, searchFilter{project: f.Project, kinds: kinds, obsType: f.Type, since: f.Since, until: f.Until, noSnippet: true}, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +145,7 @@ func (db *DB) SearchMemory(ctx context.Context, query string, f MemoryFilter, li
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, MemoryHit{Entry: e, Rank: h.Rank})
+		out = append(out, MemoryHit{Entry: e, Rank: h.Rank, Similar: h.Similar, Context: h.Context})
 	}
 	return out, nil
 }

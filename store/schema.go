@@ -3,6 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
 )
 
 // migrations is the schema history. migrations[i] moves a database from user_version i
@@ -236,6 +239,9 @@ ALTER TABLE runs ADD COLUMN requeued INTEGER NOT NULL DEFAULT 0;
 `},
 	// 6: memory stored before the redactor read text as it reads (issue 21) is redacted again.
 	{run: redactStored, heavy: true},
+	// 7: one stemmed full-text index over every kind (searchMigration), rebuilt from the
+	// stored rows: heavy.
+	{sql: searchMigration, heavy: true},
 }
 
 // step is one migration: SQL, or Go code for what SQL cannot say (run gets the migration's
@@ -248,3 +254,47 @@ type step struct {
 	run   func(ctx context.Context, tx *sql.Tx, dataDir string) error
 	heavy bool
 }
+
+// The search index (DESIGN §23) is one FTS5 table over observations, summaries and prompts,
+// so one BM25 ranking (one IDF, one average length) covers every kind. Its external content
+// is the view search_docs: a row's rowid is its id plus its kind's offset (searchOffset), and
+// each kind's arm of the view is found by an index on that expression, so FTS5's lookups of
+// one row stay indexed. List fields are indexed as plain text, never as JSON. Words are
+// stemmed (porter), so "failing" finds "failed". The migration drops the three per-kind
+// indexes of migration 1 and builds this one from the stored rows: heavy on a large
+// database (100,000 observations: a few seconds).
+var searchMigration = func() string {
+	var b, triggers strings.Builder
+	b.WriteString("DROP TABLE observations_fts;\nDROP TABLE summaries_fts;\nDROP TABLE prompts_fts;\n")
+	var arms []string
+	cols := "rowid, " + strings.Join(searchColumns, ", ")
+	for _, d := range searchDocs {
+		for _, op := range []string{"insert", "delete", "update"} {
+			fmt.Fprintf(&b, "DROP TRIGGER %s_fts_%s;\n", d.table, op)
+		}
+		rid := "id"
+		if d.offset != 0 {
+			rid = "id + " + strconv.FormatInt(d.offset, 10)
+			fmt.Fprintf(&b, "CREATE INDEX %s_search_rid ON %s(%s);\n", d.table, d.table, rid)
+		}
+		arms = append(arms, "SELECT "+rid+", "+d.values("")+" FROM "+d.table)
+		// SQLite allows no table-valued function (json_each) in a trigger, so the triggers
+		// read the row through the view: before a row changes, its indexed values leave the
+		// index; after, its new ones enter it.
+		ins := "\tINSERT INTO search_fts(" + cols + ") SELECT * FROM search_docs WHERE rid = new." + rid + ";\n"
+		del := "\tINSERT INTO search_fts(search_fts, " + cols + ") SELECT 'delete', * FROM search_docs WHERE rid = old." + rid + ";\n"
+		fmt.Fprintf(&triggers, "CREATE TRIGGER %s_search_insert AFTER INSERT ON %s BEGIN\n%sEND;\n", d.table, d.table, ins)
+		fmt.Fprintf(&triggers, "CREATE TRIGGER %s_search_delete BEFORE DELETE ON %s BEGIN\n%sEND;\n", d.table, d.table, del)
+		fmt.Fprintf(&triggers, "CREATE TRIGGER %s_search_unindex BEFORE UPDATE ON %s BEGIN\n%sEND;\n", d.table, d.table, del)
+		fmt.Fprintf(&triggers, "CREATE TRIGGER %s_search_update AFTER UPDATE ON %s BEGIN\n%sEND;\n", d.table, d.table, ins)
+	}
+	fmt.Fprintf(&b, "CREATE VIEW search_docs (rid, %s) AS\n%s;\n", strings.Join(searchColumns, ", "), strings.Join(arms, "\nUNION ALL "))
+	fmt.Fprintf(&b, `CREATE VIRTUAL TABLE search_fts USING fts5(
+	%s,
+	content='search_docs', content_rowid='rid', tokenize='porter unicode61 remove_diacritics 2', prefix='2 3'
+);
+`, strings.Join(searchColumns, ", "))
+	b.WriteString(triggers.String())
+	b.WriteString("INSERT INTO search_fts(search_fts) VALUES ('rebuild');\n")
+	return b.String()
+}()

@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -28,6 +30,17 @@ func remember(t *testing.T, db *DB, s Session, sec int, obs []Observation, sum *
 
 type hitKey struct {
 	Kind, Project, Title string
+}
+
+// direct are the hits that hold a query word themselves (not found by context alone).
+func direct(hits []Hit) []Hit {
+	var out []Hit
+	for _, h := range hits {
+		if !h.Context {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 func keys(hits []Hit) []hitKey {
@@ -75,30 +88,31 @@ func TestSearchHostileQueriesAreWords(t *testing.T) {
 		want  int // hits expected
 	}{
 		{`"unterminated`, 0},
-		{`"parser`, 5},
+		{`"parser`, 5}, // an unterminated phrase runs to the end
 		{`parser"`, 5},
 		{`foo*`, 0},
-		{`pars*`, 0}, // no prefix search: plain words only
+		{`pars*`, 5}, // a prefix
 		{`parser*`, 5},
-		{`-bar`, 0},
-		{`-parser`, 5},
-		{`a:b`, 1}, // the words "a" and "b"; no document has both, "a" is in one
+		{`-bar`, 0},    // only an exclusion: nothing to find
+		{`-parser`, 0}, // likewise
+		{`a:b`, 0},     // "a" is a stop word and "b" is in no record
 		{`zz:parser`, 5},
-		{`title:parser`, 5}, // "title" is a word here, not a column filter: found via OR
+		{`title:parser`, 5}, // "title" is a word here, not a column filter
 		{`NEAR(`, 0},
-		{`NEAR(parser cache)`, 5}, // "near" is in no document: any of the words
+		{`NEAR(parser cache)`, 5}, // "near" is in no record: any of the words
 		{`)`, 0},
 		{`(`, 0},
-		{`AND OR`, 1}, // the word "and" is in one narrative
+		{`AND OR`, 1}, // only stop words: they are searched, and "and" is in one narrative
 		{`NOT parser`, 5},
-		{`parser AND`, 1},
-		{`^parser`, 0 + 5},
+		{`parser AND`, 5},
+		{`^parser`, 5},
 		{`{title}: parser`, 5},
 		{`'; DROP TABLE observations; --`, 0},
 		{`" OR "" = "`, 0},
 		{`**`, 0},
 		{``, 0},
 		{`   `, 0},
+		{`!!! ??? ... --- ***`, 0},
 		{"\x00parser\x00", 5},
 	} {
 		t.Run(c.query, func(t *testing.T) {
@@ -106,7 +120,7 @@ func TestSearchHostileQueriesAreWords(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Search(%q): %v", c.query, err)
 			}
-			if len(hits) != c.want {
+			if hits = direct(hits); len(hits) != c.want {
 				t.Errorf("Search(%q): %d hits %v, want %d", c.query, len(hits), keys(hits), c.want)
 			}
 		})
@@ -134,7 +148,32 @@ func TestSearch(t *testing.T) {
 		}},
 		{"scoped to a project never shows another's", "toml", "alpha", nil},
 		{"unknown project", "parser", "gamma", nil},
-		{"all words must match", "parser cache", "", []hitKey{{KindObservation, "alpha", "Cache keys"}}},
+		{"any word may match", "parser cache", "", []hitKey{
+			{KindObservation, "alpha", "Cache keys"},
+			{KindObservation, "alpha", "Parser off-by-one fixed"},
+			{KindObservation, "beta", "Parser for TOML"},
+			{KindSummary, "alpha", "Fix the parser crash"},
+			{KindPrompt, "alpha", "why does the parser crash on emoji?"},
+		}},
+		{"a phrase", `"parser cache"`, "", []hitKey{{KindObservation, "alpha", "Cache keys"}}},
+		{"a phrase is words in order", `"cache parser"`, "", nil},
+		{"an excluded word", "parser -toml", "", []hitKey{
+			{KindObservation, "alpha", "Cache keys"},
+			{KindObservation, "alpha", "Parser off-by-one fixed"},
+			{KindSummary, "alpha", "Fix the parser crash"},
+			{KindPrompt, "alpha", "why does the parser crash on emoji?"},
+		}},
+		{"an excluded phrase", `parser -"parser cache" -crash`, "", []hitKey{
+			{KindObservation, "alpha", "Parser off-by-one fixed"},
+			{KindObservation, "beta", "Parser for TOML"},
+		}},
+		{"stemmed: crashing finds crash", "crashing", "", []hitKey{
+			{KindSummary, "alpha", "Fix the parser crash"},
+			{KindPrompt, "alpha", "why does the parser crash on emoji?"},
+		}},
+		{"CJK word", "日本語", "", []hitKey{{KindPrompt, "alpha", "Café résumé naïve — unicode words: 日本語 テスト"}}},
+		{"CJK word's beginning", "日本", "", []hitKey{{KindPrompt, "alpha", "Café résumé naïve — unicode words: 日本語 テスト"}}},
+		{"a CJK word not stored", "中文", "", nil},
 		{"no document has both: any word", "toml wal", "", []hitKey{
 			{KindObservation, "alpha", "Use WAL mode"},
 			{KindObservation, "beta", "Parser for TOML"},
@@ -143,17 +182,20 @@ func TestSearch(t *testing.T) {
 		{"case and diacritics folded", "CAFE resume", "", []hitKey{
 			{KindPrompt, "alpha", "Café résumé naïve — unicode words: 日本語 テスト"},
 		}},
-		{"facts are searched", "bound", "", []hitKey{{KindObservation, "alpha", "Parser off-by-one fixed"}}},
+		{"facts are searched", "len", "", []hitKey{{KindObservation, "alpha", "Parser off-by-one fixed"}}},
 		{"concepts are searched", "gotcha", "", []hitKey{{KindObservation, "alpha", "Parser off-by-one fixed"}}},
 		{"subtitle is searched", "journal", "", []hitKey{{KindObservation, "alpha", "Use WAL mode"}}},
-		{"summary fields are searched", "bounds", "", []hitKey{{KindSummary, "alpha", "Fix the parser crash"}}},
+		{"summary fields are searched, stemmed like every kind", "bounds", "", []hitKey{
+			{KindObservation, "alpha", "Parser off-by-one fixed"},
+			{KindSummary, "alpha", "Fix the parser crash"},
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			hits, err := db.Search(context.Background(), c.query, c.project, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := keys(hits)
+			got := keys(direct(hits))
 			sortKeys(got)
 			sortKeys(c.want)
 			if !reflect.DeepEqual(got, c.want) && !(len(got) == 0 && len(c.want) == 0) {
@@ -174,34 +216,42 @@ func sortKeys(k []hitKey) {
 	})
 }
 
-// In a corpus where a word is rare (filler makes it so), bm25 puts a title match before
-// a narrative match, and limit keeps the best.
+// In a corpus where a word is rare (filler makes it so), a record holding more of the
+// query's words ranks first, a title or facts match ranks before a narrative match, and
+// limit keeps the best.
 func TestSearchRanking(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTest(t)
 	if err := SeedObservations(ctx, db, "filler", 200, t0); err != nil {
 		t.Fatal(err)
 	}
-	remember(t, db, session("a1", "alpha"), 1, []Observation{
+	// One session each: no record lends another context.
+	for i, o := range []Observation{
 		{Title: "Unrelated", Narrative: "Mentions the flaky migration once among many other words here."},
-		{Title: "Flaky migration test", Narrative: "Fixed."},
-		{Title: "Another", Subtitle: "flaky subtitle"},
-	}, nil)
-	hits, err := db.Search(ctx, "flaky", "", 10)
+		{Title: "Flaky test", Narrative: "Fixed."},
+		{Title: "Another", Facts: []string{"flaky in CI"}},
+		{Title: "Both words", Narrative: "the flaky one broke the lexer"},
+	} {
+		remember(t, db, session("a"+strconv.Itoa(i), "alpha"), i+1, []Observation{o}, nil)
+	}
+	titles := func(hits []Hit) []string {
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Title)
+		}
+		return got
+	}
+	hits, err := db.Search(ctx, "flaky lexer", "", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"Flaky migration test", "Another", "Unrelated"}
-	var got []string
-	for _, h := range hits {
-		got = append(got, h.Title)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("order %v, want %v (title, subtitle, narrative)", got, want)
+	got := titles(hits)
+	if len(got) != 4 || got[0] != "Both words" || got[3] != "Unrelated" {
+		t.Errorf("order %v, want Both words first (both words), Unrelated last (narrative only)", got)
 	}
 	top, err := db.Search(ctx, "flaky", "alpha", 1)
-	if err != nil || len(top) != 1 || top[0].Title != want[0] {
-		t.Errorf("limit 1: %+v, %v; want the best hit only", top, err)
+	if err != nil || len(top) != 1 || top[0].Title == "Unrelated" || top[0].Title == "Both words" {
+		t.Errorf("limit 1: %+v, %v; want the best hit only, a title or facts match", top, err)
 	}
 	if none, err := db.Search(ctx, "flaky", "", 0); none != nil || err != nil {
 		t.Errorf("limit 0: %+v, %v", none, err)
@@ -211,24 +261,24 @@ func TestSearchRanking(t *testing.T) {
 func TestSearchHitFields(t *testing.T) {
 	db := searchFixture(t)
 	hits, err := db.Search(context.Background(), "emoji", "", 10)
-	if err != nil || len(hits) != 1 {
+	if hits = direct(hits); err != nil || len(hits) != 1 {
 		t.Fatalf("hits %+v, %v", hits, err)
 	}
 	h := hits[0]
 	want := Hit{Kind: KindPrompt, ID: 1, Project: "alpha", Session: "a1", Title: "why does the parser crash on emoji?",
-		Snippet: "why does the parser crash on **emoji**?\nsecond line with details", At: at(30), Rank: h.Rank}
-	if h != want {
+		Snippet: "why does the parser crash on emoji? second line with details", Marks: []Span{{29, 34}}, At: at(30), Rank: h.Rank}
+	if !reflect.DeepEqual(h, want) {
 		t.Errorf("hit\n%+v\nwant\n%+v", h, want)
 	}
 	if h.Rank >= 0 {
 		t.Errorf("rank %v: bm25 ranks are negative", h.Rank)
 	}
 	hits, err = db.Search(context.Background(), "tokenizer", "alpha", 10)
-	if err != nil || len(hits) != 2 {
+	if hits = direct(hits); err != nil || len(hits) != 2 {
 		t.Fatalf("hits %+v, %v", hits, err)
 	}
 	for _, h := range hits {
-		if !strings.Contains(h.Snippet, "**tokenizer**") {
+		if !strings.Contains(Marked(h.Snippet, h.Marks, "[", "]", nil), "[tokenizer]") {
 			t.Errorf("snippet %q does not mark the match", h.Snippet)
 		}
 	}
@@ -239,14 +289,15 @@ func TestSearchHitFields(t *testing.T) {
 func TestSearchRanksOnlyTheNewestWindow(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTest(t)
-	remember(t, db, session("a1", "alpha"), 1, []Observation{
-		{Title: "Flaky old title match"}, // best bm25, but oldest
-		{Title: "second", Narrative: "flaky narrative words words words"},
-		{Title: "third", Narrative: "flaky narrative words words words"},
-	}, nil)
-	remember(t, db, session("b1", "beta"), 2, []Observation{
-		{Title: "Flaky in beta 1"}, {Title: "Flaky in beta 2"}, {Title: "Flaky in beta 3"},
-	}, nil)
+	// One session each, so no record is found as another's context.
+	for i, o := range []Observation{
+		{Project: "alpha", Title: "Flaky old title match"}, // best bm25, but oldest
+		{Project: "alpha", Title: "second", Narrative: "flaky narrative words words words"},
+		{Project: "alpha", Title: "third", Narrative: "flaky narrative words words words"},
+		{Project: "beta", Title: "Flaky in beta one"}, {Project: "beta", Title: "Flaky in beta two"}, {Project: "beta", Title: "Flaky in beta three"},
+	} {
+		remember(t, db, session("s"+strconv.Itoa(i), o.Project), i+1, []Observation{o}, nil)
+	}
 	titles := func(hits []Hit) []string {
 		var out []string
 		for _, h := range hits {
@@ -262,9 +313,10 @@ func TestSearchRanksOnlyTheNewestWindow(t *testing.T) {
 		{"alpha", 3, []string{"Flaky old title match", "second", "third"}},
 		{"alpha", 2, []string{"second", "third"}},
 		{"alpha", 1, []string{"third"}},
-		{"", 2, []string{"Flaky in beta 2", "Flaky in beta 3"}},
+		{"", 2, []string{"Flaky in beta three", "Flaky in beta two"}},
 	} {
-		hits, err := db.search(ctx, ftsQuery([]string{"flaky"}, " AND "), searchFilter{project: c.project}, 10, c.window)
+		q := parseQuery("flaky")
+		hits, err := db.rank(ctx, q, searchFilter{project: c.project}, 10, c.window)
 		got := titles(hits)
 		slices.Sort(got)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
@@ -293,13 +345,19 @@ func TestFirstLine(t *testing.T) {
 func TestFTSTriggersFollowUpdateAndDelete(t *testing.T) {
 	ctx := context.Background()
 	db := searchFixture(t)
-	found := func(query string) int {
+	found := func(kind, query string) int {
 		t.Helper()
 		hits, err := db.Search(ctx, query, "", 20)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return len(hits)
+		n := 0
+		for _, h := range direct(hits) {
+			if h.Kind == kind {
+				n++
+			}
+		}
+		return n
 	}
 	for _, c := range []struct {
 		name       string
@@ -308,22 +366,23 @@ func TestFTSTriggersFollowUpdateAndDelete(t *testing.T) {
 	}{
 		{"observation update", `UPDATE observations SET title = 'Lexer rewritten' WHERE title = 'Use WAL mode'`, "wal", "lexer"},
 		{"observation delete", `DELETE FROM observations WHERE title = 'Cache keys'`, "mtime", ""},
-		{"summary update", `UPDATE summaries SET request = 'Speed up startup'`, "fix", "startup"},
+		{"summary update", `UPDATE summaries SET request = 'Speed up startup', learned = ''`, "bounds", "startup"},
 		{"summary delete", `DELETE FROM summaries`, "startup", ""},
 		{"prompt update", `UPDATE prompts SET text = 'yaml please' WHERE text LIKE 'add toml%'`, "support", "yaml"},
 		{"prompt delete", `DELETE FROM prompts WHERE text = 'yaml please'`, "yaml", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if found(c.gone) == 0 {
+			kind, _, _ := strings.Cut(c.name, " ")
+			if found(kind, c.gone) == 0 {
 				t.Fatalf("%q not found before the change", c.gone)
 			}
 			if _, err := db.sql.Exec(c.sql); err != nil {
 				t.Fatal(err)
 			}
-			if n := found(c.gone); n != 0 {
+			if n := found(kind, c.gone); n != 0 {
 				t.Errorf("%q still found %d times", c.gone, n)
 			}
-			if c.seen != "" && found(c.seen) != 1 {
+			if c.seen != "" && found(kind, c.seen) != 1 {
 				t.Errorf("%q not found after the change", c.seen)
 			}
 			if err := db.Integrity(ctx); err != nil {
@@ -339,12 +398,12 @@ func TestIntegrityFindsAnIndexOutOfSync(t *testing.T) {
 	if err := db.Integrity(ctx); err != nil {
 		t.Fatalf("fresh database: %v", err)
 	}
-	if _, err := db.sql.Exec(`DROP TRIGGER prompts_fts_update; UPDATE prompts SET text = 'edited behind the index'`); err != nil {
+	if _, err := db.sql.Exec(`DROP TRIGGER prompts_search_unindex; DROP TRIGGER prompts_search_update; UPDATE prompts SET text = 'edited behind the index'`); err != nil {
 		t.Fatal(err)
 	}
 	var ie *IntegrityError
-	if err := db.Integrity(ctx); !errors.As(err, &ie) || !strings.Contains(ie.Problems[0], "prompts_fts") {
-		t.Errorf("Integrity: %v, want an *IntegrityError naming prompts_fts", err)
+	if err := db.Integrity(ctx); !errors.As(err, &ie) || !strings.Contains(ie.Problems[0], "search_fts") {
+		t.Errorf("Integrity: %v, want an *IntegrityError naming search_fts", err)
 	}
 }
 
@@ -431,5 +490,177 @@ func TestSeedObservations(t *testing.T) {
 	}
 	if err := SeedObservations(ctx, db, "bench", -1, t0); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("n -1: %v, want ErrInvalidArgument", err)
+	}
+}
+
+// A database of the schema before the search index (three unstemmed indexes) is migrated: its records are
+// in the one stemmed index, searchable across kinds, and the index matches them.
+func TestSearchMigrationRebuildsTheIndex(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "claude-mem.db")
+	before := slices.IndexFunc(migrations, func(s step) bool { return s.sql == searchMigration })
+	raw := openAt(t, path, migrations[:before])
+	_, err := raw.sql.Exec(`
+INSERT INTO sessions (id, project, cwd) VALUES ('s', 'web', '/web');
+INSERT INTO observations (session_id, project, run_id, type, title, subtitle, narrative, facts, at)
+	VALUES ('s', 'web', 'r', 'bugfix', 'Webhook signatures failed', '', 'The secret was rotated.', '["verification uses HMAC"]', 1);
+INSERT INTO summaries (session_id, project, run_id, request, investigated, learned, completed, next_steps, notes, at)
+	VALUES ('s', 'web', 'r', 'Fix webhooks', '', 'signing secrets rotate', '', '', '', 2);
+INSERT INTO prompts (session_id, project, text, at) VALUES ('s', 'web', 'why is the webhook failing?', 3)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n := count(t, db, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%\\_fts%' ESCAPE '\\' AND name NOT LIKE 'search\\_fts%' ESCAPE '\\'"); n != 0 {
+		t.Errorf("%d objects of the old indexes are left", n)
+	}
+	hits, err := db.Search(ctx, "webhook signature verification failing", "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, h := range direct(hits) {
+		kinds[h.Kind] = true
+	}
+	if len(kinds) != 3 || hits[0].Kind != KindObservation {
+		t.Errorf("hits %v: want every kind, the observation (three of the words, stemmed) first", keys(hits))
+	}
+	if err := db.Integrity(ctx); err != nil {
+		t.Error(err)
+	}
+	if got := keys(direct(mustSearch(t, db, "HMAC"))); len(got) != 1 || got[0].Title != "Webhook signatures failed" {
+		t.Errorf("a fact's word: %v", got)
+	}
+}
+
+func mustSearch(t *testing.T, db *DB, q string) []Hit {
+	t.Helper()
+	hits, err := db.Search(context.Background(), q, "", 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
+}
+
+// Observations of one project with one type and the same title words collapse into the
+// best of them; another type, another project or another title does not.
+func TestSearchCollapsesNearDuplicates(t *testing.T) {
+	db, _ := openTest(t)
+	obs := []Observation{
+		{Type: "bugfix", Title: "Retry the webhook on 502", Narrative: "webhook retried"},
+		{Type: "bugfix", Title: "retry the Webhook on 502.", Narrative: "webhook retried again"},
+		{Type: "bugfix", Title: "Retry  webhooks on 502!", Narrative: "webhook"},
+		{Type: "decision", Title: "Retry the webhook on 502", Narrative: "webhook"},
+		{Type: "bugfix", Title: "Retry the webhook on 503", Narrative: "webhook"},
+	}
+	// Stored directly: the observer would count these near-duplicates and not store them,
+	// but an import or older memory holds them.
+	insert := func(project string, i int, o Observation) {
+		if _, err := db.sql.Exec(`INSERT OR IGNORE INTO sessions (id, project, cwd) VALUES (?, ?, '/')`, project, project); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.sql.Exec(`INSERT INTO observations (session_id, project, run_id, type, title, subtitle, narrative, at)
+			VALUES (?, ?, 'r', ?, ?, '', ?, ?)`, project, project, o.Type, o.Title, o.Narrative, at(i).UnixNano()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, o := range obs {
+		insert("web", i*10, o)
+	}
+	insert("other", 90, obs[0])
+	hits := mustSearch(t, db, "webhook")
+	similar := map[string]int{}
+	for _, h := range hits {
+		similar[h.Project+" "+h.Type+" "+h.Title] += 1 + h.Similar
+	}
+	if len(hits) != 4 || slices.ContainsFunc(hits, func(h Hit) bool { return h.Similar != 0 && h.Similar != 2 }) {
+		t.Errorf("hits %+v: want 4, one standing for 2 similar", hits)
+	}
+	total := 0
+	for _, n := range similar {
+		total += n
+	}
+	if total != 6 {
+		t.Errorf("hits and similar cover %d records, want 6: %v", total, similar)
+	}
+}
+
+// Equal scores: the newer record first.
+func TestSearchRecencyBreaksTies(t *testing.T) {
+	db, _ := openTest(t)
+	for i, title := range []string{"Cache warmed alpha", "Cache warmed beta", "Cache warmed gamma"} {
+		remember(t, db, session("s"+strconv.Itoa(i), "web"), 10-i, []Observation{{Type: "change", Title: title, At: at(10 - i)}}, nil)
+	}
+	hits := mustSearch(t, db, "warmed")
+	var got []string
+	for _, h := range hits {
+		got = append(got, h.Title)
+	}
+	if want := []string{"Cache warmed alpha", "Cache warmed beta", "Cache warmed gamma"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v, want newest first %v", got, want)
+	}
+}
+
+// A pasted page is searched by its first words, without error; a query of punctuation
+// alone finds nothing.
+func TestSearchLongAndEmptyQueries(t *testing.T) {
+	db := searchFixture(t)
+	words := make([]string, 0, 2000)
+	for i := range 2000 {
+		words = append(words, "w"+strconv.Itoa(i))
+	}
+	page := strings.Join(words, " ")
+	if len(page) < 10_000 {
+		t.Fatal("the query is under 10 KB")
+	}
+	if hits := mustSearch(t, db, "parser "+page); len(direct(hits)) != 5 {
+		t.Errorf("10 KB of words after parser: %d hits, want 5", len(direct(hits)))
+	}
+	if hits := mustSearch(t, db, page+" parser"); len(hits) != 0 {
+		t.Errorf("a word past the first %d distinct ones was searched: %v", maxTerms, keys(hits))
+	}
+	if q := parseQuery(strings.Join(words, " ")); len(q.terms) != maxTerms {
+		t.Errorf("%d terms, want %d", len(q.terms), maxTerms)
+	}
+	if hits := mustSearch(t, db, "?!… — ()[]{} ''"); hits != nil {
+		t.Errorf("punctuation only: %v", hits)
+	}
+}
+
+// The records next to a strong match in its session are found by it, after it; a record
+// of another session is not.
+func TestSearchContext(t *testing.T) {
+	db, _ := openTest(t)
+	remember(t, db, session("s", "web"), 1, []Observation{
+		{Type: "discovery", Title: "Refresh token rotation logs users out", At: at(1)},
+		{Type: "bugfix", Title: "Grace period for the previous token", Narrative: "Accept the old one for 30 s.", At: at(2)},
+		{Type: "change", Title: "Unrelated later work", At: at(3)},
+		{Type: "change", Title: "Much later work", At: at(4)},
+	}, nil)
+	remember(t, db, session("t", "web"), 5, []Observation{{Type: "change", Title: "Another session", At: at(5)}}, nil)
+	hits := mustSearch(t, db, "users logged out refresh")
+	var got []string
+	for _, h := range hits[1:] {
+		if h.Context {
+			got = append(got, h.Title)
+		}
+	}
+	slices.Sort(got)
+	if len(hits) != 3 || hits[0].Title != "Refresh token rotation logs users out" || hits[0].Context ||
+		!reflect.DeepEqual(got, []string{"Grace period for the previous token", "Unrelated later work"}) {
+		t.Fatalf("hits %+v: want the match, then the two records after it as its context (not the third)", hits)
+	}
+	for _, h := range hits {
+		if h.Session != "s" {
+			t.Errorf("%q of another session found as context", h.Title)
+		}
+	}
+	if hits := mustSearch(t, db, "users logged out refresh -grace"); slices.ContainsFunc(hits, func(h Hit) bool { return h.Title == "Grace period for the previous token" }) {
+		t.Errorf("an excluded word's record came back as context: %v", keys(hits))
 	}
 }

@@ -100,3 +100,14 @@ func (g *seedText) pick(from []string) string { return from[g.r.Intn(len(from))]
 func (g *seedText) file() string {
 	return "src/" + g.vocab[g.r.Intn(len(g.vocab))] + "/" + g.vocab[g.r.Intn(len(g.vocab))] + ".go"
 }
+
+// SeedWords returns the seeded vocabulary's words of the given frequency ranks (0: the
+// most common), for benchmarks that search seeded memory.
+func SeedWords(ranks ...int) []string {
+	g := newSeedText()
+	out := make([]string, len(ranks))
+	for i, r := range ranks {
+		out[i] = g.vocab[r]
+	}
+	return out
+}

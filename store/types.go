@@ -93,14 +93,19 @@ type Summary struct {
 
 // Hit is one search result.
 type Hit struct {
-	Kind    string // observation, summary or prompt
-	ID      int64
-	Project string
-	Session string
-	Title   string // observation title, summary request, or the prompt's first line
-	Snippet string
-	At      time.Time
-	Rank    float64
+	Kind     string // observation, summary or prompt
+	ID       int64
+	Project  string
+	Session  string
+	Type     string // an observation's type; "" for the other kinds
+	Title    string // observation title, summary request, or the prompt's first line
+	Subtitle string // an observation's subtitle
+	Snippet  string // plain text: the words around the matches in the best matching field
+	Marks    []Span // where the matched words are in Snippet, for a renderer to mark
+	Similar  int    // near-equal observations this hit stands for (see collapse)
+	Context  bool   // found only by its session's context: it holds none of the query's words
+	At       time.Time
+	Rank     float64 // lower is better
 }
 
 // Counts is the number of events in each state.

@@ -456,7 +456,7 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) {
 			for _, h := range hits {
 				ref := store.Ref{Kind: h.Kind, ID: h.ID}
 				d.Hits = append(d.Hits, searchHit{Hit: h, URL: recordURL(ref), Label: recordid.Label(ref),
-					Title: highlight(h.Title, words), Snippet: highlight(strings.ReplaceAll(h.Snippet, store.SnippetOpen, ""), words)})
+					Title: highlight(h.Title, words), Snippet: template.HTML(store.Marked(h.Snippet, h.Marks, "<mark>", "</mark>", template.HTMLEscapeString))})
 			}
 		}
 		d.Searched = d.Query != ""

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"github.com/claude-mem/claude-mem-go/printable"
@@ -69,7 +71,9 @@ func searchCmd(p *proc, opts searchOpts) int {
 	if opts.json {
 		enc := json.NewEncoder(printable.JSONWriter(p.stdout))
 		for _, h := range hits {
-			_ = enc.Encode(hitJSON{Kind: h.Kind, ID: h.ID, Ref: recordid.Format(store.Ref{Kind: h.Kind, ID: h.ID}), Project: h.Project, Session: h.Session, Title: h.Title, Snippet: h.Snippet, Time: h.At.UTC().Format("2006-01-02T15:04:05Z"), Rank: h.Rank})
+			_ = enc.Encode(hitJSON{Kind: h.Kind, ID: h.ID, Ref: recordid.Format(store.Ref{Kind: h.Kind, ID: h.ID}), Project: h.Project,
+				Session: h.Session, Type: h.Type, Title: h.Title, Subtitle: h.Subtitle, Snippet: h.Snippet, Similar: h.Similar,
+				Context: h.Context, Time: h.At.UTC().Format("2006-01-02T15:04:05Z"), Rank: h.Rank})
 		}
 		return 0
 	}
@@ -77,10 +81,45 @@ func searchCmd(p *proc, opts searchOpts) int {
 		fmt.Fprintf(p.stdout, "No results for %q.\n", opts.query)
 		return 0
 	}
+	marks := isTerminal(p.stdout)
 	for _, h := range hits {
-		fmt.Fprintf(p.stdout, "%s %s [%s] %s — %s\n    %s\n", recordid.Label(store.Ref{Kind: h.Kind, ID: h.ID}), h.At.UTC().Format("2006-01-02"), h.Kind, printable.Text(h.Project), printable.Text(h.Title), printable.Text(h.Snippet))
+		fmt.Fprint(p.stdout, hitLines(h, marks))
 	}
 	return 0
+}
+
+// hitLines is one hit as `hook search` prints it: the record, its subtitle and how many
+// near-equal records it stands for, then the snippet, its matched words in bold when
+// marks is set (a terminal shows them; a pipe or file gets the plain text).
+func hitLines(h store.Hit, marks bool) string {
+	kind := h.Kind
+	if h.Type != "" {
+		kind = h.Type
+	}
+	head := fmt.Sprintf("%s %s [%s] %s — %s", recordid.Label(store.Ref{Kind: h.Kind, ID: h.ID}), h.At.UTC().Format("2006-01-02"),
+		kind, printable.Text(h.Project), printable.Text(h.Title))
+	if h.Subtitle != "" {
+		head += " · " + printable.Text(h.Subtitle)
+	}
+	if h.Similar > 0 {
+		head += fmt.Sprintf(" (+%d similar)", h.Similar)
+	}
+	open, close := "", ""
+	if marks {
+		open, close = "\x1b[1m", "\x1b[0m"
+	}
+	snippet := store.Marked(h.Snippet, h.Marks, open, close, printable.Text)
+	return head + "\n    " + snippet + "\n"
+}
+
+// isTerminal: w is a character device (a terminal), where bold marks render.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 type searchOpts struct {
@@ -92,13 +131,17 @@ type searchOpts struct {
 
 // hitJSON is the documented shape of `hook search --json` (one object per line).
 type hitJSON struct {
-	Kind    string  `json:"kind"`
-	ID      int64   `json:"id"`
-	Ref     string  `json:"ref"` // the record id: "12", "S3", "P7"
-	Project string  `json:"project"`
-	Session string  `json:"session"`
-	Title   string  `json:"title"`
-	Snippet string  `json:"snippet"`
-	Time    string  `json:"time"`
-	Rank    float64 `json:"rank"`
+	Kind     string  `json:"kind"`
+	ID       int64   `json:"id"`
+	Ref      string  `json:"ref"` // the record id: "12", "S3", "P7"
+	Project  string  `json:"project"`
+	Session  string  `json:"session"`
+	Type     string  `json:"type,omitempty"`
+	Title    string  `json:"title"`
+	Subtitle string  `json:"subtitle,omitempty"`
+	Snippet  string  `json:"snippet"` // plain text, no marks
+	Similar  int     `json:"similar,omitempty"`
+	Context  bool    `json:"context,omitempty"` // found by its session's context only
+	Time     string  `json:"time"`
+	Rank     float64 `json:"rank"`
 }

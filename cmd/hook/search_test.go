@@ -2,11 +2,14 @@ package main
 
 import (
 	"flag"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // The search command line: flags anywhere among the query's words, `--` ends them, and a
@@ -107,5 +110,29 @@ func TestNamedAsInvoked(t *testing.T) {
 	run(p)
 	if !strings.Contains(errb.String(), "usage: claude-mem [command]") || !strings.Contains(errb.String(), "Run 'claude-mem help COMMAND'") {
 		t.Errorf("%q", errb.String())
+	}
+}
+
+func TestHitLines(t *testing.T) {
+	h := store.Hit{Kind: store.KindObservation, ID: 7, Project: "web", Type: "bugfix", Title: "Login fixed", Subtitle: "cookie path",
+		Snippet: "the cookie was dropped", Marks: []store.Span{{Start: 4, End: 10}}, Similar: 2, At: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	plain := "#7 2026-11-30 [bugfix] web — Login fixed · cookie path (+2 similar)\n    the cookie was dropped\n"
+	if got := hitLines(h, false); got != plain {
+		t.Errorf("plain:\n%q\nwant\n%q", got, plain)
+	}
+	if got := hitLines(h, true); !strings.Contains(got, "the \x1b[1mcookie\x1b[0m was") {
+		t.Errorf("terminal: %q lacks the bold mark", got)
+	}
+	h.Subtitle, h.Similar, h.Type, h.Kind = "", 0, "", store.KindSummary
+	if got := hitLines(h, false); got != "#S7 2026-11-30 [summary] web — Login fixed\n    the cookie was dropped\n" {
+		t.Errorf("no subtitle, no similar: %q", got)
+	}
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if isTerminal(f) || isTerminal(&strings.Builder{}) {
+		t.Error("a file or a buffer is not a terminal")
 	}
 }

@@ -1,0 +1,802 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// How search ranks (DESIGN §23). One FTS5 index, search_fts, holds every kind, so a
+// record's BM25 score means the same whatever its kind. The query's words are ORed;
+// a record's own score is its BM25 with column weights (searchRank), raised for each
+// further query term it holds (coverageBoost). A record also takes a share of the
+// scores of the best matches next to it in its session (contextShare): the records around
+// one that answers are usually about the same thing, and are found by its words. The
+// highest score ranks first, the newer of two equal scores first. Observations of one
+// project with the same type and a near-equal title collapse into the best of them,
+// which counts the others as Similar.
+
+// searchColumns are the index's columns, the same for every kind.
+var searchColumns = []string{"title", "subtitle", "body", "facts", "concepts", "files"}
+
+// searchRank is BM25 with a weight per searchColumns entry: facts and files, which name
+// what a record is about in few words, weigh twice. A title weighs as its narrative does:
+// its words mostly recur there, so a title match already counts twice (a heavier title
+// lowered LoCoMo's hit@5, whose titles repeat each turn's first words).
+const searchRank = "bm25(search_fts, 1.0, 1.0, 1.0, 2.0, 1.0, 2.0)"
+
+// kindShift: a record's rowid in search_fts is its id plus its kind's offset, a multiple
+// of 1<<kindShift, so each kind is one rowid range (ids stay below 2^40).
+const kindShift = 40
+
+// searchDoc is how one kind's rows become index rows: one SQL expression per
+// searchColumns entry, "{r}" standing for the row ("", "new." or "old.").
+type searchDoc struct {
+	kind, table string
+	offset      int64
+	cols        []string
+	title       string // the content column a hit shows as its title
+}
+
+// listText is a JSON list column (of strings, as marshalLists writes it) as text, its
+// items joined by sep. It uses scalar functions only: FTS5 reads the view search_docs
+// through a schema-qualified name, where a table-valued function (json_each) cannot be
+// found. A list is '["a","b"]'; the JSON escapes a text is likely to hold are undone, a
+// rarer one stays as written (it only changes a snippet's looks).
+func listText(col, sep string) string {
+	expr := `substr(` + col + `, 3, length(` + col + `) - 4)`
+	for _, r := range [][2]string{{`'","'`, sep}, {`'\"'`, `'"'`}, {`'\n'`, `char(10)`}, {`'\t'`, `' '`},
+		{`'\u003c'`, `'<'`}, {`'\u003e'`, `'>'`}, {`'\u0026'`, `'&'`}, {`'\\'`, `'\'`}} {
+		expr = `replace(` + expr + `, ` + r[0] + `, ` + r[1] + `)`
+	}
+	return expr
+}
+
+var searchDocs = []searchDoc{
+	{KindObservation, "observations", 0, []string{"{r}title", "{r}subtitle", "{r}narrative",
+		listText("{r}facts", "char(10)"), listText("{r}concepts", "' '"),
+		listText("{r}files_modified", "' '") + " || ' ' || " + listText("{r}files_read", "' '")},
+		"title"},
+	{KindSummary, "summaries", 1 << kindShift, []string{"{r}request", "''",
+		"concat_ws(char(10), nullif({r}investigated, ''), nullif({r}learned, ''), nullif({r}completed, ''), nullif({r}next_steps, ''), nullif({r}notes, ''))",
+		"NULL", "NULL", "NULL"}, "request"},
+	{KindPrompt, "prompts", 2 << kindShift, []string{"''", "''", "{r}text", "NULL", "NULL", "NULL"}, "text"},
+}
+
+func (d searchDoc) values(row string) string {
+	out := make([]string, len(d.cols))
+	for i, c := range d.cols {
+		out[i] = strings.ReplaceAll(c, "{r}", row)
+	}
+	return strings.Join(out, ", ")
+}
+
+func searchDocOf(kind string) searchDoc {
+	for _, d := range searchDocs {
+		if d.kind == kind {
+			return d
+		}
+	}
+	panic("store: unknown kind " + kind)
+}
+
+// The ranking's constants.
+const (
+	// pool is how many best own matches are ranked further (at least the limit asked
+	// for); the contextFrom best of them lend context to their neighbours.
+	pool        = 100
+	contextFrom = 15
+	// contextNear: the records on each side of a match, in its session, that take a share
+	// of its score; contextShare: the share of those after it (what follows a prompt or
+	// a finding answers it), earlierShare times that for those before it.
+	contextNear  = 2
+	contextShare = 0.5
+	earlierShare = 0.5
+	// coverageBoost raises a record's own score by this fraction of it for each query term
+	// beyond the first that it holds, so more of the query's words rank higher.
+	coverageBoost = 0.5
+	// maxTerms bounds the terms of one query: a pasted page is searched by its first
+	// maxTerms distinct words.
+	maxTerms = 64
+	// exclusionPool: a query with -word ranks this many times pool before dropping the
+	// records holding it.
+	exclusionPool = 4
+)
+
+// rankWindow bounds the work of ranking: bm25 costs a lookup per matching row, so a
+// word found in most of 100,000 observations took ~200 ms to rank. When a kind has more
+// matches than this, only its newest rankWindow matches (by id, which grows with time)
+// are ranked, which favours recent memory: 1,000 keeps a common word's search near 10 ms
+// at 100,000 observations (2,000 took about twice that). Fewer matches are all ranked.
+const rankWindow = 1000
+
+// Snippet marks: the store returns a snippet's text plain and where its matched words are
+// (Hit.Marks); each renderer marks them its own way, or not at all.
+const (
+	snippetCut   = "…"
+	snippetWords = 16
+	titleRunes   = 100 // a prompt's title is its first line, cut to this many runes
+	markOpen     = "\x02"
+	markClose    = "\x03"
+)
+
+// Span is a byte range [Start, End) of a hit's Snippet: a word the query matched.
+type Span struct{ Start, End int }
+
+// term is one FTS5 query term: a word, a quoted phrase's words, or a prefix.
+type term struct {
+	words  []string
+	prefix bool
+}
+
+func (t term) fts() string {
+	s := `"` + strings.Join(t.words, " ") + `"`
+	if t.prefix {
+		s += "*"
+	}
+	return s
+}
+
+// query is a parsed search query: terms any of which may match, and terms none of which
+// may.
+type query struct {
+	terms, not []term
+}
+
+// parseQuery reads a query as words, never as FTS5 syntax. Words are cut at every rune
+// that is not a letter, number or combining mark, and ORed. Three forms keep their
+// meaning: "a quoted phrase" matches those words in that order, -word (or -"phrase")
+// excludes the records holding it, and word* matches every word it begins. Stop words
+// ("the", "did", "what") are dropped unless the query holds nothing else. A word in a
+// script written without spaces (Han, Kana, Hangul) is matched as a prefix, since the
+// index keeps a run of such letters as one word.
+func parseQuery(q string) query {
+	var out query
+	var plain []term
+	seen := map[string]bool{}
+	add := func(t term, neg bool) {
+		key := strings.ToLower(t.fts())
+		if len(t.words) == 0 || seen[key] || len(out.terms)+len(plain)+len(out.not) >= maxTerms {
+			return
+		}
+		seen[key] = true
+		switch {
+		case neg:
+			out.not = append(out.not, t)
+		case len(t.words) == 1 && !t.prefix:
+			plain = append(plain, t)
+		default:
+			out.terms = append(out.terms, t)
+		}
+	}
+	for i := 0; i < len(q); {
+		r, n := utf8.DecodeRuneInString(q[i:])
+		neg := false
+		if r == '-' && (i == 0 || isSpaceBefore(q, i)) && i+n < len(q) {
+			next, _ := utf8.DecodeRuneInString(q[i+n:])
+			if next == '"' || isWordRune(next) {
+				neg = true
+				i += n
+				r, n = utf8.DecodeRuneInString(q[i:])
+			}
+		}
+		switch {
+		case r == '"':
+			end := strings.IndexByte(q[i+1:], '"')
+			inner := q[i+1:]
+			if end >= 0 {
+				inner = q[i+1 : i+1+end]
+				i += end + 2
+			} else {
+				i = len(q)
+			}
+			add(term{words: searchWords(inner)}, neg)
+		case isWordRune(r):
+			j := i + strings.IndexFunc(q[i:], func(r rune) bool { return !isWordRune(r) })
+			if j < i {
+				j = len(q)
+			}
+			w := q[i:j]
+			prefix := j < len(q) && q[j] == '*' || spaceless(w)
+			add(term{words: []string{w}, prefix: prefix}, neg)
+			i = j
+		default:
+			i += n
+		}
+	}
+	var content []term
+	for _, t := range plain {
+		if !stopWords[strings.ToLower(t.words[0])] {
+			content = append(content, t)
+		}
+	}
+	if len(content) == 0 && len(out.terms) == 0 {
+		content = plain
+	}
+	out.terms = append(content, out.terms...)
+	return out
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) }
+
+func isSpaceBefore(s string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return unicode.IsSpace(r) || r == '('
+}
+
+// spaceless: w holds a letter of a script written without spaces between words.
+func spaceless(w string) bool {
+	return strings.IndexFunc(w, func(r rune) bool {
+		return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai)
+	}) >= 0
+}
+
+// searchWords cuts text into words the way the index does before stemming.
+func searchWords(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) })
+}
+
+func joinTerms(ts []term) string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = t.fts()
+	}
+	return strings.Join(s, " OR ")
+}
+
+// stopWords are English words too common to tell records apart: a query's plain words
+// among them are not searched.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`i me my myself we our ours ourselves you your yours yourself yourselves
+he him his himself she her hers herself it its itself they them their theirs themselves what which who
+whom this that these those am is are was were be been being have has had having do does did doing a an
+the and but if or because as until while of at by for with about against between into through during
+before after above below to from up down in out on off over under again further then once here there
+when where why how all any both each few more most other some such no nor not only own same so than
+too very s t can will just don should now d ll m o re ve y ain aren couldn didn doesn hadn hasn haven
+isn ma mightn mustn needn shan shouldn wasn weren won wouldn`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// searchFilter narrows a search beyond its words: project ("" = every project), kinds
+// (nil = every kind), an observation type (only observations have one), and a time range
+// (zero = open).
+type searchFilter struct {
+	project      string
+	kinds        []string
+	obsType      string
+	since, until time.Time
+	noSnippet    bool // hits carry no snippet (snippet() is costly on long rows)
+}
+
+// from is the FROM … WHERE clause of d's index rows from rowid lo on matching match and
+// f, with its arguments. The content table is joined only when f looks at it. One bound
+// on each side of the rowid: FTS5 seeks to it, where a second lower bound would be
+// checked row by row.
+func (d searchDoc) from(match string, lo int64, f searchFilter) (string, []any) {
+	conds := []string{`search_fts MATCH ?`, `search_fts.rowid >= ?`, `search_fts.rowid < ?`}
+	args := []any{match, lo, d.offset + 1<<kindShift}
+	add := func(cond string, arg any) { conds = append(conds, cond); args = append(args, arg) }
+	if f.project != "" {
+		add("c.project = ?", f.project)
+	}
+	if f.obsType != "" {
+		add("c.type = ?", f.obsType)
+	}
+	if !f.since.IsZero() {
+		add("c.at >= ?", f.since.UnixNano())
+	}
+	if !f.until.IsZero() {
+		add("c.at < ?", f.until.UnixNano())
+	}
+	join := ""
+	if len(conds) > 3 {
+		join = ` JOIN ` + d.table + ` c ON c.id = search_fts.rowid - ` + strconv.FormatInt(d.offset, 10)
+	}
+	return ` FROM search_fts` + join + ` WHERE ` + strings.Join(conds, " AND "), args
+}
+
+// Search finds observations, summaries and prompts matching query, best first (a lower
+// Rank is better), each with a snippet. project "" searches every project. The query is
+// read by parseQuery; one with nothing to search, or limit <= 0, returns no hits and no
+// error.
+func (db *DB) Search(ctx context.Context, query, project string, limit int) ([]Hit, error) {
+	return db.searchFiltered(ctx, query, searchFilter{project: project}, limit)
+}
+
+// candidate is one record being ranked.
+type candidate struct {
+	Hit
+	own   float64 // its own BM25 score (positive: higher is better), 0 when found by context
+	terms int     // how many of the query's terms it holds
+	ctx   float64 // the share of its neighbours' scores it takes
+	at    int64
+}
+
+func (c *candidate) score() float64 {
+	return c.matchScore() + c.ctx
+}
+
+// matchScore is c's score for what it holds itself.
+func (c *candidate) matchScore() float64 {
+	return c.own * (1 + coverageBoost*float64(max(c.terms-1, 0)))
+}
+
+type rowKey struct {
+	kind string
+	id   int64
+}
+
+func (db *DB) searchFiltered(ctx context.Context, text string, f searchFilter, limit int) ([]Hit, error) {
+	q := parseQuery(text)
+	if len(q.terms) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	hits, err := db.rank(ctx, q, f, limit, rankWindow)
+	return hits, db.fail("search", err)
+}
+
+// rank ranks the records matching q within f; window is rankWindow but in tests.
+func (db *DB) rank(ctx context.Context, q query, f searchFilter, limit, window int) ([]Hit, error) {
+	n := max(pool, limit)
+	if len(q.not) > 0 {
+		n *= exclusionPool // so that enough remain once the excluded are dropped
+	}
+	cands, err := db.matches(ctx, joinTerms(q.terms), f, window, n)
+	if err == nil {
+		cands, err = db.withoutExcluded(ctx, cands, q)
+	}
+	if err != nil || len(cands) == 0 {
+		return nil, err
+	}
+	byKey := map[rowKey]*candidate{}
+	for i := range cands {
+		byKey[rowKey{cands[i].Kind, cands[i].ID}] = &cands[i]
+	}
+	if err := db.coverage(ctx, q, byKey); err != nil {
+		return nil, err
+	}
+	if err := db.details(ctx, cands); err != nil {
+		return nil, err
+	}
+	// The best matches, counting coverage, lend context.
+	slices.SortStableFunc(cands, func(a, b candidate) int { return cmpFloat(b.matchScore(), a.matchScore()) })
+	for i := range cands {
+		byKey[rowKey{cands[i].Kind, cands[i].ID}] = &cands[i]
+	}
+	found, err := db.context(ctx, cands, byKey, q, f)
+	if err != nil {
+		return nil, err
+	}
+	cands = append(cands, found...)
+	slices.SortStableFunc(cands, func(a, b candidate) int {
+		sa, sb := a.score(), b.score()
+		switch {
+		case sa > sb:
+			return -1
+		case sa < sb:
+			return 1
+		case a.at != b.at:
+			return -cmpInt(a.at, b.at)
+		}
+		return -cmpInt(a.ID, b.ID)
+	})
+	hits := collapse(cands, limit)
+	if f.noSnippet {
+		return hits, nil
+	}
+	for i := range hits {
+		// The snippet marks what matched; the exclusions (costly on a common word) are left out.
+		if err := db.snippet(ctx, &hits[i], joinTerms(q.terms)); err != nil {
+			return nil, err
+		}
+	}
+	return hits, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// matches returns the n best own matches over the kinds f allows, each kind ranked
+// within its newest window matches.
+func (db *DB) matches(ctx context.Context, match string, f searchFilter, window, n int) ([]candidate, error) {
+	var parts []string
+	var args []any
+	for _, d := range searchDocs {
+		if f.kinds != nil && !slices.Contains(f.kinds, d.kind) || f.obsType != "" && d.kind != KindObservation {
+			continue
+		}
+		from, fargs := d.from(match, d.offset, f)
+		oldest := d.offset // the oldest rowid inside the window
+		err := db.sql.QueryRowContext(ctx, `SELECT search_fts.rowid`+from+` ORDER BY search_fts.rowid DESC LIMIT 1 OFFSET ?`,
+			append(fargs, window-1)...).Scan(&oldest)
+		if err != nil && err != sql.ErrNoRows {
+			return nil, err
+		}
+		from, fargs = d.from(match, oldest, f)
+		parts = append(parts, `SELECT search_fts.rowid AS rid, `+searchRank+` AS score`+from)
+		args = append(args, fargs...)
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	rows, err := db.sql.QueryContext(ctx, strings.Join(parts, "\nUNION ALL\n")+"\nORDER BY score LIMIT ?", append(args, n)...)
+	if err != nil {
+		return nil, err
+	}
+	var out []candidate
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var rid int64
+		var c candidate
+		err := r.Scan(&rid, &c.own)
+		c.own = -c.own
+		c.Kind, c.ID = searchDocs[rid>>kindShift].kind, rid&(1<<kindShift-1)
+		c.terms = 1
+		out = append(out, c)
+		return err
+	})
+	return out, err
+}
+
+// coverage counts, for each candidate, how many of q's terms it holds. Each term is
+// looked up only within the rowid span of each kind's candidates (FTS5 seeks to it), not
+// through its whole list of rows: a common word is in most of them.
+func (db *DB) coverage(ctx context.Context, q query, byKey map[rowKey]*candidate) error {
+	if len(q.terms) < 2 {
+		return nil
+	}
+	type span struct{ lo, hi int64 }
+	spans := map[string]*span{}
+	for k, c := range byKey {
+		rid := searchDocOf(k.kind).offset + k.id
+		if s := spans[k.kind]; s == nil {
+			spans[k.kind] = &span{rid, rid}
+		} else {
+			s.lo, s.hi = min(s.lo, rid), max(s.hi, rid)
+		}
+		c.terms = 0
+	}
+	for _, t := range q.terms {
+		for _, s := range spans {
+			rows, err := db.sql.QueryContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?`, t.fts(), s.lo, s.hi)
+			if err != nil {
+				return err
+			}
+			err = scanAll(rows, func(r *sql.Rows) error {
+				var rid int64
+				err := r.Scan(&rid)
+				if c := byKey[rowKey{searchDocs[rid>>kindShift].kind, rid & (1<<kindShift - 1)}]; c != nil {
+					c.terms++
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// details reads what a hit shows and what ranking needs of each candidate.
+// details fills what a hit shows and what ranking needs of each candidate, one query per
+// kind.
+func (db *DB) details(ctx context.Context, cands []candidate) error {
+	for _, d := range searchDocs {
+		at := map[int64]*candidate{}
+		var ids []int64
+		for i := range cands {
+			if cands[i].Kind == d.kind {
+				at[cands[i].ID] = &cands[i]
+				ids = append(ids, cands[i].ID)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		list, _ := json.Marshal(ids)
+		typ, sub := "''", "''"
+		if d.kind == KindObservation {
+			typ, sub = "type", "subtitle"
+		}
+		rows, err := db.sql.QueryContext(ctx, `SELECT id, project, session_id, `+d.title+`, `+typ+`, `+sub+`, at FROM `+d.table+
+			` WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+		if err != nil {
+			return err
+		}
+		err = scanAll(rows, func(r *sql.Rows) error {
+			var id int64
+			var h Hit
+			var t sql.NullInt64
+			if err := r.Scan(&id, &h.Project, &h.Session, &h.Title, &h.Type, &h.Subtitle, &t); err != nil {
+				return err
+			}
+			c := at[id]
+			c.Project, c.Session, c.Title, c.Type, c.Subtitle = h.Project, h.Session, h.Title, h.Type, h.Subtitle
+			c.At, c.at = fromNanos(t), t.Int64
+			if c.Kind == KindPrompt {
+				c.Title = firstLine(c.Title)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// context gives each observation near one of the contextFrom best candidates, in its
+// session, a share of that candidate's own score, and returns the observations it found
+// that way which matched nothing themselves (within f).
+func (db *DB) context(ctx context.Context, cands []candidate, byKey map[rowKey]*candidate, q query, f searchFilter) ([]candidate, error) {
+	var found []candidate
+	newByKey := map[rowKey]int{}
+	for i := range min(contextFrom, len(cands)) {
+		src := cands[i]
+		// An observation's neighbours are the observations just before and after it; a
+		// prompt's or a summary's, those just before and after its time.
+		pivot := src.ID
+		if src.Kind != KindObservation {
+			pivot = 0
+		}
+		for _, side := range []string{"<", ">"} {
+			dir := "DESC"
+			if side == ">" {
+				dir = "ASC"
+			}
+			rows, err := db.sql.QueryContext(ctx, `SELECT id FROM observations WHERE session_id = ? AND (at, id) `+side+` (?, ?)
+ORDER BY at `+dir+`, id `+dir+` LIMIT ?`, src.Session, src.at, pivot, contextNear)
+			if err != nil {
+				return nil, err
+			}
+			var ids []int64
+			err = scanAll(rows, func(r *sql.Rows) error {
+				var id int64
+				err := r.Scan(&id)
+				ids = append(ids, id)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range ids {
+				share := contextShare * src.matchScore()
+				if side == "<" {
+					share *= earlierShare
+				}
+				k := rowKey{KindObservation, id}
+				if c := byKey[k]; c != nil {
+					c.ctx += share
+					continue
+				}
+				if j, ok := newByKey[k]; ok {
+					found[j].ctx += share
+					continue
+				}
+				newByKey[k] = len(found)
+				found = append(found, candidate{Hit: Hit{Kind: KindObservation, ID: id, Context: true}, ctx: share})
+			}
+		}
+	}
+	// A neighbour is a hit only within f, and never when the query excludes it.
+	if err := db.details(ctx, found); err != nil {
+		return nil, err
+	}
+	found, err := db.withoutExcluded(ctx, found, q)
+	if err != nil {
+		return nil, err
+	}
+	kept := found[:0]
+	for _, c := range found {
+		if (f.project == "" || c.Project == f.project) && (f.since.IsZero() || !c.At.Before(f.since)) &&
+			(f.until.IsZero() || c.At.Before(f.until)) && (f.obsType == "" || c.Type == f.obsType) &&
+			(f.kinds == nil || slices.Contains(f.kinds, KindObservation)) {
+			kept = append(kept, c)
+		}
+	}
+	return kept, nil
+}
+
+// excluded returns which of cands hold one of q's excluded terms: one lookup per kind over
+// the candidates' rowid span. Exclusions are applied to the ranked candidates rather than
+// in the match: "a NOT b" with a common b walked most of the index (60 ms at 100,000
+// observations).
+func (db *DB) excluded(ctx context.Context, cands []candidate, q query) (map[rowKey]bool, error) {
+	out := map[rowKey]bool{}
+	if len(q.not) == 0 {
+		return out, nil
+	}
+	for _, d := range searchDocs {
+		lo, hi := int64(-1), int64(-1)
+		for _, c := range cands {
+			if c.Kind == d.kind {
+				if lo < 0 {
+					lo, hi = c.ID, c.ID
+				}
+				lo, hi = min(lo, c.ID), max(hi, c.ID)
+			}
+		}
+		if lo < 0 {
+			continue
+		}
+		rows, err := db.sql.QueryContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?`,
+			joinTerms(q.not), d.offset+lo, d.offset+hi)
+		if err != nil {
+			return nil, err
+		}
+		err = scanAll(rows, func(r *sql.Rows) error {
+			var rid int64
+			err := r.Scan(&rid)
+			out[rowKey{d.kind, rid - d.offset}] = true
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// withoutExcluded drops the candidates holding one of q's excluded terms.
+func (db *DB) withoutExcluded(ctx context.Context, cands []candidate, q query) ([]candidate, error) {
+	ex, err := db.excluded(ctx, cands, q)
+	if err != nil || len(ex) == 0 {
+		return cands, err
+	}
+	kept := cands[:0]
+	for _, c := range cands {
+		if !ex[rowKey{c.Kind, c.ID}] {
+			kept = append(kept, c)
+		}
+	}
+	return kept, nil
+}
+
+// collapse keeps the first limit hits of ranked candidates, each observation standing
+// for the lower-ranked ones of its project with its type and title key (TitleKey, the
+// observer's duplicate rule; an untitled one stands for none).
+func collapse(cands []candidate, limit int) []Hit {
+	var hits []Hit
+	first := map[string]int{}
+	for _, c := range cands {
+		if title := TitleKey(c.Title); c.Kind == KindObservation && title != "" {
+			key := c.Project + "\x00" + c.Type + "\x00" + title
+			if i, ok := first[key]; ok {
+				if i >= 0 {
+					hits[i].Similar++
+				}
+				continue
+			}
+			first[key] = len(hits)
+			if len(hits) == limit {
+				first[key] = -1
+			}
+		}
+		if len(hits) < limit {
+			c.Hit.Rank = -c.score()
+			hits = append(hits, c.Hit)
+		}
+	}
+	return hits
+}
+
+// snippet fills h.Snippet and h.Marks: the words around the matches in h's best matching
+// field, or the start of its text when only its context matched.
+func (db *DB) snippet(ctx context.Context, h *Hit, match string) error {
+	rid := searchDocOf(h.Kind).offset + h.ID
+	var s string
+	err := db.sql.QueryRowContext(ctx, `SELECT snippet(search_fts, -1, ?, ?, ?, ?) FROM search_fts WHERE search_fts MATCH ? AND rowid = ?`,
+		markOpen, markClose, snippetCut, snippetWords, match, rid).Scan(&s)
+	if err == sql.ErrNoRows {
+		err = db.sql.QueryRowContext(ctx, `SELECT body FROM search_fts WHERE rowid = ?`, rid).Scan(&s)
+		s = leadWords(s, snippetWords)
+	}
+	if err != nil {
+		return err
+	}
+	h.Snippet, h.Marks = unmark(s)
+	return nil
+}
+
+// leadWords is text's first n words, with the cut mark when there were more.
+func leadWords(text string, n int) string {
+	f := strings.Fields(text)
+	if len(f) <= n {
+		return strings.Join(f, " ")
+	}
+	return strings.Join(f[:n], " ") + snippetCut
+}
+
+// unmark takes snippet()'s marks out of s and returns where they were. A snippet is one
+// line: every run of spaces and line breaks becomes one space.
+func unmark(s string) (string, []Span) {
+	var b strings.Builder
+	var marks []Span
+	start, space := -1, false
+	for _, r := range strings.TrimSpace(s) {
+		switch {
+		case string(r) == markOpen:
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			start = b.Len()
+		case string(r) == markClose:
+			if start >= 0 {
+				marks = append(marks, Span{start, b.Len()})
+				start = -1
+			}
+		case unicode.IsSpace(r):
+			space = true
+		default:
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(r)
+		}
+	}
+	return b.String(), marks
+}
+
+// firstLine is a prompt's title: its first non-blank line, cut to titleRunes.
+func firstLine(text string) string {
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if utf8.RuneCountInString(line) > titleRunes {
+			line = string([]rune(line)[:titleRunes]) + snippetCut
+		}
+		return line
+	}
+	return ""
+}
+
+// Marked is s with each of marks (sorted, not overlapping) wrapped in open and close, and
+// every part of s passed through esc (nil: as it is): how a renderer that shows marks
+// (a terminal, HTML) writes a hit's Snippet.
+func Marked(s string, marks []Span, open, close string, esc func(string) string) string {
+	if esc == nil {
+		esc = func(s string) string { return s }
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range marks {
+		if m.Start < last || m.End > len(s) || m.Start > m.End {
+			continue
+		}
+		b.WriteString(esc(s[last:m.Start]) + open + esc(s[m.Start:m.End]) + close)
+		last = m.End
+	}
+	b.WriteString(esc(s[last:]))
+	return b.String()
+}
