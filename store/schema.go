@@ -237,11 +237,12 @@ ALTER TABLE runs ADD COLUMN answer_reasons TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN answer_dropped INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN requeued INTEGER NOT NULL DEFAULT 0;
 `},
-	// 6: memory stored before the redactor read text as it reads (issue 21) is redacted again.
-	{run: redactStored, heavy: true},
-	// 7: one stemmed full-text index over every kind (searchMigration), rebuilt from the
+	// 6: one stemmed full-text index over every kind (searchMigration), rebuilt from the
 	// stored rows: heavy.
 	{sql: searchMigration, heavy: true},
+	// 7: memory stored before the redactor read text as it reads (issue 21) is redacted
+	// again. Last, so the rows it rewrites are indexed by the index above.
+	{run: redactStored, heavy: true},
 }
 
 // step is one migration: SQL, or Go code for what SQL cannot say (run gets the migration's
