@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 )
 
 // The test binary doubles as the lock-holding child: with LOCKFILE_HELPER set it takes a
@@ -324,13 +326,10 @@ func TestHeldInheritedSurvivesHolder(t *testing.T) {
 	}
 	mustTry(t, path, false)
 	gc.Kill()
-	deadline := time.Now().Add(10 * time.Second)
-	for busy, _ := Busy(path); busy; busy, _ = Busy(path) {
-		if time.Now().After(deadline) {
-			t.Fatal("the lock outlived the child that inherited it")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "the lock to end with the child that inherited it", func() bool {
+		busy, _ := Busy(path)
+		return !busy
+	})
 }
 
 func TestBusy(t *testing.T) {

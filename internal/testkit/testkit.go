@@ -58,6 +58,13 @@ func Entries(t testing.TB, dir string) []string {
 	return out
 }
 
+// Exists reports whether path names a file (a stat succeeds): what a test waits for when
+// another process writes it.
+func Exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // WriteFile writes content to path with mode, creating its parent directories.
 func WriteFile(t testing.TB, path, content string, mode fs.FileMode) {
 	t.Helper()
