@@ -89,17 +89,7 @@ func startChild(t *testing.T, env ...string) *child {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := testkit.StartPiped(t, cmd)
 	c := &child{cmd: cmd, stdin: stdin}
 	t.Cleanup(func() {
 		c.stdin.Close()

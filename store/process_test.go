@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 )
 
 // These tests run real writer processes: the test binary re-executed with
@@ -171,17 +173,7 @@ func TestConcurrentWritersLoseAndDuplicateNothing(t *testing.T) {
 	var gos []io.WriteCloser
 	for p := range procs {
 		cmd := child(t, "writer", path, "session-"+strconv.Itoa(p%sessions), "w"+strconv.Itoa(p), n)
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		stdin, stdout := testkit.StartPiped(t, cmd)
 		cmds, gos = append(cmds, cmd), append(gos, stdin)
 		if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
 			t.Fatalf("writer %d: %q, %v", p, line, childErr(cmd, err))

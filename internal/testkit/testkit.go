@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -42,6 +43,23 @@ func Eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	if !Within(d, cond) {
 		t.Fatalf("waited %v for %s; it never held", d, what)
 	}
+}
+
+// StartPiped starts cmd with a pipe to its stdin and one from its stdout, as a test talks
+// to a child process line by line, failing t if it cannot.
+func StartPiped(t testing.TB, cmd *exec.Cmd) (stdin io.WriteCloser, stdout io.ReadCloser) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout, err = cmd.StdoutPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdin, stdout
 }
 
 // Entries lists the names directly in dir, sorted; a missing dir has none.

@@ -3,8 +3,10 @@ package testkit
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -91,5 +93,23 @@ func TestCopyFile(t *testing.T) {
 	}
 	if err := CopyFile(filepath.Join(dir, "missing"), filepath.Join(dir, "new"), 0o600); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("copy of a missing file: %v", err)
+	}
+}
+
+func TestStartPiped(t *testing.T) {
+	cmd := exec.Command("/bin/cat")
+	cmd.Env = []string{}
+	stdin, stdout := StartPiped(t, cmd)
+	if _, err := io.WriteString(stdin, "echoed\n"); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Close()
+	got, rerr := io.ReadAll(stdout)
+	if err := cmd.Wait(); err != nil || rerr != nil || string(got) != "echoed\n" {
+		t.Errorf("cat through the pipes: %q, %v, %v", got, rerr, err)
+	}
+	r := &fatalRecorder{TB: t}
+	if StartPiped(r, exec.Command(filepath.Join(t.TempDir(), "missing"))); r.failed == "" {
+		t.Error("starting a missing program did not fail")
 	}
 }
