@@ -47,7 +47,7 @@ func TestEventually(t *testing.T) {
 	})
 }
 
-func TestWithinChecksOnceMoreAtTheDeadline(t *testing.T) {
+func TestWithinChecksAtLeastOnce(t *testing.T) {
 	calls := 0
 	if Within(0, func() bool { calls++; return calls == 1 }) != true || calls != 1 {
 		t.Errorf("a condition true at once: %d calls", calls)
