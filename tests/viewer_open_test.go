@@ -73,6 +73,12 @@ func TestViewerOpen_TokenOnNoArgv(t *testing.T) {
 	}
 	launcher := args[1]
 
+	// The fake writes its record before it execs sleep: scan once the opener sleeps, so
+	// the control below finds it by its argv.
+	testkit.Eventually(t, 20*time.Second, "the opener to exec sleep", func() bool {
+		b, _ := os.ReadFile(filepath.Join("/proc", args[0], "cmdline"))
+		return bytes.HasPrefix(b, []byte("sleep\x00"))
+	})
 	// Every process's argv, the opener's (still running: it sleeps) included.
 	sawOpener := false
 	ents, _ := os.ReadDir("/proc")
