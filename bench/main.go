@@ -54,6 +54,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -557,28 +558,11 @@ func copyDir(src, dst string) error {
 		if !e.Type().IsRegular() {
 			continue
 		}
-		if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+		if err := testkit.CopyFile(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name()), 0o600); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // storyBudget is the SessionStart context's byte budget (DESIGN.md §12).

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 )
 
@@ -63,13 +64,6 @@ func events(t *testing.T, dir string) int {
 	return h.LastRun.Events
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestLoad(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -96,7 +90,7 @@ func TestLoad(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			if tt.content != nil {
-				writeFile(t, Path(dir), *tt.content)
+				testkit.WriteFile(t, Path(dir), *tt.content, 0o600)
 			}
 			h, err := Load(dir)
 			var cerr *CorruptError
@@ -205,7 +199,7 @@ func TestUpdateSince(t *testing.T) {
 
 func TestUpdateReplacesCorruptFile(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, Path(dir), `{"auth":`)
+	testkit.WriteFile(t, Path(dir), `{"auth":`, 0o600)
 	if err := Update(dir, t0, func(h *Health) {
 		if h.Auth.State != "unknown" {
 			t.Errorf("fn saw auth state %q, want unknown", h.Auth.State)
@@ -233,7 +227,7 @@ func TestUpdateErrors(t *testing.T) {
 	})
 	t.Run("data dir is a file", func(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "data")
-		writeFile(t, file, "")
+		testkit.WriteFile(t, file, "", 0o600)
 		if err := Update(file, t0, func(*Health) {}); err == nil {
 			t.Fatal("Update succeeded with a file as data dir")
 		}

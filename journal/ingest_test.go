@@ -21,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -611,23 +612,6 @@ func healthKeys(t *testing.T, e *env) map[string]json.RawMessage {
 	return m
 }
 
-// waitFor polls cond until it holds, failing the test after 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: not within 10 s", what)
-		}
-		time.Sleep(time.Millisecond) // polling a condition, bounded by the deadline
-	}
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
 // claims are the claim files of a journal in dir.
 func claims(dir, name string) []string {
 	m, _ := filepath.Glob(filepath.Join(dir, name+".*.ingesting"))
@@ -658,7 +642,7 @@ func TestIngestWaitsForAppenderMidWrite(t *testing.T) {
 		res, err := e.j.Ingest(ctx, db)
 		done <- result{res, err}
 	}()
-	waitFor(t, "the claim", func() bool { return !exists(path) && len(claims(e.j.Dir, "s1.jsonl")) == 1 })
+	testkit.Eventually(t, 10*time.Second, "the claim", func() bool { return !testkit.Exists(path) && len(claims(e.j.Dir, "s1.jsonl")) == 1 })
 	line, err := json.Marshal(journal.Record{V: 1, ID: "r2", Kind: store.CapturePrompt, Session: "s1", Project: "p", Text: "two", At: t0.UnixNano()})
 	if err != nil {
 		t.Fatal(err)
@@ -725,7 +709,7 @@ func TestAppendAfterClaimRemovedReopens(t *testing.T) {
 		_, err := e.j.Append(journal.Record{ID: "r2", Kind: store.CapturePrompt, Session: "s1", Project: "p", Text: "two"})
 		done <- err
 	}()
-	waitFor(t, "the appender to open the journal", func() bool { return openCount(t, path) == 2 })
+	testkit.Eventually(t, 10*time.Second, "the appender to open the journal", func() bool { return openCount(t, path) == 2 })
 	claim := path + ".0123456789ab.ingesting"
 	if err := os.Rename(path, claim); err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 
 	_ "modernc.org/sqlite" // the store's driver, for reading the rows it wrote
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -466,13 +467,9 @@ func appenderProcess() int {
 		if i%chunk != chunk-1 {
 			continue
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for tick() <= from {
-			if time.Now().After(deadline) {
-				fmt.Fprintln(os.Stderr, "no ingestion pass within 30 s")
-				return 1
-			}
-			time.Sleep(time.Millisecond) // polling the parent's count, bounded by the deadline
+		if !testkit.Within(30*time.Second, func() bool { return tick() > from }) {
+			fmt.Fprintln(os.Stderr, "no ingestion pass within 30 s")
+			return 1
 		}
 	}
 	return 0

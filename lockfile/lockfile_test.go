@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 )
 
 // The test binary doubles as the lock-holding child: with LOCKFILE_HELPER set it takes a
@@ -87,17 +89,7 @@ func startChild(t *testing.T, env ...string) *child {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := testkit.StartPiped(t, cmd)
 	c := &child{cmd: cmd, stdin: stdin}
 	t.Cleanup(func() {
 		c.stdin.Close()
@@ -324,13 +316,10 @@ func TestHeldInheritedSurvivesHolder(t *testing.T) {
 	}
 	mustTry(t, path, false)
 	gc.Kill()
-	deadline := time.Now().Add(10 * time.Second)
-	for busy, _ := Busy(path); busy; busy, _ = Busy(path) {
-		if time.Now().After(deadline) {
-			t.Fatal("the lock outlived the child that inherited it")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "the lock to end with the child that inherited it", func() bool {
+		busy, _ := Busy(path)
+		return !busy
+	})
 }
 
 func TestBusy(t *testing.T) {

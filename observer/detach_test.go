@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 )
 
 const (
@@ -59,25 +61,11 @@ func detachChild() int {
 		return 1
 	}
 	os.Rename(filepath.Join(dir, "child.json.tmp"), filepath.Join(dir, "child.json"))
-	if waitFile(filepath.Join(dir, "release"), 30*time.Second) != nil {
+	if !testkit.Within(30*time.Second, func() bool { return testkit.Exists(filepath.Join(dir, "release")) }) {
 		return 1
 	}
 	os.WriteFile(filepath.Join(dir, "alive"), nil, 0o600)
 	return 0
-}
-
-// waitFile polls for a file another process creates; the deadline only bounds a failure.
-func waitFile(path string, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return errors.New(path + " did not appear")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func TestStartDetachedSurvivesTheHookGroup(t *testing.T) {
@@ -93,9 +81,9 @@ func TestStartDetachedSurvivesTheHookGroup(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-hook.Process.Pid, syscall.SIGKILL) })
 
-	if err := waitFile(filepath.Join(dir, "child.json"), 30*time.Second); err != nil {
+	if !testkit.Within(30*time.Second, func() bool { return testkit.Exists(filepath.Join(dir, "child.json")) }) {
 		e, _ := os.ReadFile(filepath.Join(dir, "error"))
-		t.Fatalf("%v %s", err, e)
+		t.Fatalf("child.json did not appear within 30 s: %s", e)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "child.json"))
 	var c childInfo
@@ -125,7 +113,7 @@ func TestStartDetachedSurvivesTheHookGroup(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "release"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := waitFile(filepath.Join(dir, "alive"), 30*time.Second); err != nil {
-		t.Fatalf("the detached child did not carry on after the SIGTERM: %v", err)
-	}
+	testkit.Eventually(t, 30*time.Second, "the detached child to carry on after the SIGTERM (its alive file)", func() bool {
+		return testkit.Exists(filepath.Join(dir, "alive"))
+	})
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
@@ -131,7 +131,9 @@ func BenchmarkRedactionMigration100k(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
 		path := filepath.Join(b.TempDir(), settings.DBFile)
-		copyFile(b, seed, path)
+		if err := testkit.CopyFile(seed, path, 0o600); err != nil {
+			b.Fatal(err)
+		}
 		b.StartTimer()
 		db, err := Open(path)
 		if err != nil {
@@ -216,23 +218,4 @@ func seedUpgradeMemory(b *testing.B, db *DB, obs, events, prompts, summaries int
 		}
 	}
 	return leaks
-}
-
-func copyFile(b *testing.B, from, to string) {
-	b.Helper()
-	src, err := os.Open(from)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		b.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		b.Fatal(err)
-	}
 }

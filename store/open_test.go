@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 )
 
 func TestOpenCreatesPrivateFilesWhateverTheUmask(t *testing.T) {
@@ -532,14 +534,10 @@ func TestCreateKilledLeavesLitterThatOpenCleans(t *testing.T) {
 		t.Fatal(err)
 	}
 	var litter []string
-	deadline := time.Now().Add(20 * time.Second)
-	for len(litter) == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-		litter, _ = filepath.Glob(path + ".new-*")
-	}
+	testkit.Within(20*time.Second, func() bool { litter, _ = filepath.Glob(path + ".new-*"); return len(litter) > 0 })
 	cmd.Process.Kill()
 	cmd.Wait()
-	litter, _ = filepath.Glob(path + ".new-*")
+	litter, _ = filepath.Glob(path + ".new-*") // what the kill left, asserted: the wait only bounds it
 	if len(litter) == 0 {
 		t.Fatal("the killed creation left nothing to clean (the test did not kill it mid-way)")
 	}

@@ -9,11 +9,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 )
 
 // These tests run real writer processes: the test binary re-executed with
@@ -82,10 +86,12 @@ func runChild(role string) error {
 		}
 		return nil
 	case "one-write":
-		if _, err := fmt.Println("writing"); err != nil {
-			return err
-		}
-		return db.RecordEvent(ctx, s, Event{ToolUseID: "blocked", Input: "x", At: time.Now()})
+		// A context that can end (it never does): the driver watches only such a context
+		// in its busy handler.
+		live, stop := context.WithCancel(ctx)
+		defer stop()
+		waiting := &busyReporter{Context: live, onWait: func() { fmt.Println("waiting") }}
+		return db.RecordEvent(waiting, s, Event{ToolUseID: "blocked", Input: "x", At: time.Now()})
 	case "pairs":
 		// Forever: transactions of pairsPerTx (prompt, event) pairs with bulky text,
 		// announcing each commit, until the parent kills us.
@@ -118,6 +124,27 @@ func runChild(role string) error {
 	return fmt.Errorf("unknown role %q", role)
 }
 
+// busyReporter is a call's context that runs onWait once, the first time SQLite's busy
+// handler consults it: the driver's handler (modernc.org/sqlite's busyHandler) asks the
+// call's context whether it is done before each wait for another connection's lock, and
+// only then. So onWait says that the call has met the lock and waits for it (a driver that
+// named its handler otherwise would never say so, and the test waiting for it fails).
+type busyReporter struct {
+	context.Context
+	once   sync.Once
+	onWait func()
+}
+
+func (b *busyReporter) Done() <-chan struct{} {
+	pc := make([]uintptr, 1)
+	if runtime.Callers(2, pc) == 1 {
+		if f, _ := runtime.CallersFrames(pc).Next(); strings.HasSuffix(f.Function, ".busyHandler") {
+			b.once.Do(b.onWait)
+		}
+	}
+	return b.Context.Done()
+}
+
 // child prepares a re-executed test binary in a role.
 func child(t *testing.T, role, dbPath, sessionID, worker string, n int) *exec.Cmd {
 	t.Helper()
@@ -146,17 +173,7 @@ func TestConcurrentWritersLoseAndDuplicateNothing(t *testing.T) {
 	var gos []io.WriteCloser
 	for p := range procs {
 		cmd := child(t, "writer", path, "session-"+strconv.Itoa(p%sessions), "w"+strconv.Itoa(p), n)
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		stdin, stdout := testkit.StartPiped(t, cmd)
 		cmds, gos = append(cmds, cmd), append(gos, stdin)
 		if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
 			t.Fatalf("writer %d: %q, %v", p, line, childErr(cmd, err))
@@ -222,11 +239,11 @@ func TestLockedDatabaseWaitsInsteadOfFailing(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "writing\n" {
+	// Hold the lock until the child's write has met it and waits: a child that wrote
+	// without waiting (or gave up) says nothing and fails here.
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "waiting\n" {
 		t.Fatalf("child: %q, %v", line, childErr(cmd, err))
 	}
-	// Hold the lock while the child's write is under way; it cannot commit before we do.
-	time.Sleep(time.Second)
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
@@ -40,18 +41,29 @@ const fixedAnswer = `<observation>
   <files_modified></files_modified>
 </observation>`
 
-// shiftRunsBack writes to the data dir's database the one thing a black-box test cannot do
-// with the binary: let a day pass (the runs move back instead of the clock forward).
-func (h *harness) shiftRunsBack(d time.Duration, where string) {
+// shiftBack writes to the data dir's database the one thing a black-box test cannot do
+// with the binary: let time pass (what is stored moves back instead of the clock forward).
+// update is an UPDATE whose first argument is the shift in nanoseconds; it must move a row.
+func (h *harness) shiftBack(d time.Duration, update string, args ...any) {
 	h.t.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.data, "claude-mem.db")+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(`UPDATE runs SET started_at = started_at - ?, ended_at = ended_at - ? WHERE `+where, d.Nanoseconds(), d.Nanoseconds()); err != nil {
+	res, err := db.Exec(update, append([]any{d.Nanoseconds()}, args...)...)
+	if err != nil {
 		h.t.Fatal(err)
 	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		h.t.Fatalf("%s moved no row (%v)", update, err)
+	}
+}
+
+// shiftRunsBack lets a day pass for the runs' budget.
+func (h *harness) shiftRunsBack(d time.Duration, where string) {
+	h.t.Helper()
+	h.shiftBack(d, `UPDATE runs SET started_at = started_at - ?1, ended_at = ended_at - ?1 WHERE `+where)
 }
 
 func (h *harness) stats(args ...string) stats.Report {
@@ -160,8 +172,8 @@ func TestCost_BudgetCrossedMidDay(t *testing.T) {
 	for i := range 2 {
 		h.toolUse(sid, fmt.Sprintf("step %d", i))
 		h.stop(sid)
-		waitFor(t, 20*time.Second, "the Stop-started run", func() bool { return h.states(sid)["done"] == i+1 })
-		waitFor(t, 20*time.Second, "the observer to exit", func() bool { return len(procsIn(h.data)) == 0 })
+		testkit.Eventually(t, 20*time.Second, "the Stop-started run", func() bool { return h.states(sid)["done"] == i+1 })
+		testkit.Eventually(t, 20*time.Second, "the observer to exit", func() bool { return len(procsIn(h.data)) == 0 })
 	}
 	h.toolUse(sid, "step 2")
 	if _, procs := h.reaped(fixtureEvent(t, "Stop-basic.json", h.base(sid)), nil); len(procs) != 0 {
@@ -191,7 +203,7 @@ func TestCost_BudgetCrossedMidDay(t *testing.T) {
 		t.Fatalf("next day: notice %q still there", got)
 	}
 	h.stop(sid)
-	waitFor(t, 20*time.Second, "the backlog run on the next day", func() bool { return h.states(sid)["done"] == 3 })
+	testkit.Eventually(t, 20*time.Second, "the backlog run on the next day", func() bool { return h.states(sid)["done"] == 3 })
 	if n := len(h.records()); n != 3 {
 		t.Errorf("claude ran %d times; want 3", n)
 	}
@@ -220,14 +232,14 @@ func TestCost_StopBatches(t *testing.T) {
 		t.Fatalf("10 events + Stop started %d processes; want the observer", n)
 	}
 
-	wait := map[string]string{"CLAUDE_MEM_BATCH_WAIT": "2"}
-	before := time.Now()
+	// A wait of an hour no slow machine spans; the event is then made older than it in
+	// the database (the first Stop ingested it), as the run times are moved for the budget.
+	wait := map[string]string{"CLAUDE_MEM_BATCH_WAIT": "3600"}
 	h.toolUse("old", "ls")
-	captured := time.Now() // the event's time is between before and captured
-	if n := stopLeaves("old", wait); n != 0 && time.Since(before) < 2*time.Second {
+	if n := stopLeaves("old", wait); n != 0 {
 		t.Fatalf("1 fresh event + Stop started %d processes; want none", n)
 	}
-	time.Sleep(time.Until(captured.Add(2100 * time.Millisecond))) // the wait is a span of real time
+	h.shiftBack(61*time.Minute, `UPDATE events SET at = at - ? WHERE session_id = ?`, "old")
 	if n := stopLeaves("old", wait); n != 1 {
 		t.Fatalf("1 event older than the wait + Stop started %d processes; want the observer", n)
 	}

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
 )
@@ -58,7 +59,7 @@ func TestFaults_APIKeyHelperInNoArgv(t *testing.T) {
 	done := make(chan result, 1)
 	go func() { r, _ := h.exec(h.work, nil, h.environ(nil), "observe", "--session", sid); done <- r }()
 	var recs []fakeproto.Record
-	waitFor(t, 20*time.Second, "the observer child to run (hang)", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the observer child to run (hang)", func() bool {
 		recs = h.records()
 		return len(recs) == 1
 	})
@@ -229,7 +230,7 @@ func TestFaults_KilledObserveKeepsSlotAndOrphanIsReaped(t *testing.T) {
 		t.Fatal(err)
 	}
 	var orphan int
-	waitFor(t, 20*time.Second, "the first observer's child", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the first observer's child", func() bool {
 		if recs := h.records(); len(recs) == 1 {
 			orphan = recs[0].Pid
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
 )
 
@@ -26,11 +27,11 @@ func TestObserve_OwedSummary_CountedAndSettledByTheFinalRun(t *testing.T) {
 	h.toolUse(sid, "git mv queue jobs")
 
 	h.hookMode(fixtureEvent(t, "SessionEnd-other.json", h.base(sid)), nil)
-	waitFor(t, 20*time.Second, "health.json auth=failed after the SessionEnd final run", func() bool {
+	testkit.Eventually(t, 20*time.Second, "health.json auth=failed after the SessionEnd final run", func() bool {
 		hl, err := health.Load(h.data)
 		return err == nil && hl.Auth.State == "failed"
 	})
-	waitFor(t, 20*time.Second, "the detached observer to exit", func() bool { return len(procsIn(h.data)) == 0 })
+	testkit.Eventually(t, 20*time.Second, "the detached observer to exit", func() bool { return len(procsIn(h.data)) == 0 })
 	// An auth failure is no answer from the model: the summary stays owed, no attempt used.
 	if n := h.count("SELECT count(*) FROM sessions WHERE id = ? AND final_pending = 1 AND final_attempts = 0", sid); n != 1 {
 		t.Fatalf("after an auth-failed final run the summary is not owed with its attempts untouched")
@@ -43,10 +44,10 @@ func TestObserve_OwedSummary_CountedAndSettledByTheFinalRun(t *testing.T) {
 	if r := h.runIn(h.work, nil, nil, "doctor", "--retry"); !strings.Contains(r.stderr, "observer pause cleared; 1 observer run started for what waits") {
 		t.Fatalf("doctor --retry: exit %d, stderr %q", r.code, r.stderr)
 	}
-	waitFor(t, 20*time.Second, "the summary written by the run doctor --retry started", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the summary written by the run doctor --retry started", func() bool {
 		return h.count("SELECT count(*) FROM summaries WHERE session_id = ?", sid) == 1
 	})
-	waitFor(t, 20*time.Second, "the detached observer to exit", func() bool { return len(procsIn(h.data)) == 0 })
+	testkit.Eventually(t, 20*time.Second, "the detached observer to exit", func() bool { return len(procsIn(h.data)) == 0 })
 	if n := h.count("SELECT count(*) FROM sessions WHERE id = ? AND final_pending = 0 AND final_attempts = 1", sid); n != 1 {
 		t.Fatalf("the final run that wrote the summary did not settle it (or did not count itself)")
 	}

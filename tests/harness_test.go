@@ -35,6 +35,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
 )
 
@@ -770,27 +771,7 @@ func (h *harness) logsAt(level, msg string) []logLine {
 // runDirs lists data/observer-sessions/*.
 func (h *harness) runDirs() []string {
 	h.t.Helper()
-	ents, err := os.ReadDir(filepath.Join(h.data, "observer-sessions"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		h.t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
-// waitFor polls cond every 25 ms until it holds, failing after d with what was awaited.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s; it never held", d, what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	return testkit.Entries(h.t, filepath.Join(h.data, "observer-sessions"))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -903,20 +884,12 @@ func isObserveFor(p adoptedProc, sid string) bool {
 func (h *harness) finish() { h.finishOnce.Do(h.finishNow) }
 
 func (h *harness) finishNow() {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	if !testkit.Within(30*time.Second, func() bool { return len(procsIn(h.root)) == 0 }) {
 		left := procsIn(h.root)
-		if len(left) == 0 {
-			break
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
-		if time.Now().After(deadline) {
-			for _, pid := range left {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-			h.t.Errorf("processes %v still ran inside %s 30 s after the test; killed", left, h.root)
-			break
-		}
-		time.Sleep(25 * time.Millisecond)
+		h.t.Errorf("processes %v still ran inside %s 30 s after the test; killed", left, h.root)
 	}
 	h.scanSecrets()
 }
@@ -1036,30 +1009,6 @@ func snapshot(t *testing.T, dir string, skip ...string) map[string]bool {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// entries lists dir's entries; a missing dir has none.
-func entries(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
-func writeFile(t *testing.T, path, content string, mode os.FileMode) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // credentialsJSON is Claude Code's .credentials.json with an access token expiring at exp.

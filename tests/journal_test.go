@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/journal"
 )
 
@@ -60,7 +61,7 @@ func (h *harness) journalFiles() []string {
 	h.t.Helper()
 	var out []string
 	for _, d := range h.journalDirs() {
-		for _, n := range entries(h.t, d) {
+		for _, n := range testkit.Entries(h.t, d) {
 			out = append(out, filepath.Join(d, n))
 		}
 	}
@@ -81,7 +82,7 @@ func (h *harness) journalLines() map[string][]journalLine {
 	h.t.Helper()
 	out := map[string][]journalLine{}
 	for _, d := range h.journalDirs() {
-		for _, n := range entries(h.t, d) {
+		for _, n := range testkit.Entries(h.t, d) {
 			b, err := os.ReadFile(filepath.Join(d, n))
 			if err != nil {
 				h.t.Fatal(err)
@@ -152,7 +153,7 @@ func (h *harness) dbCopy() string {
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		writeFile(h.t, filepath.Join(dir, "claude-mem.db"+sfx), string(b), 0o600)
+		testkit.WriteFile(h.t, filepath.Join(dir, "claude-mem.db"+sfx), string(b), 0o600)
 	}
 	return filepath.Join(dir, "claude-mem.db")
 }
@@ -669,7 +670,7 @@ func (h *harness) writeOldRecords(at time.Time) {
 		}
 		b.Write(append(line, '\n'))
 	}
-	writeFile(h.t, filepath.Join(h.data, "journal", "old.jsonl"), b.String(), 0o600)
+	testkit.WriteFile(h.t, filepath.Join(h.data, "journal", "old.jsonl"), b.String(), 0o600)
 }
 
 // TestJournal_StuckNotice: a journal record 11 minutes old that the database cannot take
@@ -848,7 +849,7 @@ func TestJournal_KilledIngesterLeftovers(t *testing.T) {
 		t.Fatalf("first pass stored %v", stored)
 	}
 	// The claim of a pass killed after its commit, before its removal.
-	writeFile(t, jfile+".0123456789ab.ingesting", string(committed), 0o600)
+	testkit.WriteFile(t, jfile+".0123456789ab.ingesting", string(committed), 0o600)
 	// The claim of a pass killed before its commit.
 	h.hookMode(h.toolEvent(sid, "toolu_left_3", 1<<10), nil)
 	if err := os.Rename(jfile, jfile+".ba9876543210.ingesting"); err != nil {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
 )
 
@@ -40,7 +41,7 @@ func TestObserve_StopStartsDetachedObserver_ObservationsBecomeSearchable(t *test
 
 	wait := h.startReaped(fixtureEvent(t, "Stop-basic.json", h.base(sid)), nil)
 	var hits []searchHit
-	waitFor(t, 20*time.Second, "the session's observations to become searchable", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the session's observations to become searchable", func() bool {
 		hits = hits[:0]
 		for _, hit := range h.search("fake", nil) {
 			if hit.Session == sid && hit.Kind == "observation" {
@@ -91,11 +92,11 @@ func TestObserve_AuthFailure_PausesAndSetsHealth(t *testing.T) {
 	h.toolUse(sid, "go get example.com/client@v2")
 
 	h.stop(sid)
-	waitFor(t, 20*time.Second, "health.json auth=failed after the Stop-started observer", func() bool {
+	testkit.Eventually(t, 20*time.Second, "health.json auth=failed after the Stop-started observer", func() bool {
 		hl, err := health.Load(h.data)
 		return err == nil && hl.Auth.State == "failed"
 	})
-	waitFor(t, 20*time.Second, "the detached observer to exit", func() bool { return len(procsIn(h.data)) == 0 })
+	testkit.Eventually(t, 20*time.Second, "the detached observer to exit", func() bool { return len(procsIn(h.data)) == 0 })
 	if n := len(h.records()); n != 1 {
 		t.Fatalf("claude ran %d times, want 1", n)
 	}
@@ -169,7 +170,7 @@ func TestObserve_Hang_KilledAtTimeout_GrandchildGone_EventsPending(t *testing.T)
 				t.Fatalf("records %+v, want one hung run with a grandchild", recs)
 			}
 			rec := recs[0]
-			waitFor(t, 10*time.Second, fmt.Sprintf("the fake (pid %d) and its grandchild (pid %d) to be gone", rec.Pid, rec.GrandchildPID), func() bool {
+			testkit.Eventually(t, 10*time.Second, fmt.Sprintf("the fake (pid %d) and its grandchild (pid %d) to be gone", rec.Pid, rec.GrandchildPID), func() bool {
 				return procGone(rec.Pid) && procGone(rec.GrandchildPID)
 			})
 			if st := h.states(sid); st["pending"] != 1 || st["done"]+st["failed"]+st["processing"] != 0 {
@@ -201,7 +202,7 @@ func recordIntervals(t *testing.T, fake string) []recordInterval {
 	t.Helper()
 	var out []recordInterval
 	dir := fakeproto.RecordsDir(fake)
-	for _, name := range entries(t, dir) {
+	for _, name := range testkit.Entries(t, dir) {
 		if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
 			continue
 		}
@@ -287,8 +288,8 @@ func TestObserve_TwentySessionsStoppingAtOnce_AtMostTwoObservers(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
-	waitFor(t, 120*time.Second, "all 20 sessions' events to be done", func() bool { return h.states("")["done"] == len(ids) })
-	waitFor(t, 30*time.Second, "every observer to exit", func() bool { return len(procsIn(h.data)) == 0 })
+	testkit.Eventually(t, 120*time.Second, "all 20 sessions' events to be done", func() bool { return h.states("")["done"] == len(ids) })
+	testkit.Eventually(t, 30*time.Second, "every observer to exit", func() bool { return len(procsIn(h.data)) == 0 })
 
 	recs := h.records()
 	if len(recs) != len(ids) {
@@ -367,8 +368,8 @@ func TestNoFixtureSecretInLogsOrDoctorOutput(t *testing.T) {
 	h.env["HTTPS_PROXY"] = "http://corp:MATRIXPROXYPASSWORD@proxy.corp.invalid:3128"
 	h.env["CLAUDE_MEM_PASS_ENV"] = "AWS_SECRET_ACCESS_KEY,ANTHROPIC_AUTH_TOKEN"
 	h.env["AWS_SECRET_ACCESS_KEY"] = "MATRIXAWSSECRET" + secretTail
-	writeFile(t, filepath.Join(h.data, ".env"), "CLAUDE_CODE_OAUTH_TOKEN="+secretDotEnvToken+"\nANTHROPIC_API_KEY="+secretAPIKey+"\n", 0o600)
-	writeFile(t, filepath.Join(h.home, ".claude", ".credentials.json"), credentialsJSON(secretCredsToken, time.Now().Add(time.Hour)), 0o600)
+	testkit.WriteFile(t, filepath.Join(h.data, ".env"), "CLAUDE_CODE_OAUTH_TOKEN="+secretDotEnvToken+"\nANTHROPIC_API_KEY="+secretAPIKey+"\n", 0o600)
+	testkit.WriteFile(t, filepath.Join(h.home, ".claude", ".credentials.json"), credentialsJSON(secretCredsToken, time.Now().Add(time.Hour)), 0o600)
 	h.setScenario(fakeproto.Scenario{ValidCredentials: []string{secretEnvToken}})
 
 	sid := "secrets"

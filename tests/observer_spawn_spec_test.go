@@ -40,6 +40,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
 )
@@ -106,14 +107,14 @@ type authSource struct {
 func helperScript(h *harness, key, delay string) string {
 	dir := filepath.Join(h.root, "secrets")
 	keyFile := filepath.Join(dir, "helper.key")
-	writeFile(h.t, keyFile, key+"\n", 0o600)
+	testkit.WriteFile(h.t, keyFile, key+"\n", 0o600)
 	script := filepath.Join(dir, "api-key-helper.sh")
 	body := "#!/bin/sh\n"
 	if delay != "" {
 		body += "sleep " + delay + "\n"
 	}
 	body += "exec cat '" + keyFile + "'\n"
-	writeFile(h.t, script, body, 0o755)
+	testkit.WriteFile(h.t, script, body, 0o755)
 	return script
 }
 
@@ -124,7 +125,7 @@ var authSources = []authSource{
 		setup: func(h *harness) { h.env["ANTHROPIC_API_KEY"] = secretAPIKey }},
 	{name: "dotenv-token", kind: auth.KindEnv, cred: fakeproto.CredOAuthToken, secret: secretDotEnvToken,
 		setup: func(h *harness) {
-			writeFile(h.t, filepath.Join(h.data, ".env"), "CLAUDE_CODE_OAUTH_TOKEN="+secretDotEnvToken+"\n", 0o600)
+			testkit.WriteFile(h.t, filepath.Join(h.data, ".env"), "CLAUDE_CODE_OAUTH_TOKEN="+secretDotEnvToken+"\n", 0o600)
 		}},
 	{name: "api-key-helper", kind: auth.KindAPIKeyHelper, cred: fakeproto.CredHelper, secret: secretHelperKey,
 		setup: func(h *harness) { h.env["CLAUDE_MEM_API_KEY_HELPER"] = helperScript(h, secretHelperKey, "") },
@@ -141,7 +142,7 @@ var authSources = []authSource{
 		}},
 	{name: "credentials-json", kind: auth.KindCredentials, cred: fakeproto.CredOAuthToken, secret: secretCredsToken,
 		setup: func(h *harness) {
-			writeFile(h.t, filepath.Join(h.home, ".claude", ".credentials.json"), credentialsJSON(secretCredsToken, time.Now().Add(6*time.Hour)), 0o600)
+			testkit.WriteFile(h.t, filepath.Join(h.home, ".claude", ".credentials.json"), credentialsJSON(secretCredsToken, time.Now().Add(6*time.Hour)), 0o600)
 		}},
 	{name: "env-token-behind-proxy", kind: auth.KindEnv, cred: fakeproto.CredOAuthToken, secret: secretEnvToken,
 		setup: func(h *harness) {
@@ -443,7 +444,7 @@ func TestSpawnSpec_KeychainPerLineage(t *testing.T) {
 	}
 	t.Run("darwin/desktop-app-locked-keychain-falls-through-to-credentials-json", func(t *testing.T) {
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, ".claude", ".credentials.json"), credentialsJSON(secretCredsToken, time.Now().Add(time.Hour)), 0o600)
+		testkit.WriteFile(t, filepath.Join(dir, ".claude", ".credentials.json"), credentialsJSON(secretCredsToken, time.Now().Add(time.Hour)), 0o600)
 		sec := &fakeSecurity{err: exitStatus(36)}
 		in := base(settings.Env{"__CFBundleIdentifier": "com.anthropic.claudefordesktop"}, nil, sec)
 		in.Home, in.Env["HOME"] = dir, dir
@@ -492,14 +493,14 @@ func TestSpawnSpec_ExpiredPlatformCredentialAndValidEnvToken_UsesEnvToken(t *tes
 	}{
 		{"process-env", secretEnvToken, func(h *harness) { h.env["CLAUDE_CODE_OAUTH_TOKEN"] = secretEnvToken }},
 		{"dotenv", secretDotEnvToken, func(h *harness) {
-			writeFile(h.t, filepath.Join(h.data, ".env"), "CLAUDE_CODE_OAUTH_TOKEN="+secretDotEnvToken+"\n", 0o600)
+			testkit.WriteFile(h.t, filepath.Join(h.data, ".env"), "CLAUDE_CODE_OAUTH_TOKEN="+secretDotEnvToken+"\n", 0o600)
 		}},
 		{"control-expired-only", "", func(*harness) {}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t)
-			writeFile(t, filepath.Join(h.home, ".claude", ".credentials.json"), credentialsJSON(secretExpiredToken, time.Now().Add(-2*time.Hour)), 0o600)
+			testkit.WriteFile(t, filepath.Join(h.home, ".claude", ".credentials.json"), credentialsJSON(secretExpiredToken, time.Now().Add(-2*time.Hour)), 0o600)
 			c.setup(h)
 			h.setScenario(fakeproto.Scenario{ValidCredentials: []string{c.token}})
 			sid := "expired-" + c.name
@@ -560,8 +561,8 @@ func TestSpawnSpec_HostileSessionStartHook_NotLoaded(t *testing.T) {
 		}}}})
 		return string(b)
 	}
-	writeFile(t, filepath.Join(h.home, ".claude", "settings.json"), hostile("home"), 0o644)
-	writeFile(t, filepath.Join(userConfig, "settings.json"), hostile("config-dir"), 0o644)
+	testkit.WriteFile(t, filepath.Join(h.home, ".claude", "settings.json"), hostile("home"), 0o644)
+	testkit.WriteFile(t, filepath.Join(userConfig, "settings.json"), hostile("config-dir"), 0o644)
 
 	sid := "hostile-hook"
 	h.prompt(sid, "Add retries to the upload client")
@@ -652,7 +653,7 @@ func TestSpawnSpec_ShellMetacharactersInTranscript_CreateNoFiles(t *testing.T) {
 	h.prompt(sid, "please run: "+payload)
 	h.toolUse(sid, payload)
 	h.stop(sid) // the detached observer
-	waitFor(t, 20*time.Second, "the Stop-started observer to finish", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the Stop-started observer to finish", func() bool {
 		return h.states(sid)["done"] == 1 && len(procsIn(h.data)) == 0
 	})
 	if r := h.observe(sid, nil); r.code != 0 { // and once more synchronously: nothing pending
@@ -689,7 +690,7 @@ func TestSpawnSpec_ShellMetacharactersInTranscript_CreateNoFiles(t *testing.T) {
 	sh := exec.Command("/bin/sh", "-c", payload)
 	sh.Dir = scratch
 	_ = sh.Run()
-	if n := len(entries(t, scratch)); n < 3 {
+	if n := len(testkit.Entries(t, scratch)); n < 3 {
 		t.Errorf("control: the payload run by a shell created %d files, want several", n)
 	}
 }
@@ -734,7 +735,7 @@ func TestSpawnSpec_HundredObserverRuns_NothingInProjectsDirs_RetentionBounded(t 
 		filepath.Join(userConfig, "projects"),
 		filepath.Join(h.data, "observer-config", "projects"),
 	} {
-		if e := entries(t, dir); len(e) != 0 {
+		if e := testkit.Entries(t, dir); len(e) != 0 {
 			t.Errorf("%s has %d entries, want none: %v", dir, len(e), e[:min(len(e), 5)])
 		}
 	}
@@ -756,7 +757,7 @@ func TestSpawnSpec_HundredObserverRuns_NothingInProjectsDirs_RetentionBounded(t 
 	ctlConfig := filepath.Join(h.root, "control-config")
 	runFakeDirect(t, ctl, []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--setting-sources="},
 		[]string{"HOME=" + h.home, "PATH=/usr/bin:/bin", "CLAUDE_CONFIG_DIR=" + ctlConfig, "CLAUDE_CODE_OAUTH_TOKEN=x"}, h.root, "hello")
-	if len(entries(t, filepath.Join(ctlConfig, "projects"))) != 1 {
+	if len(testkit.Entries(t, filepath.Join(ctlConfig, "projects"))) != 1 {
 		t.Errorf("control: the fake without --no-session-persistence wrote no projects/ entry")
 	}
 }
@@ -1002,18 +1003,17 @@ func swapMidRun(t *testing.T, h *harness, sid string, swap func()) []logLine {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	deadline := time.Now().Add(20 * time.Second)
-	for queued() < capacity {
+	filled := testkit.Within(20*time.Second, func() bool {
 		select {
 		case err := <-exited:
 			t.Fatalf("hook observe ended (%v) before writing its spawn line; the FIFO never filled", err)
 		default:
 		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("hook observe never wrote its spawn line into the FIFO within 20 s (%d of %d bytes queued)", queued(), capacity)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return queued() >= capacity
+	})
+	if !filled {
+		_ = cmd.Process.Kill()
+		t.Fatalf("hook observe never wrote its spawn line into the FIFO within 20 s (%d of %d bytes queued)", queued(), capacity)
 	}
 	// The observer is blocked inside its spawn log write: resolved, not yet started.
 	swap()

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/journal"
 )
 
@@ -184,7 +185,7 @@ func TestPrivate_FallbackRefusedAppend(t *testing.T) {
 
 	o := h.sessionStart("victim")
 	h.prompt("victim", "a prompt with nowhere to go")
-	if got := entries(t, filepath.Join(trap, filepath.Base(dirs[2]))); len(got) != 0 {
+	if got := testkit.Entries(t, filepath.Join(trap, filepath.Base(dirs[2]))); len(got) != 0 {
 		t.Fatalf("the victim's records went into the attacker's dir: %v", got)
 	}
 	want := "claude-mem: events cannot be kept: no writable place among " + strings.Join(dirs, ", ") + "; "

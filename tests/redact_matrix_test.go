@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 )
 
@@ -216,17 +217,7 @@ func remember(t *testing.T, h *harness, sid string, notes []string) {
 	cmd.Dir, cmd.Env = h.proj, h.environ(map[string]string{"CLAUDE_CODE_SESSION_ID": sid})
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := testkit.StartPiped(t, cmd)
 	lines := bufio.NewScanner(stdout)
 	lines.Buffer(nil, 1<<20)
 	var out strings.Builder
@@ -253,7 +244,7 @@ func remember(t *testing.T, h *harness, sid string, notes []string) {
 			"name": "remember", "arguments": map[string]any{"title": fmt.Sprintf("quokka note %d", i), "text": text}}}, true)
 	}
 	stdin.Close()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	h.mu.Lock()
 	h.outputs = append(h.outputs, out.String(), stderr.String())
 	h.mu.Unlock()

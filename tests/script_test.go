@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	_ "modernc.org/sqlite"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
 )
 
@@ -256,7 +256,7 @@ func cmdFakeClaude(ts *testscript.TestScript, neg bool, args []string) {
 	if _, err := os.Stat(dst); errors.Is(err, fs.ErrNotExist) {
 		ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
 		if err := os.Link(src, dst); err != nil {
-			ts.Check(copyExec(src, dst))
+			ts.Check(testkit.CopyFile(src, dst, 0o755))
 		}
 	} else {
 		ts.Check(err)
@@ -278,23 +278,6 @@ func cmdFakeClaude(ts *testscript.TestScript, neg bool, args []string) {
 	if _, err := fakeproto.LoadScenario(dst); err != nil {
 		ts.Fatalf("scenario the fake would reject: %v", err)
 	}
-}
-
-func copyExec(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // fakerecords PATH N asserts that the fake at PATH was run exactly N times, and prints one

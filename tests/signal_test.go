@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 )
 
 // TestHookFinishesItsWriteAfterSIGTERM: a SIGTERM that reaches a hook while it holds an
@@ -73,12 +75,8 @@ func TestHookFinishesItsWriteAfterSIGTERM(t *testing.T) {
 // not the default action of a process still starting up.
 func waitHookStarted(t *testing.T, logFile string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(logFile); err == nil {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("the hook never created %s", logFile)
+	testkit.Eventually(t, 20*time.Second, "the hook to create "+logFile, func() bool {
+		_, err := os.Stat(logFile)
+		return err == nil
+	})
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -223,11 +224,10 @@ func TestViewerInABrowser(t *testing.T) {
 	// The launcher file xdg-open was given: it redirects to the tokened address, whose
 	// token becomes a cookie and leaves the address bar.
 	var launcher []byte
-	for deadline := time.Now().Add(20 * time.Second); launcher == nil; time.Sleep(10 * time.Millisecond) {
-		if launcher, _ = os.ReadFile(opened); launcher == nil && time.Now().After(deadline) {
-			t.Fatal("hook viewer never ran xdg-open")
-		}
-	}
+	testkit.Eventually(t, 20*time.Second, "hook viewer to run xdg-open", func() bool {
+		launcher, _ = os.ReadFile(opened)
+		return len(launcher) > 0
+	})
 	step("open the launcher file", chromedp.Navigate("file://"+string(launcher)), chromedp.WaitVisible(`a[href="/timeline?project=claude-mem-go"]`))
 	if l := location(); strings.Contains(l, "token") || l != "http://127.0.0.1:"+port+"/" {
 		t.Fatalf("address after opening the launcher: %s", l)

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 )
 
 // TestViewerOpen_TokenOnNoArgv: `hook viewer` opens the browser on a 0600 redirect file in
@@ -54,15 +56,15 @@ func TestViewerOpen_TokenOnNoArgv(t *testing.T) {
 	token := m[1]
 
 	var args []string
-	deadline := time.Now().Add(20 * time.Second)
-	for args == nil {
-		if b, err := os.ReadFile(record); err == nil {
+	ran := testkit.Within(20*time.Second, func() bool {
+		b, err := os.ReadFile(record)
+		if err == nil {
 			args = strings.Split(strings.TrimSpace(string(b)), "\n")
-		} else if time.Now().After(deadline) {
-			t.Fatalf("the fake xdg-open never ran (stderr %q)", stderr.String())
-		} else {
-			time.Sleep(10 * time.Millisecond)
 		}
+		return err == nil
+	})
+	if !ran {
+		t.Fatalf("the fake xdg-open never ran (stderr %q)", stderr.String())
 	}
 	pid, _ := strconv.Atoi(args[0])
 	defer syscall.Kill(pid, syscall.SIGKILL)
@@ -71,6 +73,12 @@ func TestViewerOpen_TokenOnNoArgv(t *testing.T) {
 	}
 	launcher := args[1]
 
+	// The fake writes its record before it execs sleep: scan once the opener sleeps, so
+	// the control below finds it by its argv.
+	testkit.Eventually(t, 20*time.Second, "the opener to exec sleep", func() bool {
+		b, _ := os.ReadFile(filepath.Join("/proc", args[0], "cmdline"))
+		return bytes.HasPrefix(b, []byte("sleep\x00"))
+	})
 	// Every process's argv, the opener's (still running: it sleeps) included.
 	sawOpener := false
 	ents, _ := os.ReadDir("/proc")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
 
@@ -71,7 +72,7 @@ func TestMaxTokensStreams(t *testing.T) {
 			if *update {
 				out := strings.ReplaceAll(string(r.stdout), s.Root, "/tmp/e2e")
 				out = strings.ReplaceAll(out, strings.TrimPrefix(s.Mock.URL(), "http://"), "127.0.0.1:PORT")
-				writeFile(t, golden, out, 0o644)
+				testkit.WriteFile(t, golden, out, 0o644)
 			}
 			cut := func(l map[string]any) bool {
 				return l["type"] == "assistant" || l["type"] == "result" || l["type"] == "user"

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/claude-mem/claude-mem-go/auth"
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
 
@@ -96,7 +97,7 @@ func TestObserverArgv(t *testing.T) {
 				}
 			}
 
-			if got := entries(t, s.Cwd); len(got) != 0 {
+			if got := testkit.Entries(t, s.Cwd); len(got) != 0 {
 				t.Errorf("files appeared in the cwd: %v", got)
 			}
 			if s.Config != "" {
@@ -138,7 +139,7 @@ func TestSettingSourcesEmptyIgnoresUserHooks(t *testing.T) {
 			s := newSandbox(t)
 			for where, dir := range map[string]string{"config": s.Config, "home": filepath.Join(s.Home, ".claude")} {
 				cmd := "echo '" + hostile + "'; echo ran >> " + filepath.Join(s.Root, "ran-"+where)
-				writeFile(t, filepath.Join(dir, "settings.json"), mustJSON(map[string]any{
+				testkit.WriteFile(t, filepath.Join(dir, "settings.json"), mustJSON(map[string]any{
 					"hooks": map[string]any{"SessionStart": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}},
 				}), 0o644)
 			}
@@ -236,7 +237,7 @@ func TestAPIKeyHelper(t *testing.T) {
 			t.Parallel()
 			s := newSandbox(t)
 			helper := filepath.Join(s.Root, "key helper.sh")
-			writeFile(t, helper, "#!/bin/sh\necho "+helperKey+"\n", 0o755)
+			testkit.WriteFile(t, helper, "#!/bin/sh\necho "+helperKey+"\n", 0o755)
 			settingsJSON := mustJSON(map[string]string{"apiKeyHelper": "'" + helper + "'"})
 			argv := observerArgv()
 			if !tt.emptySources {
@@ -245,13 +246,13 @@ func TestAPIKeyHelper(t *testing.T) {
 			if tt.viaFlag {
 				// What observer.Run does: the spec names the file, Run writes it 0600.
 				spec := observerSpec(auth.Source{Kind: auth.KindAPIKeyHelper, From: "test", Helper: "'" + helper + "'"}, filepath.Join(s.Root, "data"))
-				writeFile(t, spec.SettingsFile, string(spec.SettingsJSON()), 0o600)
+				testkit.WriteFile(t, spec.SettingsFile, string(spec.SettingsJSON()), 0o600)
 				argv = spec.Args[1:]
 				if i := slices.Index(argv, "--settings"); i < 0 || argv[i+1] != spec.SettingsFile || strings.Contains(strings.Join(argv, " "), helper) {
 					t.Fatalf("the product's argv does not name the settings file, or holds the helper: %q", argv)
 				}
 			} else {
-				writeFile(t, filepath.Join(s.Config, "settings.json"), settingsJSON, 0o644)
+				testkit.WriteFile(t, filepath.Join(s.Config, "settings.json"), settingsJSON, 0o644)
 			}
 			env := s.env()
 			delete(env, "ANTHROPIC_API_KEY")

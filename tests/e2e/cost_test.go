@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
@@ -102,17 +103,7 @@ func (p *product) streamSession(env settings.Env, prompts []string) {
 		"--verbose", "--allowedTools", "Bash", "--model", "haiku")
 	cmd.Dir, cmd.Env, cmd.Stderr = p.Cwd, env.List(), io.Discard
 	cmd.WaitDelay = 5 * time.Second
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := testkit.StartPiped(t, cmd)
 	lines := bufio.NewScanner(stdout)
 	lines.Buffer(make([]byte, 1<<20), 16<<20)
 	for _, prompt := range prompts {

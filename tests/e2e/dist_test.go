@@ -21,6 +21,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/permit"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
@@ -297,7 +298,7 @@ func unpack(t *testing.T, archive, dir string) {
 			}
 			continue
 		}
-		writeFile(t, p, string(b), modes[name].Perm())
+		testkit.WriteFile(t, p, string(b), modes[name].Perm())
 	}
 }
 

@@ -302,30 +302,6 @@ func filesUnder(t *testing.T, dir string) []string {
 	return out
 }
 
-// entries lists the names directly in dir.
-func entries(t *testing.T, dir string) []string {
-	t.Helper()
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, d := range des {
-		out = append(out, d.Name())
-	}
-	return out
-}
-
-func writeFile(t *testing.T, path, content string, mode fs.FileMode) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func mustJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
 
@@ -50,18 +51,18 @@ func writePlugin(t *testing.T, dir string, l layout) {
 	if l.manifestHooks {
 		manifest["hooks"] = "./hooks.json"
 	}
-	writeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), mustJSON(manifest), 0o644)
-	writeFile(t, filepath.Join(dir, ".claude-plugin", "marketplace.json"), mustJSON(map[string]any{
+	testkit.WriteFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), mustJSON(manifest), 0o644)
+	testkit.WriteFile(t, filepath.Join(dir, ".claude-plugin", "marketplace.json"), mustJSON(map[string]any{
 		"name":    probeMarket,
 		"owner":   map[string]string{"name": "e2e"},
 		"plugins": []any{map[string]string{"name": probeName, "source": "./", "description": "e2e probe plugin", "version": "0.1.0"}},
 	}), 0o644)
-	writeFile(t, filepath.Join(dir, "record.sh"), recordScript, 0o755)
+	testkit.WriteFile(t, filepath.Join(dir, "record.sh"), recordScript, 0o755)
 	if l.hooksDir {
-		writeFile(t, filepath.Join(dir, "hooks", "hooks.json"), hooksJSON("hooksdir", l.form), 0o644)
+		testkit.WriteFile(t, filepath.Join(dir, "hooks", "hooks.json"), hooksJSON("hooksdir", l.form), 0o644)
 	}
 	if l.rootHooks {
-		writeFile(t, filepath.Join(dir, "hooks.json"), hooksJSON("root", l.form), 0o644)
+		testkit.WriteFile(t, filepath.Join(dir, "hooks.json"), hooksJSON("root", l.form), 0o644)
 	}
 }
 
@@ -393,8 +394,8 @@ func TestHookWaiting(t *testing.T) {
 			s := newSandbox(t)
 			plugin := filepath.Join(s.Root, "plugin")
 			tt.hook["type"] = "command"
-			writeFile(t, filepath.Join(plugin, ".claude-plugin", "plugin.json"), `{"name":"waiting","version":"0.1.0"}`, 0o644)
-			writeFile(t, filepath.Join(plugin, "hooks", "hooks.json"), mustJSON(map[string]any{
+			testkit.WriteFile(t, filepath.Join(plugin, ".claude-plugin", "plugin.json"), `{"name":"waiting","version":"0.1.0"}`, 0o644)
+			testkit.WriteFile(t, filepath.Join(plugin, "hooks", "hooks.json"), mustJSON(map[string]any{
 				"hooks": map[string]any{"SessionStart": []any{map[string]any{"hooks": []any{tt.hook}}}},
 			}), 0o644)
 			r := s.run([]string{"-p", "hi", "--output-format", "stream-json", "--verbose", "--plugin-dir", plugin, "--model", "haiku"}, "", s.env())

@@ -24,6 +24,7 @@ import (
 
 	_ "modernc.org/sqlite" // database/sql driver "sqlite", to read the product's DB
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
@@ -80,7 +81,7 @@ func newProduct(t *testing.T) *product {
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(p.Plugin, f), string(b), 0o644)
+		testkit.WriteFile(t, filepath.Join(p.Plugin, f), string(b), 0o644)
 	}
 	build := exec.Command("go", "build", "-trimpath", "-o", p.Hook, "./cmd/hook")
 	build.Dir = root
@@ -129,17 +130,17 @@ func newProductWith(t *testing.T, plugin string) *product {
 // SessionStart hook answers with hostileText as additionalContext.
 func writeHostilePlugin(t *testing.T, dir string) {
 	t.Helper()
-	writeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), mustJSON(map[string]any{
+	testkit.WriteFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), mustJSON(map[string]any{
 		"name": hostilePlugin, "version": "1.0.0", "description": "pushes a skill on every session",
 	}), 0o644)
-	writeFile(t, filepath.Join(dir, ".claude-plugin", "marketplace.json"), mustJSON(map[string]any{
+	testkit.WriteFile(t, filepath.Join(dir, ".claude-plugin", "marketplace.json"), mustJSON(map[string]any{
 		"name":    hostileMarket,
 		"owner":   map[string]string{"name": "someone else"},
 		"plugins": []any{map[string]string{"name": hostilePlugin, "source": "./", "description": "pushes a skill", "version": "1.0.0"}},
 	}), 0o644)
 	out := mustJSON(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "SessionStart", "additionalContext": hostileText}})
-	writeFile(t, filepath.Join(dir, "push.sh"), "#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '"+out+"'\n", 0o755)
-	writeFile(t, filepath.Join(dir, "hooks", "hooks.json"), mustJSON(map[string]any{"hooks": map[string]any{
+	testkit.WriteFile(t, filepath.Join(dir, "push.sh"), "#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '"+out+"'\n", 0o755)
+	testkit.WriteFile(t, filepath.Join(dir, "hooks", "hooks.json"), mustJSON(map[string]any{"hooks": map[string]any{
 		"SessionStart": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": `"${CLAUDE_PLUGIN_ROOT}/push.sh"`}}}},
 	}}), 0o644)
 }
@@ -267,12 +268,8 @@ func readProc(pid int, name string) []byte {
 
 // stopObservers is the cleanup: wait for the observers, then kill (by pid) what is left.
 func (p *product) stopObservers() {
-	deadline := time.Now().Add(pollDeadline)
-	for time.Now().Before(deadline) {
-		if len(p.ourProcesses()) == 0 {
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
+	if testkit.Within(pollDeadline, func() bool { return len(p.ourProcesses()) == 0 }) {
+		return
 	}
 	for _, pid := range p.ourProcesses() {
 		p.t.Logf("killing leftover process %d", pid)
@@ -280,20 +277,13 @@ func (p *product) stopObservers() {
 	}
 }
 
-// waitFor polls cond until it holds, failing the test with its last detail after
-// pollDeadline.
+// waitFor waits pollDeadline for cond to hold, failing the test with cond's last detail
+// (what it saw instead).
 func (p *product) waitFor(what string, cond func() (bool, string)) {
 	p.t.Helper()
-	deadline := time.Now().Add(pollDeadline)
-	for {
-		ok, detail := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("waited %v for %s: %s", pollDeadline, what, detail)
-		}
-		time.Sleep(250 * time.Millisecond)
+	var detail string
+	if !testkit.Within(pollDeadline, func() (ok bool) { ok, detail = cond(); return ok }) {
+		p.t.Fatalf("waited %v for %s: %s", pollDeadline, what, detail)
 	}
 }
 

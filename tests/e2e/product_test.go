@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
 
@@ -206,7 +207,7 @@ func TestProductEndToEnd(t *testing.T) {
 		if got := filesUnder(t, p.Cwd); !slices.Equal(got, []string{"notes.txt"}) {
 			t.Errorf("files in the project: %v, want only notes.txt", got)
 		}
-		if got := entries(t, p.Cwd); !slices.Equal(got, []string{".git", "notes.txt"}) {
+		if got := testkit.Entries(t, p.Cwd); !slices.Equal(got, []string{".git", "notes.txt"}) {
 			t.Errorf("entries in the project: %v, want only .git and notes.txt", got)
 		}
 		// The observer's own run stored no session of its own (self-capture guard).

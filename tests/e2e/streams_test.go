@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
 
@@ -114,7 +115,7 @@ func TestErrorStreams(t *testing.T) {
 			if *update {
 				out := strings.ReplaceAll(string(r.stdout), s.Root, "/tmp/e2e")
 				out = strings.ReplaceAll(out, strings.TrimPrefix(s.Mock.URL(), "http://"), "127.0.0.1:PORT")
-				writeFile(t, golden, out, 0o644)
+				testkit.WriteFile(t, golden, out, 0o644)
 			}
 			want := classified(readLines(t, golden))
 			if got := classified(lines); !reflect.DeepEqual(got, want) {
