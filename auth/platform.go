@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/envname"
 )
 
 const (
@@ -55,9 +57,9 @@ func keychainArgs(in Inputs, desktop bool) []string {
 // keychainAccount mirrors Claude Code: $USER, and "claude-code-user" when that is not a
 // plain name. With no user name at all, no account is named.
 func keychainAccount(in Inputs) string {
-	u := value(in.Env, "USER")
+	u := value(in.Env, envname.User)
 	if u == "" {
-		u = value(in.Env, "LOGNAME")
+		u = value(in.Env, envname.LogName)
 	}
 	if u == "" {
 		return ""
@@ -72,14 +74,14 @@ func keychainAccount(in Inputs) string {
 // and name; none of the caller's credentials.
 func securityEnv(in Inputs) []string {
 	env := []string{}
-	home := in.Env.Get("HOME")
+	home := in.Env.Get(envname.Home)
 	if home == "" {
 		home = in.Home
 	}
 	if home != "" {
-		env = append(env, "HOME="+home)
+		env = append(env, envname.Home+"="+home)
 	}
-	for _, k := range []string{"USER", "LOGNAME", "TMPDIR"} {
+	for _, k := range []string{envname.User, envname.LogName, envname.TmpDir} {
 		if v, ok := in.Env.Lookup(k); ok {
 			env = append(env, k+"="+v)
 		}

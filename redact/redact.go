@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 // Counts is how many values of each kind were redacted. The zero value (nil) is empty.
@@ -110,7 +112,7 @@ var sensitiveParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "A
 // settings error must show the value it rejects).
 func SensitiveName(name string) bool {
 	u := strings.ToUpper(name)
-	return u != "CLAUDE_MEM_AUTH_SOURCE" && u != "CLAUDE_MEM_REDACT_SECRETS" &&
+	return u != settings.KeyAuthSource && u != settings.KeyRedactSecrets &&
 		slices.ContainsFunc(sensitiveParts, func(p string) bool { return strings.Contains(u, p) })
 }
 

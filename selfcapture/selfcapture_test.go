@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -176,7 +177,7 @@ func TestCheckOtherPlatforms(t *testing.T) {
 
 func TestOwner(t *testing.T) {
 	in := Input{
-		Env:            settings.Env{Marker: "1"},
+		Env:            settings.Env{envname.Internal: "1"},
 		DataDir:        "/data/claude-mem",
 		Cwd:            "/data/claude-mem/x",
 		TranscriptPath: "/data/claude-mem/t.jsonl",

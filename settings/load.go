@@ -10,11 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/envname"
 )
 
 // DirName is the data dir's name under the XDG data home. Never ".claude-mem": that is the
@@ -63,13 +66,8 @@ var AuthSources = []string{"auto", "env", "apiKey", "apiKeyHelper", "keychain", 
 // LogLevels are the values CLAUDE_MEM_LOG_LEVEL accepts.
 var LogLevels = []string{"debug", "info", "warn", "error"}
 
-// DotEnvAllowed are the only keys <data>/.env may set (DESIGN.md §7).
-var DotEnvAllowed = []string{
-	"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN",
-	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
-	"http_proxy", "https_proxy", "no_proxy", "all_proxy",
-	"NODE_EXTRA_CA_CERTS",
-}
+// dotEnvAllowed and envname.Proxy are the only keys <data>/.env may set (DESIGN.md §7).
+var dotEnvAllowed = []string{envname.APIKey, envname.BaseURL, envname.OAuthToken, envname.CACerts}
 
 // Upper bounds: past them a value makes no sense, and a large enough one overflowed
 // (CLAUDE_MEM_OBSERVER_TIMEOUT=10000000000 seconds became a negative duration: no timeout).
@@ -148,7 +146,7 @@ func DataDir(env Env, xdgDataHome, goos string) (string, error) {
 	} else {
 		return "", errors.New("no data dir: neither CLAUDE_MEM_DATA_DIR nor an XDG data home is known")
 	}
-	if home := env.Get("HOME"); home != "" && dir == filepath.Join(home, ".claude-mem") {
+	if home := env.Get(envname.Home); home != "" && dir == filepath.Join(home, ".claude-mem") {
 		return "", fmt.Errorf("%s is the JavaScript claude-mem's data dir (another database schema); set %s to another directory", dir, KeyDataDir)
 	}
 	return dir, nil
@@ -161,7 +159,7 @@ func noHome(env Env, goos string) string {
 	case h == "" && goos == "windows":
 		return "HOME and USERPROFILE are unset"
 	case h == "":
-		if _, set := env.Lookup("HOME"); set {
+		if _, set := env.Lookup(envname.Home); set {
 			return "HOME is empty"
 		}
 		return "HOME is unset"
@@ -282,8 +280,8 @@ func readDotEnv(path string) (Env, []string, error) {
 		return Env{}, nil, err
 	}
 	defer f.Close()
-	allowed := make(map[string]bool, len(DotEnvAllowed))
-	for _, k := range DotEnvAllowed {
+	allowed := make(map[string]bool, len(dotEnvAllowed)+len(envname.Proxy))
+	for _, k := range slices.Concat(dotEnvAllowed, envname.Proxy) {
 		allowed[k] = true
 	}
 	env, ignored := Env{}, []string(nil)
