@@ -255,7 +255,7 @@ var typeSynonyms = map[string]string{
 // nearestType is typ when it is allowed, else the allowed type nearest to it, else change.
 func nearestType(typ string) string {
 	typ = strings.ToLower(typ)
-	if slices.Contains(ObservationTypes, typ) {
+	if slices.Contains(store.ObservationTypes, typ) {
 		return typ
 	}
 	word := strings.Map(func(r rune) rune {
@@ -264,7 +264,7 @@ func nearestType(typ string) string {
 		}
 		return -1
 	}, typ)
-	if slices.Contains(ObservationTypes, word) {
+	if slices.Contains(store.ObservationTypes, word) {
 		return word
 	}
 	best, bestLen := "change", 0
