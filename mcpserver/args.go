@@ -53,10 +53,10 @@ func typeArg(t string) (kinds []string, obsType string, err error) {
 	case "prompt", "prompts":
 		return []string{store.KindPrompt}, "", nil
 	}
-	if slices.Contains(noteTypes, t) {
+	if slices.Contains(noteTypes(), t) {
 		return nil, t, nil
 	}
-	return nil, "", fmt.Errorf("type %q: use an observation type (%s) or observation, summary, prompt", t, strings.Join(noteTypes, ", "))
+	return nil, "", fmt.Errorf("type %q: use an observation type (%s) or observation, summary, prompt", t, strings.Join(noteTypes(), ", "))
 }
 
 // timeArg reads since/until as the CLI reads a DATE (package when): a date is local
