@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -356,7 +357,7 @@ func TestBadInput(t *testing.T) {
 	} {
 		res := call(t, cs, c.tool, c.args)
 		if !res.IsError || !strings.Contains(text(res), c.want) {
-			t.Errorf("%s %.80v: error %v, text %q; want a tool error containing %q", c.tool, c.args, res.IsError, clipRunes(text(res), 300), c.want)
+			t.Errorf("%s %.80v: error %v, text %q; want a tool error containing %q", c.tool, c.args, res.IsError, clip.Head(text(res), 300), c.want)
 		}
 	}
 	// The session survived all of it, and nothing was stored by a refused note.
