@@ -4,6 +4,7 @@ package selfcapture
 
 import (
 	"github.com/claude-mem/claude-mem-go/envname"
+	"github.com/claude-mem/claude-mem-go/hostpath"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -71,12 +72,12 @@ type ownedKey struct {
 func owned(in Input) []ownedKey {
 	plugins := in.Env.Get(envname.ClaudeConfigDir)
 	if plugins == "" && in.Home != "" {
-		plugins = join(in.GOOS, in.Home, ".claude")
+		plugins = hostpath.Join(in.GOOS, in.Home, ".claude")
 	}
 	if plugins != "" {
-		plugins = join(in.GOOS, plugins, "plugins")
+		plugins = hostpath.Join(in.GOOS, plugins, "plugins")
 	}
-	home := Key(Canonical(in.Home, in.GOOS), in.GOOS)
+	home := hostpath.Key(hostpath.Canonical(in.Home, in.GOOS), in.GOOS)
 	out := make([]ownedKey, 0, 4)
 	for _, d := range []OwnedDir{
 		{labelDataDir, in.DataDir},
@@ -87,9 +88,9 @@ func owned(in Input) []ownedKey {
 		if d.Path == "" {
 			continue
 		}
-		c := Canonical(d.Path, in.GOOS)
-		k := Key(c, in.GOOS)
-		if IsRoot(c, in.GOOS) || within(home, k, in.GOOS) {
+		c := hostpath.Canonical(d.Path, in.GOOS)
+		k := hostpath.Key(c, in.GOOS)
+		if hostpath.IsRoot(c, in.GOOS) || hostpath.Within(home, k, in.GOOS) {
 			continue
 		}
 		out = append(out, ownedKey{OwnedDir{d.Label, c}, k})
@@ -101,9 +102,9 @@ func holder(dirs []ownedKey, p, goos string) (ownedKey, bool) {
 	if p == "" {
 		return ownedKey{}, false
 	}
-	k := Key(Canonical(p, goos), goos)
+	k := hostpath.Key(hostpath.Canonical(p, goos), goos)
 	for _, d := range dirs {
-		if within(k, d.key, goos) {
+		if hostpath.Within(k, d.key, goos) {
 			return d, true
 		}
 	}
