@@ -70,7 +70,7 @@ func hookMode(p *proc) (code int) {
 		Hook: p.exe, ExecutableDir: exeDir(p.exe), Now: p.now, Loc: p.loc, Log: st.log,
 		Ingest: ingestNoted(p, st),
 		OpenStore: func() (*store.DB, error) {
-			return store.OpenWith(dbPath(s), store.OpenOptions{Busy: store.HookBusyTimeout, Hook: true, Upgrade: startUpgrade(p, st)})
+			return store.OpenWith(dbPath(s), store.OpenOptions{Busy: store.HookBusyTimeout, Hook: true, Upgrade: startUpgrade(p, st), Now: p.now})
 		},
 		FreeBytes:   journal.FreeBytes,
 		ClaudeCheck: func(h health.Health) error { _, err := observe.ClaudeStatus(p.env, s, p.goos, h); return err },
