@@ -32,7 +32,7 @@ type server struct {
 // New returns the viewer's handler: every page behind the guard.
 func New(cfg Config) (http.Handler, error) {
 	if cfg.Loc == nil {
-		cfg.Loc = time.Local
+		cfg.Loc = time.UTC
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = time.Second
