@@ -4,16 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Hit kinds.
@@ -38,9 +33,6 @@ const observationColumns = `id, session_id, project, run_id, type, title, subtit
 const (
 	sqlRecentObservations = `SELECT ` + observationColumns + ` FROM observations
 WHERE project = ? ORDER BY at DESC, id DESC LIMIT ?`
-	sqlLatestSummary = `
-SELECT id, session_id, project, run_id, request, investigated, learned, completed, next_steps, notes, at
-FROM summaries WHERE project = ? ORDER BY at DESC, id DESC LIMIT 1`
 )
 
 // RecentObservations returns the project's newest observations, newest first. Only that
@@ -81,23 +73,6 @@ func scanObservations(rows *sql.Rows) ([]Observation, error) {
 		return nil
 	})
 	return out, err
-}
-
-// LatestSummary returns the project's newest session summary, or nil when it has none.
-func (db *DB) LatestSummary(ctx context.Context, project string) (*Summary, error) {
-	var s Summary
-	var at sql.NullInt64
-	err := db.sql.QueryRowContext(ctx, sqlLatestSummary, project).
-		Scan(&s.ID, &s.SessionID, &s.Project, &s.RunID, &s.Request, &s.Investigated, &s.Learned,
-			&s.Completed, &s.NextSteps, &s.Notes, &at)
-	if err == sql.ErrNoRows {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, db.fail("latest summary", err)
-	}
-	s.At = fromNanos(at)
-	return &s, nil
 }
 
 // Search finds observations, summaries and prompts matching query, best first (FTS5 bm25:
@@ -280,42 +255,4 @@ func firstLine(text string) string {
 		return line
 	}
 	return ""
-}
-
-// Integrity runs PRAGMA integrity_check and, on a read-write database, FTS5's
-// integrity-check of each full-text index against its content table (it is an INSERT, so
-// SQLite refuses it on a read-only connection); it returns an *IntegrityError listing
-// what they found.
-func (db *DB) Integrity(ctx context.Context) error {
-	rows, err := db.sql.QueryContext(ctx, `PRAGMA integrity_check`)
-	if err != nil {
-		return db.fail("integrity check", err)
-	}
-	var problems []string
-	err = scanAll(rows, func(r *sql.Rows) error {
-		var p string
-		err := r.Scan(&p)
-		if p != "ok" {
-			problems = append(problems, p)
-		}
-		return err
-	})
-	if err != nil {
-		return db.fail("integrity check", err)
-	}
-	if !db.readOnly {
-		for _, t := range searchTables {
-			_, err := db.sql.ExecContext(ctx, `INSERT INTO `+t.fts+` (`+t.fts+`, rank) VALUES ('integrity-check', 1)`)
-			var se *sqlite.Error
-			if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CORRUPT {
-				problems = append(problems, fmt.Sprintf("full-text index %s does not match %s: %v", t.fts, t.content, err))
-			} else if err != nil {
-				return db.fail("integrity check", err)
-			}
-		}
-	}
-	if len(problems) > 0 {
-		return &IntegrityError{Problems: problems}
-	}
-	return nil
 }

@@ -84,15 +84,6 @@ func (e *SchemaVersionError) Error() string {
 	return fmt.Sprintf("schema version %d is older than this claude-mem's %d", e.Have, e.Want)
 }
 
-// IntegrityError lists what Integrity's checks reported.
-type IntegrityError struct {
-	Problems []string
-}
-
-func (e *IntegrityError) Error() string {
-	return fmt.Sprintf("store: integrity check failed: %d problem(s), first: %s", len(e.Problems), e.Problems[0])
-}
-
 // DB is an open claude-mem database.
 type DB struct {
 	path     string
