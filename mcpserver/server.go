@@ -70,9 +70,6 @@ func New(d Deps) *Server {
 	return s
 }
 
-// MCP is the protocol server, for tests that connect a client in process.
-func (s *Server) MCP() *mcp.Server { return s.mcp }
-
 // Close releases the database handle.
 func (s *Server) Close() {
 	s.mu.Lock()

@@ -64,7 +64,7 @@ func connect(t testing.TB, d Deps) *mcp.ClientSession {
 	srv := New(d)
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
-	ss, err := srv.MCP().Connect(ctx, st, nil)
+	ss, err := srv.mcp.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
