@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/envname"
@@ -24,7 +25,7 @@ const (
 	fallbackAccount = "claude-code-user"
 )
 
-var plainAccount = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
+var plainAccount = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9._-]+$`) })
 
 // loginKeychain is the login keychain file, named explicitly for processes descending
 // from the desktop app, whose keychain search list does not include it.
@@ -64,7 +65,7 @@ func keychainAccount(in Inputs) string {
 	if u == "" {
 		return ""
 	}
-	if !plainAccount.MatchString(u) {
+	if !plainAccount().MatchString(u) {
 		return fallbackAccount
 	}
 	return u
@@ -89,14 +90,22 @@ func securityEnv(in Inputs) []string {
 	return env
 }
 
-// securityExits names the exit statuses of `security`, which are the low byte of the
+// securityExit names the exit statuses of `security`, which are the low byte of the
 // Security framework's OSStatus.
-var securityExits = map[int]string{
-	36:  "user interaction is not allowed (keychain locked, or no login session)",
-	44:  "item not found",
-	50:  "no such keychain",
-	51:  "keychain access denied",
-	128: "the keychain prompt was cancelled",
+func securityExit(code int) (string, bool) {
+	switch code {
+	case 36:
+		return "user interaction is not allowed (keychain locked, or no login session)", true
+	case 44:
+		return "item not found", true
+	case 50:
+		return "no such keychain", true
+	case 51:
+		return "keychain access denied", true
+	case 128:
+		return "the keychain prompt was cancelled", true
+	}
+	return "", false
 }
 
 // fromKeychain reads Claude Code's login from the macOS keychain. Any failure leaves the
@@ -140,7 +149,7 @@ func securityFailure(ctx context.Context, err error) (reason string, present boo
 	if errors.As(err, &exit) && exit.ExitCode() > 0 {
 		code := exit.ExitCode()
 		reason = fmt.Sprintf("keychain: security exited %d", code)
-		if what, ok := securityExits[code]; ok {
+		if what, ok := securityExit(code); ok {
 			reason += ": " + what
 		}
 		return reason, code != 44

@@ -141,7 +141,7 @@ func BuildSpec(in SpecInput) Spec {
 		s.SettingsFile = filepath.Join(s.Dir, SettingsFileName)
 	}
 	if st.SystemPrompt {
-		s.SystemPrompt = SystemPrompt
+		s.SystemPrompt = SystemPrompt()
 	}
 	s.Args = buildArgs(s)
 	s.Env, s.RefusedEnv = buildEnv(in, s.ConfigDir)
@@ -352,7 +352,7 @@ func (s Spec) Redacted() Redacted {
 	known := s.Auth.Value.Reveal()
 	for i, a := range s.Args {
 		r.Args[i] = redact.Scrub(a, known)
-		if i > 0 && s.Args[i-1] == "--system-prompt" && a == SystemPrompt {
+		if i > 0 && s.Args[i-1] == "--system-prompt" && a == SystemPrompt() {
 			// Fixed text, logged on every spawn: named, not repeated.
 			r.Args[i] = fmt.Sprintf("<observer instructions, %d characters>", len(a))
 		}

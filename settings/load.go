@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -298,7 +299,7 @@ func readDotEnv(path string) (Env, []string, error) {
 			continue
 		}
 		k, v = strings.TrimSpace(k), unquote(strings.TrimSpace(v))
-		if !envName.MatchString(k) {
+		if !envName().MatchString(k) {
 			// Not a variable name (a pasted token, a typo): never echo it into a log.
 			ignored = append(ignored, fmt.Sprintf("(malformed line %d)", n))
 			continue
@@ -319,7 +320,7 @@ func absent(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 func unquote(v string) string {
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
@@ -351,11 +352,11 @@ func parseInt(v string, min, max int, dst *int) error {
 }
 
 // dollars is a plain decimal amount: no sign, exponent, hex, Inf or NaN.
-var dollars = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+var dollars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`) })
 
 // parseDollars accepts a non-negative decimal amount of dollars: "0" is 0 (no cap).
 func parseDollars(v string, dst *float64) error {
-	if !dollars.MatchString(v) {
+	if !dollars().MatchString(v) {
 		return fmt.Errorf("not an amount of dollars (a decimal number like 5 or 2.50)")
 	}
 	f, err := strconv.ParseFloat(v, 64)
