@@ -7,6 +7,8 @@ import (
 	"hash"
 	"os"
 	"strconv"
+
+	"github.com/claude-mem/claude-mem-go/envname"
 )
 
 // Fingerprint is a digest of every input Resolve reads without running anything: the
@@ -23,7 +25,7 @@ func Fingerprint(in Inputs) string {
 	field("helper", in.Helper)
 	field("home", in.Home)
 	field("goos", in.GOOS)
-	for _, k := range []string{varOAuthToken, varAPIKey, varConfigDir, varStorageDir, "USER", "LOGNAME"} {
+	for _, k := range []string{varOAuthToken, varAPIKey, varConfigDir, varStorageDir, envname.User, envname.LogName} {
 		v, ok := in.Env.Lookup(k)
 		field("env."+k, strconv.FormatBool(ok)+":"+v)
 	}

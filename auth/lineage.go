@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -38,7 +39,7 @@ func DesktopLineage(env settings.Env, lineage []string) bool {
 	if id == desktopBundleID || strings.HasPrefix(id, desktopBundleID+".") {
 		return true
 	}
-	if strings.TrimSpace(env.Get("CLAUDE_CODE_ENTRYPOINT")) == desktopEntrypoint {
+	if strings.TrimSpace(env.Get(envname.Entrypoint)) == desktopEntrypoint {
 		return true
 	}
 	for _, exe := range lineage {

@@ -11,7 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/envname"
 )
 
 const (
@@ -22,7 +25,7 @@ const (
 	fallbackAccount = "claude-code-user"
 )
 
-var plainAccount = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
+var plainAccount = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9._-]+$`) })
 
 // loginKeychain is the login keychain file, named explicitly for processes descending
 // from the desktop app, whose keychain search list does not include it.
@@ -55,14 +58,14 @@ func keychainArgs(in Inputs, desktop bool) []string {
 // keychainAccount mirrors Claude Code: $USER, and "claude-code-user" when that is not a
 // plain name. With no user name at all, no account is named.
 func keychainAccount(in Inputs) string {
-	u := value(in.Env, "USER")
+	u := value(in.Env, envname.User)
 	if u == "" {
-		u = value(in.Env, "LOGNAME")
+		u = value(in.Env, envname.LogName)
 	}
 	if u == "" {
 		return ""
 	}
-	if !plainAccount.MatchString(u) {
+	if !plainAccount().MatchString(u) {
 		return fallbackAccount
 	}
 	return u
@@ -72,14 +75,14 @@ func keychainAccount(in Inputs) string {
 // and name; none of the caller's credentials.
 func securityEnv(in Inputs) []string {
 	env := []string{}
-	home := in.Env.Get("HOME")
+	home := in.Env.Get(envname.Home)
 	if home == "" {
 		home = in.Home
 	}
 	if home != "" {
-		env = append(env, "HOME="+home)
+		env = append(env, envname.Home+"="+home)
 	}
-	for _, k := range []string{"USER", "LOGNAME", "TMPDIR"} {
+	for _, k := range []string{envname.User, envname.LogName, envname.TmpDir} {
 		if v, ok := in.Env.Lookup(k); ok {
 			env = append(env, k+"="+v)
 		}
@@ -87,14 +90,22 @@ func securityEnv(in Inputs) []string {
 	return env
 }
 
-// securityExits names the exit statuses of `security`, which are the low byte of the
+// securityExit names the exit statuses of `security`, which are the low byte of the
 // Security framework's OSStatus.
-var securityExits = map[int]string{
-	36:  "user interaction is not allowed (keychain locked, or no login session)",
-	44:  "item not found",
-	50:  "no such keychain",
-	51:  "keychain access denied",
-	128: "the keychain prompt was cancelled",
+func securityExit(code int) (string, bool) {
+	switch code {
+	case 36:
+		return "user interaction is not allowed (keychain locked, or no login session)", true
+	case 44:
+		return "item not found", true
+	case 50:
+		return "no such keychain", true
+	case 51:
+		return "keychain access denied", true
+	case 128:
+		return "the keychain prompt was cancelled", true
+	}
+	return "", false
 }
 
 // fromKeychain reads Claude Code's login from the macOS keychain. Any failure leaves the
@@ -138,7 +149,7 @@ func securityFailure(ctx context.Context, err error) (reason string, present boo
 	if errors.As(err, &exit) && exit.ExitCode() > 0 {
 		code := exit.ExitCode()
 		reason = fmt.Sprintf("keychain: security exited %d", code)
-		if what, ok := securityExits[code]; ok {
+		if what, ok := securityExit(code); ok {
 			reason += ": " + what
 		}
 		return reason, code != 44

@@ -11,19 +11,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 // The variables and settings Resolve reads.
 const (
-	varOAuthToken = "CLAUDE_CODE_OAUTH_TOKEN"
-	varAPIKey     = "ANTHROPIC_API_KEY"
-	varConfigDir  = "CLAUDE_CONFIG_DIR"
+	varOAuthToken = envname.OAuthToken
+	varAPIKey     = envname.APIKey
+	varConfigDir  = envname.ClaudeConfigDir
 	// Claude Code 2.1.x reads its credential store from here when it is defined (empty
 	// meaning ~/.claude), before CLAUDE_CONFIG_DIR.
-	varStorageDir = "CLAUDE_SECURESTORAGE_CONFIG_DIR"
-	settingHelper = "CLAUDE_MEM_API_KEY_HELPER"
-	settingPin    = "CLAUDE_MEM_AUTH_SOURCE"
+	varStorageDir = envname.StorageConfigDir
+	settingHelper = settings.KeyAPIKeyHelper
+	settingPin    = settings.KeyAuthSource
 )
 
 // CredentialVars is every variable that can carry an Anthropic credential into a claude

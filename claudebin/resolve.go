@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -69,9 +70,9 @@ const extensionPrefix = "anthropic.claude-code-"
 // since Windows accepts both). So windows rules run on Linux over forward-slash trees.
 func Resolve(env settings.Env, fsys FS, goos string) (Result, error) {
 	r := &resolver{fs: fsys, windows: goos == "windows", goos: goos, env: env, seen: map[string]error{}}
-	r.home = r.getenv("HOME")
+	r.home = r.getenv(envname.Home)
 	if r.home == "" && r.windows {
-		r.home = r.getenv("USERPROFILE")
+		r.home = r.getenv(envname.UserProfile)
 	}
 	for _, key := range []string{ViaClaudeMemPath, ViaClaudeCodePath} {
 		if p := r.getenv(key); p != "" {
@@ -260,7 +261,7 @@ func (r *resolver) splitList(list string) []string {
 
 // path is step 2: claude on PATH (windows: claude.exe, or the binary behind an npm shim).
 func (r *resolver) path() (Result, bool) {
-	for _, dir := range r.splitList(r.getenv("PATH")) {
+	for _, dir := range r.splitList(r.getenv(envname.Path)) {
 		if dir == "" {
 			continue
 		}

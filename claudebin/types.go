@@ -3,13 +3,16 @@ package claudebin
 import (
 	"fmt"
 	"strings"
+
+	"github.com/claude-mem/claude-mem-go/envname"
+	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 // How a Result was found; the values appear in logs and `hook doctor`.
 const (
-	ViaClaudeMemPath  = "CLAUDE_MEM_CLAUDE_PATH"
+	ViaClaudeMemPath  = settings.KeyClaudePath
 	ViaClaudeCodePath = "CLAUDE_CODE_PATH"
-	ViaPATH           = "PATH"
+	ViaPATH           = envname.Path
 	ViaNativeLink     = "native installer link"
 	ViaNativeVersions = "native installer versions"
 	ViaKnownLocation  = "known install location"

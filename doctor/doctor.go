@@ -16,6 +16,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/notice"
@@ -361,7 +362,7 @@ func redactions(ctx context.Context, db *store.DB, now time.Time, loc *time.Loca
 // PluginRoot is CLAUDE_PLUGIN_ROOT inside a hook; run from a terminal, it is the directory
 // above the executable's (bin/hook) when that holds the plugin manifest.
 func PluginRoot(env settings.Env, exeDir string) string {
-	if r := env.Get("CLAUDE_PLUGIN_ROOT"); r != "" {
+	if r := env.Get(envname.PluginRoot); r != "" {
 		return r
 	}
 	root := filepath.Dir(exeDir)

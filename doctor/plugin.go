@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/permit"
 	"github.com/claude-mem/claude-mem-go/pluginreg"
 	"github.com/claude-mem/claude-mem-go/settings"
@@ -56,7 +57,7 @@ func checkPlugin(in Inputs) (Plugin, []string, bool) {
 // checkInstall is checkPlugin's install part: registry, marketplace, enabled, same build.
 func checkInstall(in Inputs) (Plugin, []string, bool) {
 	st, err := pluginreg.Read(settings.ClaudeConfigDir(in.Env, in.Home))
-	p := Plugin{State: st, Checked: in.PluginRoot != "" && in.Env.Get("CLAUDE_PLUGIN_ROOT") == ""}
+	p := Plugin{State: st, Checked: in.PluginRoot != "" && in.Env.Get(envname.PluginRoot) == ""}
 	if err != nil {
 		p.Error = err.Error()
 		return p, []string{"claude-mem: " + err.Error()}, false

@@ -223,6 +223,25 @@ func write(dataDir string, h Health) error {
 	return nil
 }
 
+// RecordIngest records how an ingestion of the capture journal ended (err nil: it
+// succeeded): a failure stays in IngestError, since the first one's time, until an
+// ingestion succeeds. A success with no failure recorded writes nothing.
+func RecordIngest(dataDir string, now time.Time, err error) error {
+	if h, _ := Load(dataDir); err == nil && h.IngestError == "" {
+		return nil
+	}
+	return Update(dataDir, now, func(h *Health) {
+		switch {
+		case err == nil:
+			h.IngestError, h.IngestErrorAt = "", time.Time{}
+		case h.IngestError == "":
+			h.IngestError, h.IngestErrorAt = err.Error(), now
+		default:
+			h.IngestError = err.Error() // failing since the first failure
+		}
+	})
+}
+
 // Paused reports whether the observer must not start: while now is before PausedUntil and
 // its inputs are unchanged (fingerprint equals the one the pause was taken with). A changed
 // credential, setting or binary yields a new fingerprint, and so lifts the pause at once.

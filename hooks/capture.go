@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"context"
 	"errors"
 	"path/filepath"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/redact"
-	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // capture appends one record to the session's capture journal (DESIGN.md §15): no
@@ -95,10 +93,4 @@ func (d *Deps) loc() *time.Location {
 		return time.UTC
 	}
 	return d.Loc
-}
-
-// ingest stores what waits in the capture journal before a handler reads or starts the
-// observer; a failure is recorded and logged, and the records wait for the next pass.
-func (d *Deps) ingest(ctx context.Context, db *store.DB) error {
-	return d.Journal.IngestNoted(ctx, db, d.Log)
 }

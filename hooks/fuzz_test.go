@@ -84,9 +84,11 @@ func FuzzHookMode(f *testing.F) {
 	}
 	dbPath := filepath.Join(dataDir, settings.DBFile)
 	clock := t0
+	j := journal.New(dataDir, "", "", "", func() time.Time { return clock })
 	base := hooks.Deps{
-		Settings: s, Journal: journal.New(dataDir, "", "", "", func() time.Time { return clock }),
-		Env: env, Home: env["HOME"], GOOS: runtime.GOOS,
+		Settings: s, Journal: j,
+		Ingest: func(ctx context.Context, db *store.DB) error { return j.IngestNoted(ctx, db, zerolog.Nop()) },
+		Env:    env, Home: env["HOME"], GOOS: runtime.GOOS,
 		Hook: filepath.Join(root, "bin", "hook"), ExecutableDir: filepath.Join(root, "bin"),
 		Now:           func() time.Time { return clock },
 		OpenStore:     func() (*store.DB, error) { return store.Open(dbPath) },

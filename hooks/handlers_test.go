@@ -13,10 +13,10 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/clip"
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/notice"
-	"github.com/claude-mem/claude-mem-go/selfcapture"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -555,7 +555,7 @@ func TestDroppedAndRefusedEventsStoreNothing(t *testing.T) {
 		env   []string
 		setup func(h *harness) map[string]any // the fields that make the event ours or refused
 	}{
-		{name: "marker env", env: []string{selfcapture.Marker, "1"}},
+		{name: "marker env", env: []string{envname.Internal, "1"}},
 		{name: "cwd inside data dir", setup: func(h *harness) map[string]any {
 			return map[string]any{"cwd": mkdir(t, h.dataDir, "observer-sessions", "run-1")}
 		}},
@@ -625,7 +625,7 @@ func TestDroppedAndRefusedEventsStoreNothing(t *testing.T) {
 func TestDroppedStopAndSessionEndDoNotStartObserversForPendingEvents(t *testing.T) {
 	h := newHarness(t)
 	h.run(h.toolEvent("s1", "t1"))
-	h.env[selfcapture.Marker] = "1" // the same session seen from our own observer's environment
+	h.env[envname.Internal] = "1" // the same session seen from our own observer's environment
 	h.run(h.event(hooks.Stop, nil))
 	h.run(h.event(hooks.SessionEnd, map[string]any{"reason": "other"}))
 	if len(h.observed) != 0 {

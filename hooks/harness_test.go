@@ -85,6 +85,9 @@ func newHarness(t *testing.T, kv ...string) *harness {
 		Hook: filepath.Join(h.exeDir, "hook"), ExecutableDir: h.exeDir,
 		Now: func() time.Time { return h.now },
 		Log: zerolog.New(&h.log),
+		Ingest: func(ctx context.Context, db *store.DB) error {
+			return h.journal.IngestNoted(ctx, db, zerolog.New(&h.log))
+		},
 		OpenStore: func() (*store.DB, error) {
 			h.openStoreCalls++
 			if h.openStore != nil {

@@ -36,6 +36,9 @@ type Deps struct {
 	Loc           *time.Location // the budget's local day; nil is UTC
 	Log           zerolog.Logger
 
+	// Ingest stores what waits in the capture journal into db and records how that ended
+	// (health.RecordIngest); on a failure the records wait for the next pass.
+	Ingest func(ctx context.Context, db *store.DB) error
 	// OpenStore opens (creating when needed) the database, its writes waiting at most
 	// store.HookBusyTimeout.
 	OpenStore func() (*store.DB, error)

@@ -21,7 +21,7 @@ func handleSessionEnd(ctx context.Context, d *Deps, in Input) Result {
 	d.capture(in, p, journal.Record{Kind: store.CaptureEnd, Final: d.observerEnabled()})
 	var active, spent bool
 	_ = withStore(d, in.Event, func(db *store.DB) error {
-		_ = d.ingest(ctx, db)
+		_ = d.Ingest(ctx, db)
 		if !d.observerEnabled() {
 			return nil
 		}

@@ -62,7 +62,7 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 		// A journal the database would not take (locked past the hook's wait) must not
 		// hide the project's memory: reads go on (WAL readers are not blocked), and the
 		// records wait for the next pass.
-		_ = d.ingest(ctx, db)
+		_ = d.Ingest(ctx, db)
 		var err error
 		if v == admitted {
 			if story, err = db.Story(ctx, p.Name, d.Settings.ContextObservations); err != nil {

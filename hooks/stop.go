@@ -30,7 +30,7 @@ func handleStop(ctx context.Context, d *Deps, in Input) Result {
 	_ = withStore(d, in.Event, func(db *store.DB) error {
 		// A database that would not take the journal (locked past the hook's wait) is
 		// not written again here: the records wait, and no hook waits twice.
-		_ = d.ingest(ctx, db)
+		_ = d.Ingest(ctx, db)
 		if !d.observerEnabled() {
 			return nil
 		}

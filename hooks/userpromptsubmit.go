@@ -4,17 +4,20 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // privateTag matches an opening or closing <private> tag, in any case.
-var privateTag = regexp.MustCompile(`(?i)<(/?)private>`)
+var privateTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)<(/?)private>`) })
 
 // taskNotification matches one <task-notification> block: Claude Code's own message about a
 // background agent, not the user's words.
-var taskNotification = regexp.MustCompile(`(?s)<task-notification>.*?</task-notification>`)
+var taskNotification = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)<task-notification>.*?</task-notification>`)
+})
 
 // StripPrivate removes <private> spans from a prompt. Spans nest (the text after an inner
 // </private> is still private), and an unclosed <private> hides the rest: privacy must not
@@ -22,7 +25,7 @@ var taskNotification = regexp.MustCompile(`(?s)<task-notification>.*?</task-noti
 func StripPrivate(s string) string {
 	var b strings.Builder
 	depth, from := 0, 0
-	for _, m := range privateTag.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range privateTag().FindAllStringSubmatchIndex(s, -1) {
 		closing := m[3] > m[2]
 		switch {
 		case !closing && depth == 0:
@@ -44,7 +47,8 @@ func StripPrivate(s string) string {
 
 // onlyTaskNotifications reports a prompt made of task-notification blocks and nothing else.
 func onlyTaskNotifications(s string) bool {
-	return taskNotification.MatchString(s) && strings.TrimSpace(taskNotification.ReplaceAllString(s, "")) == ""
+	re := taskNotification()
+	return re.MatchString(s) && strings.TrimSpace(re.ReplaceAllString(s, "")) == ""
 }
 
 func handleUserPromptSubmit(ctx context.Context, d *Deps, in Input) Result {

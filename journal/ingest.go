@@ -17,7 +17,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -292,9 +291,9 @@ func (r Record) captured() (store.Captured, error) {
 	return c, nil
 }
 
-// IngestNoted is Ingest as every ingestion point runs it: dropped lines are logged, and a
-// failure is recorded in health.json (SessionStart's notice and doctor give its reason)
-// until an ingestion succeeds.
+// IngestNoted is Ingest as every ingestion point runs it: dropped lines and a failure are
+// logged, and the failure returned for the caller to record (health.RecordIngest: the
+// notice and doctor give its reason).
 func (j *Journal) IngestNoted(ctx context.Context, db *store.DB, log zerolog.Logger) error {
 	res, err := j.Ingest(ctx, db)
 	for _, r := range res.Refused {
@@ -306,26 +305,8 @@ func (j *Journal) IngestNoted(ctx context.Context, db *store.DB, log zerolog.Log
 	if res.Records > 0 {
 		log.Debug().Int("records", res.Records).Int("added", res.Added).Int("files", res.Files).Msg("capture journal ingested")
 	}
-	dataDir := filepath.Dir(j.Dir)
 	if err != nil {
 		log.Error().Err(err).Msg("ingesting the capture journal failed; its records wait for the next pass")
-	}
-	h, _ := health.Load(dataDir)
-	if err == nil && h.IngestError == "" {
-		return nil
-	}
-	now := j.now()
-	if uerr := health.Update(dataDir, now, func(h *health.Health) {
-		switch {
-		case err == nil:
-			h.IngestError, h.IngestErrorAt = "", time.Time{}
-		case h.IngestError == "":
-			h.IngestError, h.IngestErrorAt = err.Error(), now
-		default:
-			h.IngestError = err.Error() // failing since the first failure
-		}
-	}); uerr != nil {
-		log.Warn().Err(uerr).Msg("recording the journal's ingestion in health.json failed")
 	}
 	return err
 }

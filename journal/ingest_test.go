@@ -505,8 +505,9 @@ func TestConcurrentProcesses(t *testing.T) {
 	})
 }
 
-// IngestNoted records a failed ingestion in health.json, keeps the first failure's time
-// while it fails, and clears both once an ingestion succeeds.
+// IngestNoted returns a failed ingestion's error, which health.RecordIngest (as every
+// ingestion point runs it) keeps in health.json with the first failure's time while it
+// fails, and clears once an ingestion succeeds.
 func TestIngestNotedRecordsFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -530,8 +531,15 @@ func TestIngestNotedRecordsFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
 			log := zerolog.Nop()
+			ingest := func(db *store.DB) error {
+				err := e.j.IngestNoted(ctx, db, log)
+				if uerr := health.RecordIngest(e.data, e.clock.now(), err); uerr != nil {
+					t.Fatal(uerr)
+				}
+				return err
+			}
 			// A success with nothing failed before writes nothing.
-			if err := e.j.IngestNoted(ctx, e.open(t), log); err != nil {
+			if err := ingest(e.open(t)); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := os.Stat(health.Path(e.data)); !os.IsNotExist(err) {
@@ -542,7 +550,7 @@ func TestIngestNotedRecordsFailures(t *testing.T) {
 			mustAppend(t, e.j, journal.Record{ID: "r1", Kind: store.CapturePrompt, Session: "s1", Project: "p", Text: "waits"})
 			first := t0.Add(time.Minute)
 			e.clock.set(first)
-			if err := e.j.IngestNoted(ctx, bad, log); err == nil {
+			if err := ingest(bad); err == nil {
 				t.Fatal("IngestNoted with a bad database: no error")
 			}
 			h := loadHealth(t, e)
@@ -558,7 +566,7 @@ func TestIngestNotedRecordsFailures(t *testing.T) {
 			}
 
 			e.clock.set(first.Add(time.Hour))
-			if err := e.j.IngestNoted(ctx, bad, log); err == nil {
+			if err := ingest(bad); err == nil {
 				t.Fatal("IngestNoted with a bad database, again: no error")
 			}
 			if h := loadHealth(t, e); h.IngestError == "" || !h.IngestErrorAt.Equal(first) {
@@ -569,7 +577,7 @@ func TestIngestNotedRecordsFailures(t *testing.T) {
 			}
 
 			e.clock.set(first.Add(2 * time.Hour))
-			if err := e.j.IngestNoted(ctx, e.open(t), log); err != nil {
+			if err := ingest(e.open(t)); err != nil {
 				t.Fatalf("IngestNoted with a good database: %v", err)
 			}
 			if h := loadHealth(t, e); h.IngestError != "" || !h.IngestErrorAt.IsZero() {

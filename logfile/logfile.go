@@ -41,12 +41,19 @@ func Open(dataDir, level string, pid int, now func() time.Time) (zerolog.Logger,
 			w, closer = scrubWriter{f}, f
 		}
 	}
-	ctx := zerolog.New(w).Level(lvl).With().Int("pid", pid)
+	log := zerolog.New(w).Level(lvl).With().Int("pid", pid).Logger()
 	if now != nil {
-		ctx = ctx.Timestamp()
-		zerolog.TimestampFunc = now
+		log = log.Hook(stamp(now))
 	}
-	return ctx.Logger(), closer
+	return log, closer
+}
+
+// stamp times each event by this logger's clock: zerolog's Timestamp reads the global
+// TimestampFunc, which one Open would then set for every logger of the process.
+type stamp func() time.Time
+
+func (s stamp) Run(e *zerolog.Event, _ zerolog.Level, _ string) {
+	e.Time(zerolog.TimestampFieldName, s())
 }
 
 func openRotated(path string) (*os.File, error) {

@@ -90,3 +90,36 @@ func TestScrubsEveryLine(t *testing.T) {
 		}
 	}
 }
+
+// TestEachLoggerItsClock: a second Open does not restamp the first logger's lines (zerolog's
+// global TimestampFunc would), and a logger without a clock writes no time.
+func TestEachLoggerItsClock(t *testing.T) {
+	t1 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	t2 := t1.Add(time.Hour)
+	dirA, dirB, dirC := t.TempDir(), t.TempDir(), t.TempDir()
+	a, ca := Open(dirA, "info", 1, func() time.Time { return t1 })
+	b, cb := Open(dirB, "info", 2, func() time.Time { return t2 })
+	c, cc := Open(dirC, "info", 3, nil)
+	a.Info().Msg("a")
+	b.Info().Msg("b")
+	c.Info().Msg("c")
+	for _, cl := range []interface{ Close() error }{ca, cb, cc} {
+		cl.Close()
+	}
+	for _, tc := range []struct {
+		dir  string
+		want any
+	}{{dirA, t1.Format(time.RFC3339Nano)}, {dirB, t2.Format(time.RFC3339Nano)}, {dirC, nil}} {
+		data, err := os.ReadFile(filepath.Join(tc.dir, "logs", Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(bytes.TrimSpace(data), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m["time"] != tc.want {
+			t.Errorf("line %s: time %v, want %v", data, m["time"], tc.want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/when"
 )
 
@@ -53,10 +54,10 @@ func typeArg(t string) (kinds []string, obsType string, err error) {
 	case "prompt", "prompts":
 		return []string{store.KindPrompt}, "", nil
 	}
-	if slices.Contains(noteTypes, t) {
+	if slices.Contains(noteTypes(), t) {
 		return nil, t, nil
 	}
-	return nil, "", fmt.Errorf("type %q: use an observation type (%s) or observation, summary, prompt", t, strings.Join(noteTypes, ", "))
+	return nil, "", fmt.Errorf("type %q: use an observation type (%s) or observation, summary, prompt", t, strings.Join(noteTypes(), ", "))
 }
 
 // timeArg reads since/until as the CLI reads a DATE (package when): a date is local
@@ -89,11 +90,11 @@ func parseRef(raw json.RawMessage) (store.Ref, error) {
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return store.Ref{}, fmt.Errorf("id %s is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clipRunes(string(raw), 40))
+		return store.Ref{}, fmt.Errorf("id %s is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clip.Head(string(raw), 40))
 	}
 	ref, err := recordid.Parse(s)
 	if err != nil {
-		return store.Ref{}, fmt.Errorf("id %q is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clipRunes(s, 40))
+		return store.Ref{}, fmt.Errorf("id %q is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clip.Head(s, 40))
 	}
 	return ref, nil
 }
@@ -108,16 +109,4 @@ func offReason(err error) string {
 		return "excluded by CLAUDE_MEM_EXCLUDED_PROJECTS pattern " + strconv.Quote(ee.Pattern)
 	}
 	return err.Error()
-}
-
-// clipRunes shortens s to at most n bytes on a rune boundary, marking a cut with "…".
-func clipRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := max(n-len("…"), 0)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -102,7 +103,7 @@ func (b *budget) admit(text string, v any) bool {
 
 func entryOut(e store.Entry) EntryOut {
 	return EntryOut{Ref: recordid.Format(e.Ref), Kind: e.Kind, Time: e.At.UTC().Format("2006-01-02T15:04:05Z"),
-		Type: e.Type, Title: clipRunes(oneLine(e.Title), maxTitle), Project: e.Project, Size: e.Size}
+		Type: e.Type, Title: clip.Head(oneLine(e.Title), maxTitle), Project: e.Project, Size: e.Size}
 }
 
 // entryLine is "#12 2026-11-30 [bugfix] Title (project) · 1.2k chars"; a timeline line
@@ -119,7 +120,7 @@ func entryLine(e store.Entry, timeline, isAnchor bool) string {
 			mark = "→ "
 		}
 	}
-	title := clipRunes(oneLine(e.Title), maxTitle)
+	title := clip.Head(oneLine(e.Title), maxTitle)
 	if title == "" {
 		title = "(untitled)"
 	}
@@ -248,8 +249,8 @@ func labels(refs []store.Ref) string {
 // maxListItems of them).
 func recordOut(rec store.Record, n int) RecordOut {
 	ro := RecordOut{Ref: recordid.Format(rec.Ref), Kind: rec.Kind, Origin: rec.Origin}
-	clip := func(s string) string {
-		c := clipRunes(s, n)
+	field := func(s string) string {
+		c := clip.Head(s, n)
 		if c != s {
 			ro.Clipped = true
 		}
@@ -263,7 +264,7 @@ func recordOut(rec store.Record, n int) RecordOut {
 				out = append(out, fmt.Sprintf("(%d more)", len(l)-i))
 				break
 			}
-			c := clipRunes(s, max(n/4, 60))
+			c := clip.Head(s, max(n/4, 60))
 			if c != s {
 				ro.Clipped = true
 			}
@@ -278,18 +279,18 @@ func recordOut(rec store.Record, n int) RecordOut {
 	case rec.Observation != nil:
 		o := rec.Observation
 		stamp(o.Project, o.SessionID, o.At)
-		ro.Type, ro.Title, ro.Subtitle, ro.Narrative = o.Type, clip(o.Title), clip(o.Subtitle), clip(o.Narrative)
+		ro.Type, ro.Title, ro.Subtitle, ro.Narrative = o.Type, field(o.Title), field(o.Subtitle), field(o.Narrative)
 		ro.Facts, ro.Concepts, ro.FilesRead, ro.FilesModified = list(o.Facts), list(o.Concepts), list(o.FilesRead), list(o.FilesModified)
 	case rec.Summary != nil:
 		s := rec.Summary
 		stamp(s.Project, s.SessionID, s.At)
 		ro.Type = "summary"
-		ro.Request, ro.Investigated, ro.Learned = clip(s.Request), clip(s.Investigated), clip(s.Learned)
-		ro.Completed, ro.NextSteps, ro.Notes = clip(s.Completed), clip(s.NextSteps), clip(s.Notes)
+		ro.Request, ro.Investigated, ro.Learned = field(s.Request), field(s.Investigated), field(s.Learned)
+		ro.Completed, ro.NextSteps, ro.Notes = field(s.Completed), field(s.NextSteps), field(s.Notes)
 	case rec.Prompt != nil:
 		p := rec.Prompt
 		stamp(p.Project, p.SessionID, p.At)
-		ro.Type, ro.Text = "prompt", clip(p.Text)
+		ro.Type, ro.Text = "prompt", field(p.Text)
 	}
 	return ro
 }

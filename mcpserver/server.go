@@ -32,8 +32,8 @@ type Deps struct {
 	// SessionID is the Claude Code session the server runs in (CLAUDE_CODE_SESSION_ID);
 	// notes are stored under it. Empty: under "model-notes-<project>".
 	SessionID string
-	Now       func() time.Time
-	Loc       *time.Location // the user's zone: a date in since/until is its local midnight; nil is UTC
+	Now       func() time.Time // the clock: since/until ages, a note's time
+	Loc       *time.Location   // the user's zone: a date in since/until is its local midnight; nil is UTC
 	Log       zerolog.Logger
 	// Ingest brings pending captures into the database; it runs before every read, so
 	// what was captured a moment ago is found. nil: nothing to ingest.
@@ -57,9 +57,6 @@ type Server struct {
 
 // New builds the server and its tools. The project is derived once, from d.Cwd.
 func New(d Deps) *Server {
-	if d.Now == nil {
-		d.Now = time.Now
-	}
 	s := &Server{d: d}
 	s.proj, s.projErr = project.Derive(d.Cwd, d.Project)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "claude-mem", Title: "claude-mem memory", Version: d.Version},
@@ -72,9 +69,6 @@ func New(d Deps) *Server {
 	s.mcp.AddReceivingMiddleware(s.guardCalls)
 	return s
 }
-
-// MCP is the protocol server, for tests that connect a client in process.
-func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Close releases the database handle.
 func (s *Server) Close() {

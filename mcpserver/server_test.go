@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -62,7 +64,7 @@ func connect(t testing.TB, d Deps) *mcp.ClientSession {
 	srv := New(d)
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
-	ss, err := srv.MCP().Connect(ctx, st, nil)
+	ss, err := srv.mcp.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,15 +142,19 @@ func structured(t *testing.T, res *mcp.CallToolResult, v any) {
 	}
 }
 
-func TestToolsList(t *testing.T) {
+// listTools is what tools/list answers a client.
+func listTools(t *testing.T) []*mcp.Tool {
 	w := newWorld(t)
-	cs := connect(t, w.deps(w.webDir))
-	res, err := cs.ListTools(context.Background(), nil)
+	res, err := connect(t, w.deps(w.webDir)).ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res.Tools
+}
+
+func TestToolsList(t *testing.T) {
 	var names []string
-	for _, tool := range res.Tools {
+	for _, tool := range listTools(t) {
 		names = append(names, tool.Name)
 		if len(tool.Description) < 200 || tool.InputSchema == nil || tool.OutputSchema == nil {
 			t.Errorf("tool %s: description %d chars, input schema %v, output schema %v", tool.Name, len(tool.Description), tool.InputSchema != nil, tool.OutputSchema != nil)
@@ -353,7 +359,7 @@ func TestBadInput(t *testing.T) {
 	} {
 		res := call(t, cs, c.tool, c.args)
 		if !res.IsError || !strings.Contains(text(res), c.want) {
-			t.Errorf("%s %.80v: error %v, text %q; want a tool error containing %q", c.tool, c.args, res.IsError, clipRunes(text(res), 300), c.want)
+			t.Errorf("%s %.80v: error %v, text %q; want a tool error containing %q", c.tool, c.args, res.IsError, clip.Head(text(res), 300), c.want)
 		}
 	}
 	// The session survived all of it, and nothing was stored by a refused note.
@@ -629,6 +635,45 @@ func TestLogHandlerNormalEnd(t *testing.T) {
 		h.Handle(context.Background(), r)
 		if !strings.Contains(buf.String(), tc.want) {
 			t.Errorf("%v: %s, want %s", tc.err, buf.String(), tc.want)
+		}
+	}
+}
+
+// TestSchemasSayTheBounds: each schema states the bounds its handler enforces (the Go
+// constants), and remember's enum is exactly the types it accepts.
+func TestSchemasSayTheBounds(t *testing.T) {
+	want := map[string][]string{
+		toolSearch:   {fmt.Sprintf("At most %d characters", maxQuery), fmt.Sprintf("1 to %d; default %d", maxLimit, defaultLimit), strings.Join(store.ObservationTypes, ", ") + ", " + typeNote},
+		toolTimeline: {fmt.Sprintf("0 to %d; default %d", maxAround, defaultAround)},
+		toolGet:      {fmt.Sprintf("at most %d", maxIDs)},
+		toolRemember: {fmt.Sprintf("at most %d characters, e.g.", maxNoteTitle), fmt.Sprintf("at most %d characters.", maxNoteText)},
+	}
+	for _, tool := range listTools(t) {
+		b, err := json.Marshal(tool.InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		if strings.Contains(s, "%!") {
+			t.Errorf("%s: schema badly formatted: %s", tool.Name, s)
+		}
+		for _, w := range want[tool.Name] {
+			if !strings.Contains(s, w) {
+				t.Errorf("%s: schema lacks %q: %s", tool.Name, w, s)
+			}
+		}
+		if tool.Name == toolRemember {
+			var sch struct {
+				Properties struct {
+					Type struct{ Enum []string } `json:"type"`
+				} `json:"properties"`
+			}
+			if err := json.Unmarshal(b, &sch); err != nil {
+				t.Fatal(err)
+			}
+			if got := sch.Properties.Type.Enum; !slices.Equal(got, noteTypes()) || len(got) != len(store.ObservationTypes)+1 {
+				t.Errorf("remember's enum %v, want %v", got, noteTypes())
+			}
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -28,8 +29,26 @@ const (
 	maxNoteText   = 4000 // characters
 )
 
-// noteTypes are the types remember accepts: the observer's, and note (the default).
-var noteTypes = []string{"note", "decision", "discovery", "bugfix", "feature", "refactor", "change"}
+// answerKB is maxAnswer as the tools' descriptions and errors say it.
+func answerKB() string { return strconv.Itoa(maxAnswer/1000) + " KB" }
+
+// typeNote is remember's default type, beside the observer's.
+const typeNote = "note"
+
+// noteTypes are the types remember accepts: note, and the observer's.
+func noteTypes() []string { return slices.Concat([]string{typeNote}, store.ObservationTypes) }
+
+// schema is a tool's JSON input schema: format with each bound the handler enforces, so the
+// model reads the same numbers the handler checks.
+func schema(format string, a ...any) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(format, a...))
+}
+
+// jsonList is ss as the items of a JSON array.
+func jsonList(ss []string) string {
+	b, _ := json.Marshal(ss)
+	return string(b)
+}
 
 // The tool names, as the model sees them after Claude Code's mcp__plugin_claude-mem_memory__ prefix.
 const (
@@ -54,19 +73,19 @@ func (s *Server) addTools() {
 		Description: `Search the memory of earlier Claude Code sessions in this project: observations (what was done, found and decided, with files), session summaries, and the user's past prompts. Use it before re-investigating something that may have been worked on before: a bug, a design decision, how a part of the code works, what the user asked for last time.
 Returns a compact index, best match first, one line per hit: "#id date [type] title (project) · size of the full record". Then open only the relevant records with get_observations, or see what happened around one with timeline.
 The query is plain words (no operators or quotes needed): records with all the words rank first; when none has them all, any word matches. Prefer a few distinctive words (a function, file or error name) over a sentence.`,
-		InputSchema: json.RawMessage(`{
+		InputSchema: schema(`{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "description": "Plain words to look for, e.g. \"login cookie expiry\". At most 500 characters."},
+    "query": {"type": "string", "description": "Plain words to look for, e.g. \"login cookie expiry\". At most %d characters."},
     "project": {"type": "string", "description": "Project name to search; default: the current project. \"*\" searches every project."},
-    "type": {"type": "string", "description": "Only this kind of record: an observation type (bugfix, feature, refactor, change, discovery, decision, note), or \"observation\", \"summary\", \"prompt\"."},
+    "type": {"type": "string", "description": "Only this kind of record: an observation type (%s), or \"observation\", \"summary\", \"prompt\"."},
     "since": {"type": "string", "description": "Only records from this time on: a date (2026-11-30, from local midnight), an RFC 3339 time, or an age such as 7d, 12h, 2w."},
     "until": {"type": "string", "description": "Only records before this time: a date (its whole local day included), an RFC 3339 time, or an age such as 1d."},
-    "limit": {"type": "integer", "description": "Most hits to return, 1 to 50; default 20."}
+    "limit": {"type": "integer", "description": "Most hits to return, 1 to %d; default %d."}
   },
   "required": ["query"],
   "additionalProperties": false
-}`),
+}`, maxQuery, strings.Join(append(slices.Clip(store.ObservationTypes), typeNote), ", "), maxLimit, defaultLimit),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.search)
 
@@ -75,32 +94,32 @@ The query is plain words (no operators or quotes needed): records with all the w
 		Title: "Memory timeline",
 		Description: `Show what happened around one memory record, oldest first: the observations, session summaries and user prompts just before and after it in its project, one line each. Use it to understand a search hit in context: what led to a change and what followed.
 Give id (a ref from search, e.g. 12, "S3" or "P7"), or query to anchor on the best search hit. ` + refHelp,
-		InputSchema: json.RawMessage(`{
+		InputSchema: schema(`{
   "type": "object",
   "properties": {
     "id": {"type": ["integer", "string"], "description": "The record to center on: 12, \"#12\", \"S3\" or \"P7\"."},
     "query": {"type": "string", "description": "Instead of id: plain words; the best search hit is the center."},
-    "before": {"type": "integer", "description": "Records to show before it, 0 to 25; default 5."},
-    "after": {"type": "integer", "description": "Records to show after it, 0 to 25; default 5."},
+    "before": {"type": "integer", "description": "Records to show before it, 0 to %[1]d; default %[2]d."},
+    "after": {"type": "integer", "description": "Records to show after it, 0 to %[1]d; default %[2]d."},
     "project": {"type": "string", "description": "With query: the project to search; default the current one, \"*\" for every project."}
   },
   "additionalProperties": false
-}`),
+}`, maxAround, defaultAround),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.timeline)
 
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        toolGet,
 		Title:       "Get memory records",
-		Description: `Fetch the full memory records for refs found with search or timeline: an observation's narrative, facts, concepts and files read or modified; a summary's request, findings and next steps; a prompt's text. Ask only for the records you need (at most 20): the answer is bounded to about 6 KB and names any record left out, and any ref that does not exist. ` + refHelp,
-		InputSchema: json.RawMessage(`{
+		Description: `Fetch the full memory records for refs found with search or timeline: an observation's narrative, facts, concepts and files read or modified; a summary's request, findings and next steps; a prompt's text. Ask only for the records you need (at most ` + strconv.Itoa(maxIDs) + `): the answer is bounded to about ` + answerKB() + ` and names any record left out, and any ref that does not exist. ` + refHelp,
+		InputSchema: schema(`{
   "type": "object",
   "properties": {
-    "ids": {"type": "array", "items": {"type": ["integer", "string"]}, "description": "Refs to fetch, e.g. [12, 15, \"S3\"]."}
+    "ids": {"type": "array", "items": {"type": ["integer", "string"]}, "description": "Refs to fetch, e.g. [12, 15, \"S3\"], at most %d."}
   },
   "required": ["ids"],
   "additionalProperties": false
-}`),
+}`, maxIDs),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.get)
 
@@ -108,16 +127,16 @@ Give id (a ref from search, e.g. 12, "S3" or "P7"), or query to anchor on the be
 		Name:        toolRemember,
 		Title:       "Remember a note",
 		Description: `Store a note in this project's memory so that future sessions find it: it is searchable at once and shows in the next session's context. Use it when the user asks you to remember something, or to keep a durable fact worth knowing next time: a decision and its reason, a preference, a gotcha, where something lives. Write a short specific title and a self-contained text (it will be read without this conversation). Never store secrets. The note is marked as written by the model.`,
-		InputSchema: json.RawMessage(`{
+		InputSchema: schema(`{
   "type": "object",
   "properties": {
-    "title": {"type": "string", "description": "One line, at most 200 characters, e.g. \"Deploys go through the staging pipeline\"."},
-    "text": {"type": "string", "description": "The note itself, self-contained, at most 4000 characters."},
-    "type": {"type": "string", "enum": ["note", "decision", "discovery", "bugfix", "feature", "refactor", "change"], "description": "What kind of note; default note."}
+    "title": {"type": "string", "description": "One line, at most %d characters, e.g. \"Deploys go through the staging pipeline\"."},
+    "text": {"type": "string", "description": "The note itself, self-contained, at most %d characters."},
+    "type": {"type": "string", "enum": %s, "description": "What kind of note; default %s."}
   },
   "required": ["title", "text"],
   "additionalProperties": false
-}`),
+}`, maxNoteTitle, maxNoteText, jsonList(noteTypes()), typeNote),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 	}, s.remember)
 }
@@ -294,7 +313,7 @@ func (s *Server) get(ctx context.Context, _ *mcp.CallToolRequest, a GetArgs) (*m
 		return nil, nil, errors.New("ids is empty: give the refs to fetch, e.g. [12, \"S3\"]")
 	}
 	if len(a.IDs) > maxIDs {
-		return nil, nil, fmt.Errorf("%d ids asked for; at most %d at once (the answer is bounded to about 6 KB)", len(a.IDs), maxIDs)
+		return nil, nil, fmt.Errorf("%d ids asked for; at most %d at once (the answer is bounded to about %s)", len(a.IDs), maxIDs, answerKB())
 	}
 	var refs []store.Ref
 	for _, raw := range a.IDs {
@@ -346,10 +365,10 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, a Remembe
 	}
 	typ := strings.TrimSpace(a.Type)
 	if typ == "" {
-		typ = "note"
+		typ = typeNote
 	}
-	if !slices.Contains(noteTypes, typ) {
-		return nil, nil, fmt.Errorf("type %q: use one of %s", typ, strings.Join(noteTypes, ", "))
+	if !slices.Contains(noteTypes(), typ) {
+		return nil, nil, fmt.Errorf("type %q: use one of %s", typ, strings.Join(noteTypes(), ", "))
 	}
 	if s.d.Redact != nil {
 		title, text = s.d.Redact(title), s.d.Redact(text)

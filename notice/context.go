@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -136,7 +136,7 @@ func newStory(src store.Story, loc *time.Location) *story {
 		s := src.Summaries[0]
 		for _, f := range []struct{ label, text string }{{"Learned", s.Learned}, {"Next", s.NextSteps}} {
 			if t := strings.TrimSpace(oneLine(f.text)); t != "" {
-				st.leftOff = append(st.leftOff, f.label+": "+clip(t, maxField))
+				st.leftOff = append(st.leftOff, f.label+": "+clip.Head(t, maxField))
 			}
 		}
 	}
@@ -238,7 +238,7 @@ func (st *story) dayLine(session string) string {
 
 // sessionLine is a session's heading: "### 09:12 Fix the flaky refund test (session 3f2a9c1e)".
 func (st *story) sessionLine(session string) string {
-	request := cmp.Or(clip(oneLine(st.src.Sessions[session].Request), maxRequest), "(no request recorded)")
+	request := cmp.Or(clip.Head(oneLine(st.src.Sessions[session].Request), maxRequest), "(no request recorded)")
 	return "### " + st.start[session].In(st.loc).Format("15:04") + " " + request + " (session " + ShortSession(session) + ")"
 }
 
@@ -260,9 +260,9 @@ func (st *story) observationLine(it item) string {
 	if title == "" {
 		title, sub = sub, ""
 	}
-	b.WriteString(" " + cmp.Or(clip(title, maxTitle), "(untitled)"))
+	b.WriteString(" " + cmp.Or(clip.Head(title, maxTitle), "(untitled)"))
 	if sub != "" && store.TitleKey(sub) != store.TitleKey(title) {
-		b.WriteString(" — " + clip(sub, maxSubtitle))
+		b.WriteString(" — " + clip.Head(sub, maxSubtitle))
 	}
 	if it.times > 1 {
 		fmt.Fprintf(&b, " (×%d)", it.times)
@@ -313,16 +313,4 @@ func size(lines []string) int {
 		n += len(l) + 1
 	}
 	return n
-}
-
-// clip shortens s to at most n bytes on a rune boundary, marking the cut with "…".
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -225,21 +225,3 @@ func TestRenderBounds(t *testing.T) {
 		}
 	}
 }
-
-func TestClip(t *testing.T) {
-	tests := []struct {
-		s    string
-		n    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"exactly10!", 10, "exactly10!"},
-		{"abcdefghijkl", 10, "abcdefg…"},
-		{"ééééééé", 10, "ééé…"}, // 4 × 2 bytes + "…" (3 bytes) would be 11; never splits a rune
-	}
-	for _, tt := range tests {
-		if got := clip(tt.s, tt.n); got != tt.want || len(got) > tt.n {
-			t.Errorf("clip(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
-		}
-	}
-}

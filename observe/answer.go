@@ -52,8 +52,8 @@ func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (c
 	}
 	o.update(func(h *health.Health) {
 		// Any answer shows the credential and the executable work.
-		h.Auth = health.Auth{State: "ok", Source: string(r.src.Kind), Since: sinceOr(h.Auth, "ok", at)}
-		h.Setup = health.Setup{State: "ok"}
+		h.Auth = health.Auth{State: health.StateOK, Source: string(r.src.Kind), Since: sinceOr(h.Auth, health.StateOK, at)}
+		h.Setup = health.Setup{State: health.StateOK}
 		h.ClearPause()
 		h.LastRun = r.health
 	})

@@ -9,19 +9,6 @@ import (
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// Classify decides a run's outcome from its stream-json stdout lines, never from prose:
-// an authentication error (assistant `error:"authentication_failed"`, API status 401/403)
-// is auth_failed; a rate limit, overload or server error (429, 5xx) or a timeout is
-// transient; a result line with is_error false is ok; anything else (max turns, an error
-// result, no result, a non-zero exit) is error. The reason names what was seen.
-func Classify(lines [][]byte, exitCode int, timedOut bool) (Outcome, string) {
-	stopped := ""
-	if timedOut {
-		stopped = "timed out"
-	}
-	return scan(lines).classify(exitCode, stopped)
-}
-
 // stream is what the stream-json output says about a run. Reasons are "" when not seen.
 type stream struct {
 	auth, transient           string // from the final messages (assistant, result)
@@ -51,15 +38,6 @@ type result struct {
 	isError                 bool
 	subtype, terminal, text string
 	errors                  []string
-}
-
-// scan reads the lines that are valid JSON and skips the rest (a crash may print anything).
-func scan(lines [][]byte) stream {
-	var s stream
-	for _, line := range lines {
-		s.add(line)
-	}
-	return s
 }
 
 // add takes one line. Paths are constants: nothing from the input becomes a gjson path.
@@ -140,7 +118,12 @@ func (s *stream) add(line []byte) {
 	}
 }
 
-// classify applies the rules of Classify; stopped is why the run was stopped, "" if it was not.
+// classify decides a run's outcome from its stream-json stdout lines, never from prose:
+// an authentication error (assistant `error:"authentication_failed"`, API status 401/403)
+// is auth_failed; a rate limit, overload or server error (429, 5xx) or a timeout is
+// transient; a result line with is_error false is ok; anything else (max turns, an error
+// result, no result, a non-zero exit) is error. The reason names what was seen; stopped is
+// why the run was stopped, "" if it was not.
 func (s stream) classify(exitCode int, stopped string) (Outcome, string) {
 	switch {
 	case s.auth != "":

@@ -241,21 +241,23 @@ func summary(blk string) store.Summary {
 
 // typeSynonyms are what models write instead of an allowed type, by the nearest one; a
 // word that starts with a key maps like the key ("features", "decisions").
-var typeSynonyms = map[string]string{
-	"bug": "bugfix", "fix": "bugfix", "hotfix": "bugfix", "regression": "bugfix",
-	"feat": "feature", "enhancement": "feature", "addition": "feature", "implementation": "feature",
-	"refactoring": "refactor", "cleanup": "refactor", "restructur": "refactor", "rename": "refactor",
-	"discover": "discovery", "learning": "discovery", "insight": "discovery", "finding": "discovery",
-	"investigat": "discovery", "research": "discovery", "observation": "discovery", "note": "discovery", "info": "discovery",
-	"decid": "decision", "choice": "decision", "design": "decision", "architecture": "decision", "tradeoff": "decision",
-	"config": "change", "dependenc": "change", "update": "change", "chore": "change", "doc": "change",
-	"test": "change", "modif": "change", "upgrade": "change",
-}
+var typeSynonyms = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"bug": "bugfix", "fix": "bugfix", "hotfix": "bugfix", "regression": "bugfix",
+		"feat": "feature", "enhancement": "feature", "addition": "feature", "implementation": "feature",
+		"refactoring": "refactor", "cleanup": "refactor", "restructur": "refactor", "rename": "refactor",
+		"discover": "discovery", "learning": "discovery", "insight": "discovery", "finding": "discovery",
+		"investigat": "discovery", "research": "discovery", "observation": "discovery", "note": "discovery", "info": "discovery",
+		"decid": "decision", "choice": "decision", "design": "decision", "architecture": "decision", "tradeoff": "decision",
+		"config": "change", "dependenc": "change", "update": "change", "chore": "change", "doc": "change",
+		"test": "change", "modif": "change", "upgrade": "change",
+	}
+})
 
 // nearestType is typ when it is allowed, else the allowed type nearest to it, else change.
 func nearestType(typ string) string {
 	typ = strings.ToLower(typ)
-	if slices.Contains(ObservationTypes, typ) {
+	if slices.Contains(store.ObservationTypes, typ) {
 		return typ
 	}
 	word := strings.Map(func(r rune) rune {
@@ -264,11 +266,11 @@ func nearestType(typ string) string {
 		}
 		return -1
 	}, typ)
-	if slices.Contains(ObservationTypes, word) {
+	if slices.Contains(store.ObservationTypes, word) {
 		return word
 	}
 	best, bestLen := "change", 0
-	for k, t := range typeSynonyms {
+	for k, t := range typeSynonyms() {
 		if strings.HasPrefix(word, k) && len(k) > bestLen {
 			best, bestLen = t, len(k)
 		}

@@ -25,9 +25,6 @@ const (
 	recordedTitle  = 160
 )
 
-// ObservationTypes are the types an observation may have; Parse maps anything else to change.
-var ObservationTypes = []string{"bugfix", "feature", "refactor", "change", "discovery", "decision"}
-
 // structuralTags are every tag name the prompt and the answer use. Inside observed data the
 // `<` that would open or close one of them is written `&lt;`, so data can neither close its
 // own element nor forge an observation or a summary.
@@ -106,7 +103,7 @@ func BuildPrompt(in PromptInput) string {
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	proj := attr(project)
 	if in.Inline {
-		p("%s\n\n", SystemPrompt)
+		p("%s\n\n", SystemPrompt())
 	}
 	writeRecorded(&b, in.Recorded, in.Earlier)
 	p("<observed_session project=\"%s\">\n", proj)
@@ -174,7 +171,10 @@ func writeRecorded(b *strings.Builder, recorded, earlier []store.Observation) {
 // SystemPrompt is the observer's instructions: its role and rules and the answer format.
 // It is fixed text (no project, no time), so every run sends the same bytes and the API
 // can serve it from its prompt cache; it replaces Claude Code's default system prompt.
-var SystemPrompt = promptIntro + fmt.Sprintf(promptFormat, strings.Join(ObservationTypes, " | ")) + promptSummary
+// Built at first use: a hook that starts no observer pays for none of it.
+var SystemPrompt = sync.OnceValue(func() string {
+	return promptIntro + fmt.Sprintf(promptFormat, strings.Join(store.ObservationTypes, " | ")) + promptSummary
+})
 
 const promptIntro = `You are claude-mem's observer. You are watching another developer's Claude Code session on a project (its name is the data's project attribute) and writing down what is worth remembering from it, so that later sessions on this project can pick up where this one left off.
 

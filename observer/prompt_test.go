@@ -252,7 +252,7 @@ func TestPromptListsRecordedTitles(t *testing.T) {
 	if strings.Count(p, "EARLIER shown whole") != 1 {
 		t.Error("an earlier observation is listed as recorded too")
 	}
-	if !strings.Contains(SystemPrompt, "Do not write any of them again") {
+	if !strings.Contains(SystemPrompt(), "Do not write any of them again") {
 		t.Error("the instructions do not say not to repeat what is recorded")
 	}
 	if p := BuildPrompt(PromptInput{Project: "p", Events: benignEvents()}); strings.Contains(p, "<recorded") {

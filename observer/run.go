@@ -25,7 +25,7 @@ import (
 type Outcome string
 
 const (
-	OutcomeOK            Outcome = "ok"             // observations parsed from Text; events done
+	OutcomeOK            Outcome = store.OutcomeOK  // observations parsed from Text; events done
 	OutcomeAuthFailed    Outcome = "auth_failed"    // pause until the credential changes
 	OutcomeSetupRequired Outcome = "setup_required" // the spawn itself failed; pause
 	OutcomeTransient     Outcome = "transient"      // rate limit, overload, timeout: retry later

@@ -17,6 +17,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
@@ -85,39 +86,34 @@ type SpecInput struct {
 
 // Variables the child always gets, whatever the parent has.
 const (
-	envInternal   = "CLAUDE_MEM_INTERNAL"
-	envConfigDir  = "CLAUDE_CONFIG_DIR"
 	envMaxRetries = "CLAUDE_CODE_MAX_RETRIES"
 	envNoUpdater  = "DISABLE_AUTOUPDATER"
 	envNoTraffic  = "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"
 )
 
 var fixedEnv = [][2]string{
-	{envInternal, "1"},   // marks the child's own hooks and events as ours (self-capture guard)
-	{envMaxRetries, "1"}, // a 401 otherwise takes minutes of retries before failing
-	{envNoUpdater, "1"},  // an unattended child must not rewrite the binary others run
-	{envNoTraffic, "1"},  // no telemetry, error reporting or update checks from a background child
+	{envname.Internal, "1"}, // marks the child's own hooks and events as ours (self-capture guard)
+	{envMaxRetries, "1"},    // a 401 otherwise takes minutes of retries before failing
+	{envNoUpdater, "1"},     // an unattended child must not rewrite the binary others run
+	{envNoTraffic, "1"},     // no telemetry, error reporting or update checks from a background child
 }
 
 // passedEnv are passed when the parent has them (DESIGN.md §8).
 var passedEnv = []string{
-	"PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TMPDIR", "TMP", "TEMP",
-	"SYSTEMROOT", "USERPROFILE", "APPDATA", "LOCALAPPDATA",
-	"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "ANTHROPIC_BASE_URL",
+	envname.Path, envname.Home, envname.User, envname.LogName, "LANG", "TZ", envname.TmpDir, "TMP", "TEMP",
+	"SYSTEMROOT", envname.UserProfile, "APPDATA", "LOCALAPPDATA",
+	envname.CACerts, "SSL_CERT_FILE", "SSL_CERT_DIR", envname.BaseURL,
 }
 
 // proxyEnv are passed unless CLAUDE_MEM_PRESERVE_PROXY=false: stripping them broke every
 // observer behind a corporate proxy (403).
-var proxyEnv = []string{
-	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
-	"http_proxy", "https_proxy", "no_proxy", "all_proxy",
-}
+var proxyEnv = envname.Proxy
 
 // sessionEnv are what the user's Claude Code session puts into its hooks' environment; a
 // child carrying them would act as part of that session (peer messaging, its env file, its
 // plugin). CLAUDE_MEM_PASS_ENV cannot pass them.
 var (
-	sessionEnv       = []string{"CLAUDECODE", "CLAUDE_ENV_FILE", "CLAUDE_PID", "CLAUDE_PROJECT_DIR", "CLAUDE_CODE_ENTRYPOINT", "AI_AGENT"}
+	sessionEnv       = []string{"CLAUDECODE", "CLAUDE_ENV_FILE", "CLAUDE_PID", "CLAUDE_PROJECT_DIR", envname.Entrypoint, "AI_AGENT"}
 	sessionEnvPrefix = []string{"CLAUDE_CODE_SESSION_", "CLAUDE_CODE_MESSAGING_", "CLAUDE_CODE_CHILD_", "CLAUDE_PLUGIN_"}
 )
 
@@ -145,7 +141,7 @@ func BuildSpec(in SpecInput) Spec {
 		s.SettingsFile = filepath.Join(s.Dir, SettingsFileName)
 	}
 	if st.SystemPrompt {
-		s.SystemPrompt = SystemPrompt
+		s.SystemPrompt = SystemPrompt()
 	}
 	s.Args = buildArgs(s)
 	s.Env, s.RefusedEnv = buildEnv(in, s.ConfigDir)
@@ -260,7 +256,7 @@ func buildEnv(in SpecInput, configDir string) (env, refused []string) {
 	for _, kv := range fixedEnv {
 		out.set(kv[0], kv[1])
 	}
-	out.set(envConfigDir, configDir)
+	out.set(envname.ClaudeConfigDir, configDir)
 	if in.Auth.EnvVar != "" && in.Auth.Kind != auth.KindAPIKeyHelper {
 		out.set(in.Auth.EnvVar, in.Auth.Value.Reveal())
 	}
@@ -288,7 +284,7 @@ func refusePassEnv(e *envSet, name string) string {
 			return "a variable of the user's Claude Code session"
 		}
 	}
-	own := f == e.fold(envConfigDir)
+	own := f == e.fold(envname.ClaudeConfigDir)
 	for _, kv := range fixedEnv {
 		own = own || f == e.fold(kv[0])
 	}
@@ -356,7 +352,7 @@ func (s Spec) Redacted() Redacted {
 	known := s.Auth.Value.Reveal()
 	for i, a := range s.Args {
 		r.Args[i] = redact.Scrub(a, known)
-		if i > 0 && s.Args[i-1] == "--system-prompt" && a == SystemPrompt {
+		if i > 0 && s.Args[i-1] == "--system-prompt" && a == SystemPrompt() {
 			// Fixed text, logged on every spawn: named, not repeated.
 			r.Args[i] = fmt.Sprintf("<observer instructions, %d characters>", len(a))
 		}

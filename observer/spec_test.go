@@ -65,7 +65,7 @@ var baseArgv = []string{"/usr/local/bin/claude", "-p",
 	"--setting-sources=", "--tools=", "--disallowedTools", strings.Join(DisallowedTools, ","),
 	"--strict-mcp-config", "--mcp-config", `{"mcpServers":{}}`,
 	"--permission-mode", "dontAsk", "--no-session-persistence", "--model", "haiku",
-	"--system-prompt", SystemPrompt}
+	"--system-prompt", SystemPrompt()}
 
 // baseEnv is what every child gets from parentEnv: the allowlist, .env's HTTP_PROXY (the
 // process has no HTTP_PROXY; its HTTPS_PROXY wins over .env's), and the fixed variables.
@@ -362,7 +362,7 @@ func TestNewRunID(t *testing.T) {
 func TestSystemPromptSetting(t *testing.T) {
 	st := baseSettings()
 	s := BuildSpec(SpecInput{Settings: st, Binary: claudebin.Result{Path: "/c"}, RunID: testRunID})
-	if i := slices.Index(s.Args, "--system-prompt"); i < 0 || s.Args[i+1] != SystemPrompt {
+	if i := slices.Index(s.Args, "--system-prompt"); i < 0 || s.Args[i+1] != SystemPrompt() {
 		t.Fatalf("argv lacks --system-prompt <instructions>: %q", s.Args)
 	}
 	if red := strings.Join(s.Redacted().Args, " "); strings.Contains(red, "How you work") || !strings.Contains(red, "<observer instructions, ") {
@@ -370,7 +370,7 @@ func TestSystemPromptSetting(t *testing.T) {
 	}
 	in := PromptInput{Project: "proj-x", Events: benignEvents()}
 	msg := BuildPrompt(in)
-	if strings.Contains(msg, "How you work") || strings.Contains(SystemPrompt, "proj-x") || !strings.Contains(SystemPrompt, "How you work") {
+	if strings.Contains(msg, "How you work") || strings.Contains(SystemPrompt(), "proj-x") || !strings.Contains(SystemPrompt(), "How you work") {
 		t.Errorf("instructions and data are not split")
 	}
 	st.SystemPrompt = false
@@ -379,7 +379,7 @@ func TestSystemPromptSetting(t *testing.T) {
 		t.Errorf("--system-prompt with the setting off: %q", s.Args)
 	}
 	in.Inline = true
-	if !strings.HasPrefix(BuildPrompt(in), SystemPrompt) {
+	if !strings.HasPrefix(BuildPrompt(in), SystemPrompt()) {
 		t.Error("inline message does not start with the instructions")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/claude-mem/claude-mem-go/hostpath"
 	"github.com/claude-mem/claude-mem-go/selfcapture"
 )
 
@@ -61,11 +62,11 @@ func (e *ExcludedError) Error() string {
 // process is run.
 func Derive(cwd string, o Options) (Project, error) {
 	goos := o.GOOS
-	c := selfcapture.Canonical(cwd, goos)
+	c := hostpath.Canonical(cwd, goos)
 	refuse := func(name, reason string) (Project, error) {
 		return Project{}, &RefusedError{Path: cwd, Name: name, Reason: reason}
 	}
-	if selfcapture.IsRoot(c, goos) {
+	if hostpath.IsRoot(c, goos) {
 		if goos == "windows" {
 			return refuse("", "drive root")
 		}
@@ -74,12 +75,12 @@ func Derive(cwd string, o Options) (Project, error) {
 	ours := o.Ours
 	ours.GOOS = goos
 	if d, ok := selfcapture.Owner(ours, c); ok {
-		return refuse(selfcapture.Base(c, goos), "inside "+d.String())
+		return refuse(hostpath.Base(c, goos), "inside "+d.String())
 	}
-	p := Project{Name: selfcapture.Base(c, goos), Root: c}
-	if c != "" && selfcapture.OnHost(goos) && filepath.IsAbs(c) {
+	p := Project{Name: hostpath.Base(c, goos), Root: c}
+	if c != "" && hostpath.OnHost(goos) && filepath.IsAbs(c) {
 		if root, ok := findRepo(c, goos); ok {
-			p = Project{Name: selfcapture.Base(root, goos), Root: root}
+			p = Project{Name: hostpath.Base(root, goos), Root: root}
 		}
 	}
 	switch {
@@ -148,7 +149,7 @@ func worktreeMain(gitFile, goos string) (string, bool) {
 		return "", false
 	}
 	// The gitdir may itself be reached through links; Root is always a resolved path.
-	return selfcapture.Canonical(filepath.Dir(dotgit), goos), true
+	return hostpath.Canonical(filepath.Dir(dotgit), goos), true
 }
 
 // versionLike reports names such as 13.12.4, v2.1.0, 1.0.0-beta.1, 2026.11 or 1.2: an
@@ -212,14 +213,14 @@ func excluded(o Options, cwd, canonical string, p Project) (string, bool) {
 			}
 			pat = o.Home + given[1:]
 		} else if !strings.ContainsAny(given, seps) {
-			if match(selfcapture.Key(pat, goos), selfcapture.Key(p.Name, goos), sep) {
+			if match(hostpath.Key(pat, goos), hostpath.Key(p.Name, goos), sep) {
 				return given, true
 			}
 			continue
 		}
-		k := selfcapture.Key(pat, goos)
+		k := hostpath.Key(pat, goos)
 		for _, subject := range []string{cwd, canonical, p.Root} {
-			if subject != "" && match(k, selfcapture.Key(subject, goos), sep) {
+			if subject != "" && match(k, hostpath.Key(subject, goos), sep) {
 				return given, true
 			}
 		}

@@ -17,8 +17,11 @@ import (
 // Memory is a data dir's memory as readers reach it.
 type Memory struct {
 	Journal *journal.Journal
-	DBPath  string
-	Log     zerolog.Logger
+	// IngestInto stores what waits in Journal into db and records how that ended (the
+	// journal reports its error; cmd/hook keeps it in health.json).
+	IngestInto func(ctx context.Context, db *store.DB) error
+	DBPath     string
+	Log        zerolog.Logger
 }
 
 // Ingest stores what waits in the capture journal (DESIGN.md §15). With nothing waiting it
@@ -32,7 +35,7 @@ func (m Memory) Ingest(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
-	return m.Journal.IngestNoted(ctx, db, m.Log)
+	return m.IngestInto(ctx, db)
 }
 
 // Open ingests, then opens the database for reading. A failed ingestion is logged (as

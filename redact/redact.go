@@ -9,6 +9,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+
+	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 // Counts is how many values of each kind were redacted. The zero value (nil) is empty.
@@ -59,7 +62,7 @@ func (c Counts) String() string {
 // Kinds is every kind Captured can report, in the order of the rule table.
 func Kinds() []string {
 	var ks []string
-	for _, r := range rules {
+	for _, r := range rules() {
 		if r.scope&capture != 0 && !slices.Contains(ks, r.kind) {
 			ks = append(ks, r.kind)
 		}
@@ -110,7 +113,7 @@ var sensitiveParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "A
 // settings error must show the value it rejects).
 func SensitiveName(name string) bool {
 	u := strings.ToUpper(name)
-	return u != "CLAUDE_MEM_AUTH_SOURCE" && u != "CLAUDE_MEM_REDACT_SECRETS" &&
+	return u != settings.KeyAuthSource && u != settings.KeyRedactSecrets &&
 		slices.ContainsFunc(sensitiveParts, func(p string) bool { return strings.Contains(u, p) })
 }
 
@@ -150,6 +153,7 @@ func apply(s string, sc scope) (string, Counts) {
 	}
 	var taken []span // sorted by lo
 	var counts Counts
+	rules := rules()
 	for i := range rules {
 		if len(at[i]) > 0 {
 			if found := rules[i].find(s, at[i], taken, sc); len(found) > 0 {
@@ -202,10 +206,8 @@ type anchorRef struct {
 // pairs indexes the anchors by their first two bytes, lower-cased (every match is longer than
 // a byte, and a one-byte anchor is listed under every pair it begins): one pass over a text
 // then finds every rule's anchors, and most offsets cost two table look-ups.
-var pairs = func() (x struct {
-	at   [1 << 16]uint16 // 1 + index in refs; 0: no anchor begins so
-	refs [][]anchorRef
-}) {
+var pairs = sync.OnceValue(func() *pairTable {
+	x := new(pairTable)
 	add := func(k int, ref anchorRef) {
 		if x.at[k] == 0 {
 			x.refs = append(x.refs, nil)
@@ -213,7 +215,7 @@ var pairs = func() (x struct {
 		}
 		x.refs[x.at[k]-1] = append(x.refs[x.at[k]-1], ref)
 	}
-	for i, r := range rules {
+	for i, r := range rules() {
 		for _, a := range r.anchors {
 			k := int(lower[a[0]]) << 8
 			if len(a) > 1 {
@@ -228,7 +230,13 @@ var pairs = func() (x struct {
 		}
 	}
 	return x
-}()
+})
+
+// pairTable is pairs' index.
+type pairTable struct {
+	at   [1 << 16]uint16 // 1 + index in refs; 0: no anchor begins so
+	refs [][]anchorRef
+}
 
 // lower maps a byte to its ASCII lower case.
 var lower = func() (t [256]byte) {
@@ -249,6 +257,7 @@ func scan(s string, sc scope) [][]int {
 	if len(s) < 2 {
 		return nil
 	}
+	pairs, rules := pairs(), rules()
 	k := uint16(lower[s[0]])
 	for p := 0; p+1 < len(s); p++ {
 		k = k<<8 | uint16(lower[s[p+1]]) // the pair at p

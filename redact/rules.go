@@ -85,9 +85,9 @@ var secretNames = []secretName{
 	{word: "credentials", keyOnly: true}, {word: "authorization", keyOnly: true},
 }
 
-// assignAnchors and assignKey are the assignment rule's view of secretNames: where a name
-// may end (its last word's first part: "api" of api_key) and the name's pattern.
-var assignAnchors, assignKey = func() (anchors []string, expr string) {
+// assignment is the assignment rule's view of secretNames: where a name may end (its last
+// word's first part: "api" of api_key) and the name's pattern.
+func assignment() (anchors []string, expr string) {
 	var alts []string
 	for _, n := range secretNames {
 		if n.keyOnly {
@@ -104,11 +104,11 @@ var assignAnchors, assignKey = func() (anchors []string, expr string) {
 		alts = append(alts, alt)
 	}
 	return anchors, "(?i:" + strings.Join(alts, "|") + ")(?i:[_-]?key)?"
-}()
+}
 
 // secretSpellings are secretNames with each word as a key may spell it: api_key, apikey,
-// api-key.
-var secretSpellings = func() (out []secretName) {
+// api-key. Built at first use, as the tables below: `hook version` pays for none.
+var secretSpellings = sync.OnceValue(func() (out []secretName) {
 	for _, n := range secretNames {
 		for _, w := range []string{n.word, strings.ReplaceAll(n.word, "_", ""), strings.ReplaceAll(n.word, "_", "-")} {
 			if m := n; !slices.ContainsFunc(out, func(o secretName) bool { return o.word == w }) {
@@ -118,7 +118,7 @@ var secretSpellings = func() (out []secretName) {
 		}
 	}
 	return out
-}()
+})
 
 // envKey ends an environment variable's upper-case name that says secret (STRIPE_KEY), in
 // text and as a JSON key, besides secretNames.
@@ -142,7 +142,7 @@ func secretKey(k string) bool {
 			}
 			l = strings.TrimRight(t, "_-")
 		}
-		for _, n := range secretSpellings {
+		for _, n := range secretSpellings() {
 			if !strings.HasSuffix(l, n.word) {
 				continue
 			}
@@ -162,100 +162,103 @@ func secretKey(k string) bool {
 // rules is the one table of credential shapes, applied in order: specific shapes before the
 // generic ones, so a key is counted under its own kind and a later rule sees only the
 // [REDACTED:…] marker where it stood (no rule matches a marker).
-var rules = []rule{
-	{kind: "gcp_private_key", scope: both, anchors: []string{`"private_key"`}, fwd: 16 << 10,
-		// The whole JSON string value; a truncated field may have lost its closing quote.
-		re: lazy(`^"private_key"\s*:\s*"(-----BEGIN[^"]*)`)},
-	{kind: "private_key", scope: both, anchors: []string{"-----BEGIN"}, fwd: 16 << 10, lines: true,
-		// The whole block; without its END line (a field cut in the middle) the body up to
-		// the first character that cannot be base64 or a (JSON-escaped) line break.
-		re: lazy(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)`)},
-	// The same block base64-encoded (a kubeconfig's client-key-data, a Kubernetes secret):
-	// "-----BEGIN" encodes to LS0tLS1CRUdJTi, and the header must decode to a private key's.
-	{kind: "private_key", scope: both, anchors: []string{"LS0tLS1CRUdJTi"}, bound: true, fwd: 16 << 10, lines: true,
-		re:   lazy(`^LS0tLS1CRUdJTi[A-Za-z0-9+/=]{40,}`),
-		keep: value(func(v string) bool { return !base64PrivateKey(v) })},
-	{kind: "anthropic", scope: both, anchors: []string{"sk-ant-"}, fwd: 512,
-		re: lazy(`^sk-ant-[A-Za-z0-9_-]{16,}`), keep: value(placeholder), public: true},
-	{kind: "openai", scope: both, anchors: []string{"sk-"}, bound: true, fwd: 512,
-		re:   lazy(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
-		keep: value(notMixed), public: true},
-	{kind: "github", scope: both, anchors: []string{"gh", "github_pat_"}, bound: true, fwd: 512,
-		re: lazy(`^(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), keep: value(placeholder), public: true},
-	// aws … --output text prints a key's secret in a later column of its id's row
-	// (CREDENTIALS, id, expiry, secret, session token); before the id's rule, which takes
-	// the id alone.
-	{kind: "aws_secret", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 256,
-		re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}(?:\t[^\t\r\n]*){0,3}?\t([A-Za-z0-9/+]{40})(?:[\t\r\n]|$)`)},
-	{kind: "aws_access_key_id", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 32,
-		re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`), keep: value(placeholder), public: true},
-	{kind: "aws_secret", scope: both, anchors: []string{"secret"}, fold: true, sep: ":=|", fwd: 96,
-		// 40 characters exactly: the trailing class keeps a longer run from matching. A |
-		// is --output table's column.
-		re: lazy(`^(?i:secret[_-]?access[_-]?key)["']?\s*[:=|]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`)},
-	// An STS session token (get-session-token, assume-role, SSO), by the prefixes its
-	// encoding begins with, in whatever form aws prints it.
-	{kind: "aws_session_token", scope: both, anchors: []string{"IQoJb3JpZ2lu", "FwoGZXIvYXdz", "FQoGZXIvYXdz", "AgoJb3JpZ2lu", "AQoDYXdz"},
-		bound: true, fwd: 8 << 10, re: lazy(`^[A-Za-z0-9]{8,12}[A-Za-z0-9/+=]{64,}`), public: true},
-	{kind: "google_api_key", scope: both, anchors: []string{"AIza"}, bound: true, fwd: 64,
-		re: lazy(`^AIza[0-9A-Za-z_-]{35}`), keep: value(placeholder), public: true},
-	{kind: "slack", scope: both, anchors: []string{"xox"}, bound: true, fwd: 256,
-		re: lazy(`^xox[abposr]-[0-9A-Za-z-]{10,}`), keep: value(placeholder), public: true},
-	{kind: "stripe", scope: both, anchors: []string{"sk_live_", "rk_live_"}, bound: true, fwd: 256,
-		re: lazy(`^[sr]k_live_[0-9A-Za-z]{16,}`), keep: value(placeholder), public: true},
-	{kind: "jwt", scope: both, anchors: []string{"eyJ"}, bound: true, fwd: 8 << 10,
-		re: lazy(`^eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`), public: true},
-	{kind: "bearer", scope: both, anchors: []string{"authorization"}, fold: true, bound: true, sep: ":=", fwd: 2 << 10,
-		// Any scheme of the Authorization header (Bearer, Basic, token, Digest); just the
-		// credential when the scheme is named.
-		re:   lazy(`^(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?([A-Za-z0-9\-._~+/]{8,}=*)`),
-		keep: value(placeholder)},
-	{kind: "bearer", scope: both, anchors: []string{"bearer"}, fold: true, bound: true, fwd: 2 << 10,
-		re:   lazy(`^(?i)bearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
-		keep: value(notRandom)},
-	// A password on a command line: curl -u user:pass (--user), mysql -pPASS (no blank: -p
-	// alone asks), sshpass -p PASS. A value of digits is a uid:gid (docker run -u 1000:1000).
-	{kind: "cli_password", scope: both, anchors: []string{"-u"}, bound: true, fwd: 512,
-		re:   lazy(`^-u(?:ser)?(?:=|\s+)(?:"[^":\s]*:([^"]+)"|'[^':\s]*:([^']+)'|[^\s:"']*:([^\s"']+))`),
-		keep: value(func(v string) bool { return standIn(v) || digits(v) })},
-	{kind: "cli_password", scope: both, anchors: []string{"mysql", "mariadb", "sshpass"}, bound: true, fwd: 1 << 10,
-		re: lazy(`^(?:(?:mysql|mariadb)[a-z-]*[^\n|;&]*?\s-p|sshpass[^\n|;&]*?\s-p\s*)` +
-			`(?:\\?"([^"\\]+)\\?"|\\?'([^'\\]+)\\?'|([^\s"'\\]+))`),
-		keep: value(standIn)},
-	// URL userinfo: the whole of it (a username may be the token: https://TOKEN:x-oauth-basic@,
-	// https://x-access-token:ghp_…@), so the URL keeps its host and stays usable. A username
-	// alone is kept when it does not look generated (ssh://git@host, https://alice@host)…
-	{kind: "url_userinfo", scope: both, anchors: []string{"://"}, fwd: 512,
-		re:   lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`),
-		keep: value(func(v string) bool { return !strings.Contains(v, ":") && (len(v) < 16 || notRandom(v)) })},
-	// … except in a diagnostic (issue 12: http://TOKEN@proxy:8080 leaked).
-	{kind: "url_userinfo", scope: diag, anchors: []string{"://"}, fwd: 512,
-		re: lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`)},
-	{kind: "url_query", scope: both, anchors: []string{"?", "&"}, fwd: 1 << 10,
-		re:   lazy(`^[?&](?i:api[_-]?key|apikey|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|sig|signature|password|secret|client[_-]?secret|auth)=([^&#\s"'<>\[\]\\]+)`),
-		keep: value(placeholder)},
-	// Assignments, in env, shell, ini, JSON, YAML and code forms (see keepAssignment), also
-	// inside a JSON-encoded string (\"api_key\": \"…\", DB_PASSWORD=…\n): no value holds a
-	// backslash.
-	{kind: "assignment", scope: both, anchors: assignAnchors, fold: true, sep: ":=", fwd: 320,
-		re: lazy(`^` + assignKey + assignValue), keep: keepAssignment},
-	// An environment variable whose upper-case name ends in _KEY (STRIPE_KEY=…): the other
-	// suffixes of a secret's name (_PASS, _PWD, _SECRET, _TOKEN) are secretNames'. (A
-	// diagnostic's env rule takes any such name.)
-	{kind: "assignment", scope: capture, anchors: []string{envKey}, sep: ":=", fwd: 320,
-		re: lazy(`^` + envKey + assignValue),
-		keep: func(v string, at site) bool {
-			name := at.match[:strings.Index(at.match, envKey)]
-			return name == "" || strings.ToUpper(name) != name || keepAssignment(v, at)
-		}},
-	// Diagnostics: any NAME=value (or "NAME": "value") whose name says it holds a secret
-	// (MY_GATEWAY_KEY=…), as SensitiveName does for a name on its own.
-	{kind: "env", scope: diag, anchors: sensitiveParts, fwd: 2 << 10,
-		re: lazy(`^(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Z0-9_]*(?:=|"\s*:\s*")([^\s"']+)`),
-		keep: func(v string, at site) bool {
-			return redacted(v) || !SensitiveName(at.match[:strings.IndexAny(at.match, `="`)])
-		}},
-}
+var rules = sync.OnceValue(func() []rule {
+	assignAnchors, assignKey := assignment()
+	return []rule{
+		{kind: "gcp_private_key", scope: both, anchors: []string{`"private_key"`}, fwd: 16 << 10,
+			// The whole JSON string value; a truncated field may have lost its closing quote.
+			re: lazy(`^"private_key"\s*:\s*"(-----BEGIN[^"]*)`)},
+		{kind: "private_key", scope: both, anchors: []string{"-----BEGIN"}, fwd: 16 << 10, lines: true,
+			// The whole block; without its END line (a field cut in the middle) the body up to
+			// the first character that cannot be base64 or a (JSON-escaped) line break.
+			re: lazy(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)`)},
+		// The same block base64-encoded (a kubeconfig's client-key-data, a Kubernetes secret):
+		// "-----BEGIN" encodes to LS0tLS1CRUdJTi, and the header must decode to a private key's.
+		{kind: "private_key", scope: both, anchors: []string{"LS0tLS1CRUdJTi"}, bound: true, fwd: 16 << 10, lines: true,
+			re:   lazy(`^LS0tLS1CRUdJTi[A-Za-z0-9+/=]{40,}`),
+			keep: value(func(v string) bool { return !base64PrivateKey(v) })},
+		{kind: "anthropic", scope: both, anchors: []string{"sk-ant-"}, fwd: 512,
+			re: lazy(`^sk-ant-[A-Za-z0-9_-]{16,}`), keep: value(placeholder), public: true},
+		{kind: "openai", scope: both, anchors: []string{"sk-"}, bound: true, fwd: 512,
+			re:   lazy(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
+			keep: value(notMixed), public: true},
+		{kind: "github", scope: both, anchors: []string{"gh", "github_pat_"}, bound: true, fwd: 512,
+			re: lazy(`^(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), keep: value(placeholder), public: true},
+		// aws … --output text prints a key's secret in a later column of its id's row
+		// (CREDENTIALS, id, expiry, secret, session token); before the id's rule, which takes
+		// the id alone.
+		{kind: "aws_secret", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 256,
+			re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}(?:\t[^\t\r\n]*){0,3}?\t([A-Za-z0-9/+]{40})(?:[\t\r\n]|$)`)},
+		{kind: "aws_access_key_id", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 32,
+			re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`), keep: value(placeholder), public: true},
+		{kind: "aws_secret", scope: both, anchors: []string{"secret"}, fold: true, sep: ":=|", fwd: 96,
+			// 40 characters exactly: the trailing class keeps a longer run from matching. A |
+			// is --output table's column.
+			re: lazy(`^(?i:secret[_-]?access[_-]?key)["']?\s*[:=|]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`)},
+		// An STS session token (get-session-token, assume-role, SSO), by the prefixes its
+		// encoding begins with, in whatever form aws prints it.
+		{kind: "aws_session_token", scope: both, anchors: []string{"IQoJb3JpZ2lu", "FwoGZXIvYXdz", "FQoGZXIvYXdz", "AgoJb3JpZ2lu", "AQoDYXdz"},
+			bound: true, fwd: 8 << 10, re: lazy(`^[A-Za-z0-9]{8,12}[A-Za-z0-9/+=]{64,}`), public: true},
+		{kind: "google_api_key", scope: both, anchors: []string{"AIza"}, bound: true, fwd: 64,
+			re: lazy(`^AIza[0-9A-Za-z_-]{35}`), keep: value(placeholder), public: true},
+		{kind: "slack", scope: both, anchors: []string{"xox"}, bound: true, fwd: 256,
+			re: lazy(`^xox[abposr]-[0-9A-Za-z-]{10,}`), keep: value(placeholder), public: true},
+		{kind: "stripe", scope: both, anchors: []string{"sk_live_", "rk_live_"}, bound: true, fwd: 256,
+			re: lazy(`^[sr]k_live_[0-9A-Za-z]{16,}`), keep: value(placeholder), public: true},
+		{kind: "jwt", scope: both, anchors: []string{"eyJ"}, bound: true, fwd: 8 << 10,
+			re: lazy(`^eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`), public: true},
+		{kind: "bearer", scope: both, anchors: []string{"authorization"}, fold: true, bound: true, sep: ":=", fwd: 2 << 10,
+			// Any scheme of the Authorization header (Bearer, Basic, token, Digest); just the
+			// credential when the scheme is named.
+			re:   lazy(`^(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?([A-Za-z0-9\-._~+/]{8,}=*)`),
+			keep: value(placeholder)},
+		{kind: "bearer", scope: both, anchors: []string{"bearer"}, fold: true, bound: true, fwd: 2 << 10,
+			re:   lazy(`^(?i)bearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
+			keep: value(notRandom)},
+		// A password on a command line: curl -u user:pass (--user), mysql -pPASS (no blank: -p
+		// alone asks), sshpass -p PASS. A value of digits is a uid:gid (docker run -u 1000:1000).
+		{kind: "cli_password", scope: both, anchors: []string{"-u"}, bound: true, fwd: 512,
+			re:   lazy(`^-u(?:ser)?(?:=|\s+)(?:"[^":\s]*:([^"]+)"|'[^':\s]*:([^']+)'|[^\s:"']*:([^\s"']+))`),
+			keep: value(func(v string) bool { return standIn(v) || digits(v) })},
+		{kind: "cli_password", scope: both, anchors: []string{"mysql", "mariadb", "sshpass"}, bound: true, fwd: 1 << 10,
+			re: lazy(`^(?:(?:mysql|mariadb)[a-z-]*[^\n|;&]*?\s-p|sshpass[^\n|;&]*?\s-p\s*)` +
+				`(?:\\?"([^"\\]+)\\?"|\\?'([^'\\]+)\\?'|([^\s"'\\]+))`),
+			keep: value(standIn)},
+		// URL userinfo: the whole of it (a username may be the token: https://TOKEN:x-oauth-basic@,
+		// https://x-access-token:ghp_…@), so the URL keeps its host and stays usable. A username
+		// alone is kept when it does not look generated (ssh://git@host, https://alice@host)…
+		{kind: "url_userinfo", scope: both, anchors: []string{"://"}, fwd: 512,
+			re:   lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`),
+			keep: value(func(v string) bool { return !strings.Contains(v, ":") && (len(v) < 16 || notRandom(v)) })},
+		// … except in a diagnostic (issue 12: http://TOKEN@proxy:8080 leaked).
+		{kind: "url_userinfo", scope: diag, anchors: []string{"://"}, fwd: 512,
+			re: lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`)},
+		{kind: "url_query", scope: both, anchors: []string{"?", "&"}, fwd: 1 << 10,
+			re:   lazy(`^[?&](?i:api[_-]?key|apikey|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|sig|signature|password|secret|client[_-]?secret|auth)=([^&#\s"'<>\[\]\\]+)`),
+			keep: value(placeholder)},
+		// Assignments, in env, shell, ini, JSON, YAML and code forms (see keepAssignment), also
+		// inside a JSON-encoded string (\"api_key\": \"…\", DB_PASSWORD=…\n): no value holds a
+		// backslash.
+		{kind: "assignment", scope: both, anchors: assignAnchors, fold: true, sep: ":=", fwd: 320,
+			re: lazy(`^` + assignKey + assignValue), keep: keepAssignment},
+		// An environment variable whose upper-case name ends in _KEY (STRIPE_KEY=…): the other
+		// suffixes of a secret's name (_PASS, _PWD, _SECRET, _TOKEN) are secretNames'. (A
+		// diagnostic's env rule takes any such name.)
+		{kind: "assignment", scope: capture, anchors: []string{envKey}, sep: ":=", fwd: 320,
+			re: lazy(`^` + envKey + assignValue),
+			keep: func(v string, at site) bool {
+				name := at.match[:strings.Index(at.match, envKey)]
+				return name == "" || strings.ToUpper(name) != name || keepAssignment(v, at)
+			}},
+		// Diagnostics: any NAME=value (or "NAME": "value") whose name says it holds a secret
+		// (MY_GATEWAY_KEY=…), as SensitiveName does for a name on its own.
+		{kind: "env", scope: diag, anchors: sensitiveParts, fwd: 2 << 10,
+			re: lazy(`^(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Z0-9_]*(?:=|"\s*:\s*")([^\s"']+)`),
+			keep: func(v string, at site) bool {
+				return redacted(v) || !SensitiveName(at.match[:strings.IndexAny(at.match, `="`)])
+			}},
+	}
+})
 
 // base64PrivateKey reports base64 text whose first line decodes to a PEM private key's header.
 func base64PrivateKey(v string) bool {
@@ -275,15 +278,17 @@ func redacted(v string) bool {
 }
 
 // placeholderWords are values that stand for a secret in docs, templates and tests.
-var placeholderWords = map[string]bool{
-	"password": true, "passwd": true, "secret": true, "token": true, "apikey": true, "api_key": true,
-	"changeme": true, "change_me": true, "change-me": true, "null": true, "nil": true, "none": true,
-	"undefined": true, "true": true, "false": true, "string": true, "str": true, "bytes": true,
-	"number": true, "boolean": true, "object": true, "optional": true, "required": true,
-	"redacted": true, "hidden": true, "masked": true, "dummy": true, "example": true, "sample": true,
-	"placeholder": true, "test": true, "testing": true, "foobar": true, "secret123": true,
-	"password123": true, "hunter2": true,
-}
+var placeholderWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"password": true, "passwd": true, "secret": true, "token": true, "apikey": true, "api_key": true,
+		"changeme": true, "change_me": true, "change-me": true, "null": true, "nil": true, "none": true,
+		"undefined": true, "true": true, "false": true, "string": true, "str": true, "bytes": true,
+		"number": true, "boolean": true, "object": true, "optional": true, "required": true,
+		"redacted": true, "hidden": true, "masked": true, "dummy": true, "example": true, "sample": true,
+		"placeholder": true, "test": true, "testing": true, "foobar": true, "secret123": true,
+		"password123": true, "hunter2": true,
+	}
+})
 
 // placeholder reports a value that stands for a secret rather than being one: too short to
 // be one, a variable or template reference ($X, ${X}, %s, <x>, {{ x }}), a redaction marker,
@@ -317,7 +322,7 @@ func standIn(v string) bool {
 		return true
 	}
 	l := strings.ToLower(v)
-	if placeholderWords[l] || strings.Contains(l, "your") || strings.Contains(l, "example") ||
+	if placeholderWords()[l] || strings.Contains(l, "your") || strings.Contains(l, "example") ||
 		strings.Contains(l, "placeholder") || strings.Contains(l, "changeme") ||
 		strings.Contains(l, "xxxx") || strings.Contains(l, "...") || strings.Contains(l, "…") {
 		return true

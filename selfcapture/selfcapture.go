@@ -2,11 +2,11 @@
 // (marker environment, or a cwd or transcript inside our directories), so it is never stored.
 package selfcapture
 
-import "github.com/claude-mem/claude-mem-go/settings"
-
-// Marker is the variable every observer child carries; hooks inherit their session's
-// environment, so an event whose hook sees Marker=1 is the observer's own.
-const Marker = "CLAUDE_MEM_INTERNAL"
+import (
+	"github.com/claude-mem/claude-mem-go/envname"
+	"github.com/claude-mem/claude-mem-go/hostpath"
+	"github.com/claude-mem/claude-mem-go/settings"
+)
 
 // Input is what the guard looks at for one hook event.
 type Input struct {
@@ -37,8 +37,8 @@ const labelDataDir = "data dir"
 
 // Check decides whether the event described by in is our own observer's.
 func Check(in Input) Decision {
-	if in.Env.Get(Marker) == "1" {
-		return Decision{Ours: true, Reason: Marker + "=1"}
+	if in.Env.Get(envname.Internal) == "1" {
+		return Decision{Ours: true, Reason: envname.Internal + "=1"}
 	}
 	dirs := owned(in)
 	if d, ok := holder(dirs, in.Cwd, in.GOOS); ok {
@@ -70,27 +70,27 @@ type ownedKey struct {
 // CLAUDE_MEM_DATA_DIR=~ or a binary copied into ~ must not silently drop every session the
 // user has.
 func owned(in Input) []ownedKey {
-	plugins := in.Env.Get("CLAUDE_CONFIG_DIR")
+	plugins := in.Env.Get(envname.ClaudeConfigDir)
 	if plugins == "" && in.Home != "" {
-		plugins = join(in.GOOS, in.Home, ".claude")
+		plugins = hostpath.Join(in.GOOS, in.Home, ".claude")
 	}
 	if plugins != "" {
-		plugins = join(in.GOOS, plugins, "plugins")
+		plugins = hostpath.Join(in.GOOS, plugins, "plugins")
 	}
-	home := Key(Canonical(in.Home, in.GOOS), in.GOOS)
+	home := hostpath.Key(hostpath.Canonical(in.Home, in.GOOS), in.GOOS)
 	out := make([]ownedKey, 0, 4)
 	for _, d := range []OwnedDir{
 		{labelDataDir, in.DataDir},
-		{"plugin root", in.Env.Get("CLAUDE_PLUGIN_ROOT")},
+		{"plugin root", in.Env.Get(envname.PluginRoot)},
 		{"executable dir", in.ExecutableDir},
 		{"plugins dir", plugins},
 	} {
 		if d.Path == "" {
 			continue
 		}
-		c := Canonical(d.Path, in.GOOS)
-		k := Key(c, in.GOOS)
-		if IsRoot(c, in.GOOS) || within(home, k, in.GOOS) {
+		c := hostpath.Canonical(d.Path, in.GOOS)
+		k := hostpath.Key(c, in.GOOS)
+		if hostpath.IsRoot(c, in.GOOS) || hostpath.Within(home, k, in.GOOS) {
 			continue
 		}
 		out = append(out, ownedKey{OwnedDir{d.Label, c}, k})
@@ -102,9 +102,9 @@ func holder(dirs []ownedKey, p, goos string) (ownedKey, bool) {
 	if p == "" {
 		return ownedKey{}, false
 	}
-	k := Key(Canonical(p, goos), goos)
+	k := hostpath.Key(hostpath.Canonical(p, goos), goos)
 	for _, d := range dirs {
-		if within(k, d.key, goos) {
+		if hostpath.Within(k, d.key, goos) {
 			return d, true
 		}
 	}

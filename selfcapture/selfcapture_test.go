@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -31,7 +32,7 @@ func newLayout(t *testing.T) layout {
 		cfg:        filepath.Join(tmp, "cfg"),
 		project:    filepath.Join(tmp, "home", "src", "app"),
 	}
-	mkdirs(t,
+	for _, d := range []string{
 		filepath.Join(l.data, "observer-sessions", "run1"),
 		filepath.Join(tmp, "home", ".local", "share", "claude-mem2"),
 		filepath.Join(l.pluginRoot, "bin"),
@@ -40,7 +41,11 @@ func newLayout(t *testing.T) layout {
 		filepath.Join(l.home, ".claude", "plugins", "cache", "x", "claude-mem", "13.12.4"),
 		filepath.Join(l.home, ".claude", "projects", "-home-src-app"),
 		l.project,
-	)
+	} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return l
 }
 
@@ -49,7 +54,9 @@ func TestCheck(t *testing.T) {
 		t.Skip("the linux layout uses symlinks")
 	}
 	l := newLayout(t)
-	symlink(t, l.data, filepath.Join(l.tmp, "shortcut"))
+	if err := os.Symlink(l.data, filepath.Join(l.tmp, "shortcut")); err != nil {
+		t.Fatal(err)
+	}
 	base := func() Input {
 		return Input{
 			Env:            settings.Env{"CLAUDE_PLUGIN_ROOT": l.pluginRoot},
@@ -176,7 +183,7 @@ func TestCheckOtherPlatforms(t *testing.T) {
 
 func TestOwner(t *testing.T) {
 	in := Input{
-		Env:            settings.Env{Marker: "1"},
+		Env:            settings.Env{envname.Internal: "1"},
 		DataDir:        "/data/claude-mem",
 		Cwd:            "/data/claude-mem/x",
 		TranscriptPath: "/data/claude-mem/t.jsonl",

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/claude-mem/claude-mem-go/envname"
 )
 
 // Env is a process environment passed as a value, so that only cmd/hook reads the real
@@ -46,11 +48,11 @@ func (e Env) List() []string {
 // Home is the user's home dir as the environment gives it: HOME, else USERPROFILE on
 // Windows; "" when unknown.
 func Home(env Env, goos string) string {
-	if h := env.Get("HOME"); h != "" {
+	if h := env.Get(envname.Home); h != "" {
 		return h
 	}
 	if goos == "windows" {
-		return env.Get("USERPROFILE")
+		return env.Get(envname.UserProfile)
 	}
 	return ""
 }
@@ -58,7 +60,7 @@ func Home(env Env, goos string) string {
 // ClaudeConfigDir is Claude Code's user config directory: $CLAUDE_CONFIG_DIR, else
 // ~/.claude. Its credentials, settings.json and plugins/ registry live there.
 func ClaudeConfigDir(env Env, home string) string {
-	if d := env.Get("CLAUDE_CONFIG_DIR"); strings.TrimSpace(d) != "" {
+	if d := env.Get(envname.ClaudeConfigDir); strings.TrimSpace(d) != "" {
 		return d
 	}
 	return filepath.Join(home, ".claude")

@@ -10,11 +10,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/envname"
 )
 
 // DirName is the data dir's name under the XDG data home. Never ".claude-mem": that is the
@@ -63,13 +67,8 @@ var AuthSources = []string{"auto", "env", "apiKey", "apiKeyHelper", "keychain", 
 // LogLevels are the values CLAUDE_MEM_LOG_LEVEL accepts.
 var LogLevels = []string{"debug", "info", "warn", "error"}
 
-// DotEnvAllowed are the only keys <data>/.env may set (DESIGN.md §7).
-var DotEnvAllowed = []string{
-	"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN",
-	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
-	"http_proxy", "https_proxy", "no_proxy", "all_proxy",
-	"NODE_EXTRA_CA_CERTS",
-}
+// dotEnvAllowed and envname.Proxy are the only keys <data>/.env may set (DESIGN.md §7).
+var dotEnvAllowed = []string{envname.APIKey, envname.BaseURL, envname.OAuthToken, envname.CACerts}
 
 // Upper bounds: past them a value makes no sense, and a large enough one overflowed
 // (CLAUDE_MEM_OBSERVER_TIMEOUT=10000000000 seconds became a negative duration: no timeout).
@@ -148,7 +147,7 @@ func DataDir(env Env, xdgDataHome, goos string) (string, error) {
 	} else {
 		return "", errors.New("no data dir: neither CLAUDE_MEM_DATA_DIR nor an XDG data home is known")
 	}
-	if home := env.Get("HOME"); home != "" && dir == filepath.Join(home, ".claude-mem") {
+	if home := env.Get(envname.Home); home != "" && dir == filepath.Join(home, ".claude-mem") {
 		return "", fmt.Errorf("%s is the JavaScript claude-mem's data dir (another database schema); set %s to another directory", dir, KeyDataDir)
 	}
 	return dir, nil
@@ -161,7 +160,7 @@ func noHome(env Env, goos string) string {
 	case h == "" && goos == "windows":
 		return "HOME and USERPROFILE are unset"
 	case h == "":
-		if _, set := env.Lookup("HOME"); set {
+		if _, set := env.Lookup(envname.Home); set {
 			return "HOME is empty"
 		}
 		return "HOME is unset"
@@ -282,8 +281,8 @@ func readDotEnv(path string) (Env, []string, error) {
 		return Env{}, nil, err
 	}
 	defer f.Close()
-	allowed := make(map[string]bool, len(DotEnvAllowed))
-	for _, k := range DotEnvAllowed {
+	allowed := make(map[string]bool, len(dotEnvAllowed)+len(envname.Proxy))
+	for _, k := range slices.Concat(dotEnvAllowed, envname.Proxy) {
 		allowed[k] = true
 	}
 	env, ignored := Env{}, []string(nil)
@@ -300,7 +299,7 @@ func readDotEnv(path string) (Env, []string, error) {
 			continue
 		}
 		k, v = strings.TrimSpace(k), unquote(strings.TrimSpace(v))
-		if !envName.MatchString(k) {
+		if !envName().MatchString(k) {
 			// Not a variable name (a pasted token, a typo): never echo it into a log.
 			ignored = append(ignored, fmt.Sprintf("(malformed line %d)", n))
 			continue
@@ -321,7 +320,7 @@ func absent(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 func unquote(v string) string {
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
@@ -353,11 +352,11 @@ func parseInt(v string, min, max int, dst *int) error {
 }
 
 // dollars is a plain decimal amount: no sign, exponent, hex, Inf or NaN.
-var dollars = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+var dollars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`) })
 
 // parseDollars accepts a non-negative decimal amount of dollars: "0" is 0 (no cap).
 func parseDollars(v string, dst *float64) error {
-	if !dollars.MatchString(v) {
+	if !dollars().MatchString(v) {
 		return fmt.Errorf("not an amount of dollars (a decimal number like 5 or 2.50)")
 	}
 	f, err := strconv.ParseFloat(v, 64)

@@ -121,8 +121,8 @@ func (db *DB) Export(ctx context.Context, f ExportFilter, v ExportVisitor) error
 	return db.fail("export", err)
 }
 
-// ImportBatch is what Import stores. Every row's session must be in Sessions or already
-// in the database.
+// ImportBatch is one part of what ImportParts stores. Every row's session must be in
+// Sessions or already in the database.
 type ImportBatch struct {
 	Sessions     []Session
 	Prompts      []Prompt
@@ -180,22 +180,17 @@ SELECT value->>1, value->>3, '` + ImportRunID + `', value->>4, value->>5, value-
 FROM json_each(?) ORDER BY key`
 )
 
-// Import stores a batch in one transaction: all of it or none. It is idempotent: a session
-// whose id is stored, and a prompt, observation or summary whose content is stored (same
+// ImportParts stores a batch given in parts, so a large file is stored in bounded memory:
+// parts calls add with each part in turn, all in one transaction; an error from parts (a
+// bad line found late in the file) or from add stores nothing. A row that an earlier part
+// stored is found stored, so parts need not be disjoint. It is idempotent: a session whose
+// id is stored, and a prompt, observation or summary whose content is stored (same
 // session, project, time and text), are skipped, so importing a file twice adds nothing.
 // Imported rows keep their content hash; imported observations have origin "import".
 //
 // Every row is looked up before any is inserted, and the new rows go in batches of one
 // statement each: FTS5 writes its pending index at each statement of a transaction that
 // changed it, so a statement per row cost a flush per row (10,000 observations: 10 s).
-func (db *DB) Import(ctx context.Context, b ImportBatch) (ImportResult, error) {
-	return db.ImportParts(ctx, func(add func(ImportBatch) error) error { return add(b) })
-}
-
-// ImportParts is Import of a batch given in parts, so a large file is stored in bounded
-// memory: parts calls add with each part in turn, all in one transaction; an error from
-// parts (a bad line found late in the file) or from add stores nothing. A row that an
-// earlier part stored is found stored, so parts need not be disjoint.
 func (db *DB) ImportParts(ctx context.Context, parts func(add func(ImportBatch) error) error) (ImportResult, error) {
 	var res ImportResult
 	var partsErr error // the file's own problem, returned as it is (not a store failure)

@@ -96,7 +96,7 @@ func (db *DB) migrate(ctx context.Context, list []step, o migrateOptions) (defer
 	// cleaning up what this one found): only backups still there make it owed. The
 	// migration has committed; a failed clean-up is retried by the next open (the backups
 	// are still there), and does not make the database unusable.
-	if heavyRan || len(leftovers(db.path)) > 0 {
+	if heavyRan || len(leftovers(db.path, time.Time{})) > 0 {
 		_ = db.cleanUp(ctx)
 	}
 	return nothingDeferred, nil
@@ -148,7 +148,7 @@ func (db *DB) cleanUp(ctx context.Context) error {
 		return err
 	}
 	var errs []error
-	for _, b := range leftovers(db.path) {
+	for _, b := range leftovers(db.path, time.Time{}) {
 		for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
 			if err := os.Remove(b + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 				errs = append(errs, err)

@@ -480,12 +480,14 @@ func TestOpenAdoptsAnUnmarkedClaudeMemDatabase(t *testing.T) {
 }
 
 // TestOpenRemovesStaleCreationFiles: a process killed while creating the database leaves
-// <db>.new-* (and its -wal, -shm, -journal); Open removes those older than a minute and
-// leaves younger ones (a creation in progress) alone.
+// <db>.new-* (and its -wal, -shm, -journal); an open with a clock removes those older than
+// a minute by that clock and leaves younger ones (a creation in progress) alone, and an
+// open without one removes none.
 func TestOpenRemovesStaleCreationFiles(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "claude-mem.db")
-	old := time.Now().Add(-2 * staleCreation)
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	old, young := now.Add(-2*staleCreation), now.Add(-staleCreation/2)
 	var stale, fresh []string
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		stale = append(stale, path+".new-111"+suffix)
@@ -501,7 +503,22 @@ func TestOpenRemovesStaleCreationFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for _, p := range fresh {
+		if err := os.Chtimes(p, young, young); err != nil {
+			t.Fatal(err)
+		}
+	}
 	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, p := range stale {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("an open without a clock removed %s: %v", filepath.Base(p), err)
+		}
+	}
+	db, err = OpenWith(path, OpenOptions{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -541,11 +558,12 @@ func TestCreateKilledLeavesLitterThatOpenCleans(t *testing.T) {
 	if len(litter) == 0 {
 		t.Fatal("the killed creation left nothing to clean (the test did not kill it mid-way)")
 	}
-	old := time.Now().Add(-2 * staleCreation)
+	now := time.Now()
+	old := now.Add(-2 * staleCreation)
 	for _, p := range litter {
 		os.Chtimes(p, old, old)
 	}
-	db, err := Open(path)
+	db, err := OpenWith(path, OpenOptions{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,10 @@ const (
 // Verdicts are every verdict, in the order reports show them.
 var Verdicts = []Verdict{VerdictStored, VerdictSalvaged, VerdictSkipped, VerdictUnusable}
 
+// OutcomeOK is RunRecord.Outcome of a run that ended well (observer.OutcomeOK, spelled
+// here since observer imports store): only such a run's events count as observed.
+const OutcomeOK = "ok"
+
 // Usage is what one observer run cost, from the stream-json result line (§17).
 type Usage struct {
 	InputTokens, OutputTokens, CacheCreationTokens, CacheReadTokens int64
@@ -154,7 +158,7 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 		}
 		d := get(time.Unix(0, started).In(loc).Format(time.DateOnly), proj)
 		d.Runs++
-		if outcome == "ok" && !requeued {
+		if outcome == OutcomeOK && !requeued {
 			d.Events += events
 		}
 		d.Observations += observations

@@ -45,7 +45,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return err
 			}
-			_, err = stmt.ExecContext(ctx, s.ID, project, fmt.Sprintf("seed-run-%d", i/20), g.pick(seedTypes),
+			_, err = stmt.ExecContext(ctx, s.ID, project, fmt.Sprintf("seed-run-%d", i/20), g.pick(ObservationTypes),
 				g.words(6), g.words(10), g.words(40), lists[0], lists[1], lists[2], lists[3],
 				at.Add(-time.Duration(n-1-i)*time.Second).UnixNano())
 			if err != nil {
@@ -57,7 +57,6 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 }
 
 var (
-	seedTypes    = []string{"bugfix", "feature", "refactor", "change", "discovery", "decision"}
 	seedConcepts = []string{"how-it-works", "why-it-exists", "what-changed", "problem-solution",
 		"gotcha", "pattern", "trade-off"}
 	seedSyllables = []string{"ka", "lo", "mi", "ren", "sto", "vex", "dar", "qui", "zen", "port",

@@ -80,7 +80,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 			at := p.start.Add(time.Minute)
 			for k := range p.obs {
 				at = at.Add(time.Duration(1+r.Intn(7)) * time.Minute)
-				typ := seedTypes[r.Intn(len(seedTypes))]
+				typ := ObservationTypes[r.Intn(len(ObservationTypes))]
 				title := fmt.Sprintf(seedFindings[r.Intn(len(seedFindings))], seedAreas[r.Intn(len(seedAreas))], seedParts[r.Intn(len(seedParts))])
 				title = strings.ToUpper(title[:1]) + title[1:]
 				if len(recorded) > 20 && r.Intn(10) == 0 { // found again, spelled differently

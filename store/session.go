@@ -101,14 +101,6 @@ func (db *DB) SessionObservations(ctx context.Context, sessionID string, limit i
 	return out, nil
 }
 
-// RequestFinal records that SessionEnd asked for the session's summary (a resumed session
-// that ends again asks anew, with its attempts reset): until a final run writes it
-// (FinalDone), PendingFinals keeps offering the session, so a final run that was paused or
-// failed comes back.
-func (db *DB) RequestFinal(ctx context.Context, sessionID string) error {
-	return db.update(ctx, "request final", sqlRequestFinal, sessionID)
-}
-
 // BeginFinal counts one summary run started for the session (PendingFinals stops offering
 // it after maxAttempts, so a summary that can never be written costs a bounded number of runs).
 func (db *DB) BeginFinal(ctx context.Context, sessionID string) error {

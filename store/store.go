@@ -35,7 +35,8 @@ const HookBusyTimeout = time.Second
 const ApplicationID = 0x636d656d
 
 // staleCreation is how old a leftover creation file (<db>.new-*, from a process killed while
-// creating the database) must be before Open removes it: a live creation takes milliseconds.
+// creating the database) must be before an open with a clock removes it: a live creation
+// takes milliseconds.
 const staleCreation = time.Minute
 
 // ErrForeign: the file at the database path is not a claude-mem database (another
@@ -83,15 +84,6 @@ func (e *SchemaVersionError) Error() string {
 	return fmt.Sprintf("schema version %d is older than this claude-mem's %d", e.Have, e.Want)
 }
 
-// IntegrityError lists what Integrity's checks reported.
-type IntegrityError struct {
-	Problems []string
-}
-
-func (e *IntegrityError) Error() string {
-	return fmt.Sprintf("store: integrity check failed: %d problem(s), first: %s", len(e.Problems), e.Problems[0])
-}
-
 // DB is an open claude-mem database.
 type DB struct {
 	path     string
@@ -123,6 +115,10 @@ type OpenOptions struct {
 	// that process too, and the database is opened as usual.
 	Hook    bool
 	Upgrade func()
+	// Now ages the creation files a killed process left (<path>.new-*): with it, those
+	// older than staleCreation are removed. nil leaves them to an opener with a clock (every
+	// hook's is).
+	Now func() time.Time
 }
 
 // UpgradeBusyTimeout is how long an open that migrates waits for another process's
@@ -137,7 +133,11 @@ var ErrUpgrading = errors.New("claude-mem is upgrading its database (a one-time 
 // OpenWith is Open with options.
 func OpenWith(path string, o OpenOptions) (*DB, error) {
 	busy := cmp.Or(o.Busy, BusyTimeout)
-	backups := leftovers(path)
+	var now time.Time
+	if o.Now != nil {
+		now = o.Now()
+	}
+	backups := leftovers(path, now)
 	if err := createFile(path); err != nil {
 		return nil, &UnavailableError{Path: path, Err: err}
 	}
@@ -243,10 +243,11 @@ func owner(path string) (ownership, error) {
 }
 
 // leftovers removes <path>.new-* files (and their -wal, -shm, -journal) older than
-// staleCreation, what a process killed while creating the database left behind, and
-// returns the backups heavy migrations took (<path>.backup-*) that are still there: their
-// clean-up is owed (see migrate). One listing of the dir, because every hook opens.
-func leftovers(path string) (backups []string) {
+// staleCreation at now (none when now is zero), what a process killed while creating the
+// database left behind, and returns the backups heavy migrations took (<path>.backup-*)
+// that are still there: their clean-up is owed (see migrate). One listing of the dir,
+// because every hook opens.
+func leftovers(path string, now time.Time) (backups []string) {
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
@@ -255,8 +256,8 @@ func leftovers(path string) (backups []string) {
 		case !e.Type().IsRegular():
 		case strings.HasPrefix(name, base+backupInfix):
 			backups = append(backups, filepath.Join(dir, name))
-		case strings.HasPrefix(name, base+".new-"):
-			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleCreation {
+		case strings.HasPrefix(name, base+".new-") && !now.IsZero():
+			if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > staleCreation {
 				os.Remove(filepath.Join(dir, name))
 			}
 		}
@@ -303,7 +304,7 @@ func OpenReadOnly(path string) (*DB, error) {
 			w.Close()
 			upgraded = true
 			continue
-		case err == nil && !upgraded && len(leftovers(path)) > 0:
+		case err == nil && !upgraded && len(leftovers(path, time.Time{})) > 0:
 			// A killed heavy migration's clean-up: done if the dir can be written, and
 			// reading goes on either way.
 			if w, err := Open(path); err == nil {

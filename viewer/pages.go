@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,9 +23,6 @@ import (
 // pageSize is how many timeline items one page shows.
 const pageSize = 50
 
-// observationTypes are the observer's types, offered as the timeline's filter.
-var observationTypes = []string{"bugfix", "feature", "refactor", "change", "discovery", "decision"}
-
 type server struct {
 	cfg   Config
 	csrf  string
@@ -34,7 +32,7 @@ type server struct {
 // New returns the viewer's handler: every page behind the guard.
 func New(cfg Config) (http.Handler, error) {
 	if cfg.Loc == nil {
-		cfg.Loc = time.Local
+		cfg.Loc = time.UTC
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = time.Second
@@ -224,7 +222,7 @@ type timelineData struct {
 
 func (s *server) timeline(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	d := timelineData{Project: q.Get("project"), Type: q.Get("type"), Types: append(observationTypes, store.TypeSummary)}
+	d := timelineData{Project: q.Get("project"), Type: q.Get("type"), Types: append(slices.Clip(store.ObservationTypes), store.TypeSummary)}
 	if d.Project == "" {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return

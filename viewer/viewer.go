@@ -35,7 +35,7 @@ type Config struct {
 	JournalDirs []string                             // handed to forget, which removes a forgotten session's journals
 	Ingest      func(context.Context) error          // stores pending capture journals; called before reads
 	Report      func(context.Context) *doctor.Report // the doctor report (§13) for health and settings
-	Loc         *time.Location                       // dates are shown in this zone
+	Loc         *time.Location                       // dates are shown in this zone; nil is UTC
 	BudgetUSD   float64                              // CLAUDE_MEM_DAILY_BUDGET_USD, shown on the cost page
 	Now         func() time.Time
 	Port        int           // the port the listener holds: the only one Host and Origin may name

@@ -15,7 +15,19 @@ import (
 // Compiled at first use, as every regexp of the binary: every hook starts this binary.
 var ageRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{1,5})\s*(m|min|h|d|w)$`) })
 
-var units = map[string]time.Duration{"m": time.Minute, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}
+func unit(u string) time.Duration {
+	switch u {
+	case "m", "min":
+		return time.Minute
+	case "h":
+		return time.Hour
+	case "d":
+		return 24 * time.Hour
+	case "w":
+		return 7 * 24 * time.Hour
+	}
+	return 0
+}
 
 // Start is the time s names; a date is its first instant (local midnight in loc).
 func Start(s string, now time.Time, loc *time.Location) (time.Time, error) {
@@ -44,7 +56,7 @@ func parse(s string, now time.Time, loc *time.Location, end bool) (time.Time, er
 	}
 	if m := ageRE().FindStringSubmatch(strings.ToLower(s)); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		return now.Add(-time.Duration(n) * units[m[2]]), nil
+		return now.Add(-time.Duration(n) * unit(m[2])), nil
 	}
 	return time.Time{}, fmt.Errorf("%q is not a date: use YYYY-MM-DD (local midnight), an RFC 3339 time, or an age such as 7d, 12h, 2w", s)
 }

@@ -68,8 +68,9 @@ func hookMode(p *proc) (code int) {
 	d := &hooks.Deps{
 		Settings: s, DataDirErr: st.dataDirErr, Journal: journalOf(p, s), Env: p.env, Home: settings.Home(p.env, p.goos), GOOS: p.goos,
 		Hook: p.exe, ExecutableDir: exeDir(p.exe), Now: p.now, Loc: p.loc, Log: st.log,
+		Ingest: ingestNoted(p, st),
 		OpenStore: func() (*store.DB, error) {
-			return store.OpenWith(dbPath(s), store.OpenOptions{Busy: store.HookBusyTimeout, Hook: true, Upgrade: startUpgrade(p, st)})
+			return store.OpenWith(dbPath(s), store.OpenOptions{Busy: store.HookBusyTimeout, Hook: true, Upgrade: startUpgrade(p, st), Now: p.now})
 		},
 		FreeBytes:   journal.FreeBytes,
 		ClaudeCheck: func(h health.Health) error { _, err := observe.ClaudeStatus(p.env, s, p.goos, h); return err },
@@ -99,6 +100,18 @@ func startObserver(p *proc, s *settings.Settings) func(id string, final bool) er
 }
 
 func dbPath(s *settings.Settings) string { return filepath.Join(s.DataDir, settings.DBFile) }
+
+// ingestNoted stores what waits in the capture journal and records how that ended in
+// health.json: every hook and command that ingests runs this.
+func ingestNoted(p *proc, st *envState) func(context.Context, *store.DB) error {
+	return func(ctx context.Context, db *store.DB) error {
+		err := journalOf(p, st.s).IngestNoted(ctx, db, st.log)
+		if uerr := health.RecordIngest(st.s.DataDir, p.now(), err); uerr != nil {
+			st.log.Warn().Err(uerr).Msg("recording the journal's ingestion in health.json failed")
+		}
+		return err
+	}
+}
 
 // journalOf is the capture journal of the data dir, with its fallback dirs.
 func journalOf(p *proc, s *settings.Settings) *journal.Journal {

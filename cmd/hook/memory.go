@@ -52,7 +52,7 @@ func openMemory(p *proc, cmd string, readOnly bool) (m memoryCmd, close func(), 
 
 // memoryOf is the data dir's memory as every reader reaches it (package reading).
 func memoryOf(p *proc, st *envState) reading.Memory {
-	return reading.Memory{Journal: journalOf(p, st.s), DBPath: dbPath(st.s), Log: st.log}
+	return reading.Memory{Journal: journalOf(p, st.s), IngestInto: ingestNoted(p, st), DBPath: dbPath(st.s), Log: st.log}
 }
 
 // journalDirs are the dirs a session's pending journal can be in.

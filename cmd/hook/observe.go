@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"runtime/debug"
@@ -77,7 +76,7 @@ func observeDeps(p *proc, st *envState) observe.Deps {
 		Inputs:     observe.Inputs{Settings: s, Env: p.env, GOOS: p.goos, Home: settings.Home(p.env, p.goos), Now: p.now},
 		Loc:        p.loc,
 		Log:        st.log,
-		Ingest:     func(ctx context.Context, db *store.DB) error { return journalOf(p, s).IngestNoted(ctx, db, st.log) },
+		Ingest:     ingestNoted(p, st),
 		OpenStore:  func() (*store.DB, error) { return store.Open(dbPath(s)) },
 		Spawn:      observer.Run,
 		LoadHealth: func() (health.Health, error) { return health.Load(s.DataDir) },

@@ -52,7 +52,7 @@ func upgradeCmd(p *proc) int {
 	}
 	defer db.Close()
 	st.log.Info().Msg("database upgraded")
-	_ = journalOf(p, st.s).IngestNoted(ctx, db, st.log)
+	_ = ingestNoted(p, st)(ctx, db)
 	return 0
 }
 

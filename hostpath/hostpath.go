@@ -1,4 +1,8 @@
-package selfcapture
+// Package hostpath compares and names paths by the rules of a GOOS given as a value
+// (separator, case folding, windows volumes), and touches the filesystem only for paths of
+// this host: so the self-capture guard and project derivation are tested for darwin and
+// windows on Linux.
+package hostpath
 
 import (
 	"path"
@@ -41,16 +45,6 @@ func Key(p, goos string) string {
 	return c
 }
 
-// Inside reports whether path is dir or lies below it, on cleaned, symlink-resolved paths,
-// case-insensitively on darwin and windows. "/data/claude-mem2" is not inside
-// "/data/claude-mem"; an empty path or dir is inside nothing and holds nothing.
-func Inside(path, dir, goos string) bool {
-	if path == "" || dir == "" {
-		return false
-	}
-	return within(Key(Canonical(path, goos), goos), Key(Canonical(dir, goos), goos), goos)
-}
-
 // IsRoot reports whether p is a filesystem root for goos: "/", or on windows a drive root
 // (`C:\`), a UNC share root (`\\server\share`) or a bare `\`.
 func IsRoot(p, goos string) bool {
@@ -70,9 +64,10 @@ func Base(p, goos string) string {
 	return c[strings.LastIndex(c, separator(goos))+1:]
 }
 
-// within compares two keys: p is d, or d plus a separator is a prefix of p (a root already
-// ends in one).
-func within(p, d, goos string) bool {
+// Within compares two keys (see Key): p is d, or d plus a separator is a prefix of p (a root
+// already ends in one). "/data/claude-mem2" is not within "/data/claude-mem"; an empty key
+// is within nothing and holds nothing.
+func Within(p, d, goos string) bool {
 	if p == "" || d == "" {
 		return false
 	}
@@ -86,8 +81,8 @@ func within(p, d, goos string) bool {
 	return strings.HasPrefix(p, d)
 }
 
-// join appends elements to dir with goos's separator and cleans the result.
-func join(goos, dir string, elem ...string) string {
+// Join appends elements to dir with goos's separator and cleans the result.
+func Join(goos, dir string, elem ...string) string {
 	return clean(strings.Join(append([]string{dir}, elem...), separator(goos)), goos)
 }
 

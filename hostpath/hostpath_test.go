@@ -1,4 +1,4 @@
-package selfcapture
+package hostpath
 
 import (
 	"os"
@@ -6,6 +6,11 @@ import (
 	"runtime"
 	"testing"
 )
+
+// Inside is the guard's question, on cleaned, symlink-resolved paths: is path dir or below it.
+func Inside(path, dir, goos string) bool {
+	return Within(Key(Canonical(path, goos), goos), Key(Canonical(dir, goos), goos), goos)
+}
 
 func TestInsideText(t *testing.T) {
 	// Paths that do not exist on this machine: decided on the cleaned text alone.
