@@ -14,6 +14,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -106,8 +107,12 @@ func Apply(ctx context.Context, db *store.DB, journalDirs []string, sel Selector
 	return p, nil
 }
 
+// scope is the selector as the store reads it; a project of "*" is every project, as in
+// every command that takes one (project.All).
 func (sel Selector) scope() store.ForgetScope {
-	return store.ForgetScope{Refs: sel.Refs, Session: sel.Session, Project: sel.Project, Before: sel.Before}
+	s := store.ForgetScope{Refs: sel.Refs, Session: sel.Session, Project: project.Filter(sel.Project), Before: sel.Before}
+	s.AllProjects = sel.Project != "" && s.Project == ""
+	return s
 }
 
 func plan(f store.Forgotten) Plan {

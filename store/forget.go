@@ -14,16 +14,17 @@ import (
 // ForgetScope selects what Forget removes. Its fields intersect; a scope with Refs selects
 // those records only (observations, summaries, prompts), never a session's other rows.
 type ForgetScope struct {
-	Refs    []Ref
-	Session string
-	Project string
-	Before  time.Time // zero: no bound
+	Refs        []Ref
+	Session     string
+	Project     string
+	AllProjects bool      // every project, asked for as such (--project '*')
+	Before      time.Time // zero: no bound
 }
 
 // Empty reports whether the scope selects nothing at all (forgetting everything must be
 // asked for by some field).
 func (s ForgetScope) Empty() bool {
-	return len(s.Refs) == 0 && s.Session == "" && s.Project == "" && s.Before.IsZero()
+	return len(s.Refs) == 0 && s.Session == "" && s.Project == "" && !s.AllProjects && s.Before.IsZero()
 }
 
 // Forgotten is what a scope selects (ForgetPreview) or selected (Forget).
