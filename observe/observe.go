@@ -18,6 +18,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/observer"
@@ -439,7 +440,7 @@ func AuthSourceName(err error, pin string) string {
 func (o *observeRun) recordAuth(source, reason, fp string, run *health.Run) {
 	now := o.d.Now()
 	o.update(func(h *health.Health) {
-		h.Auth = health.Auth{State: "failed", Source: source, Reason: reason, Since: sinceOr(h.Auth, "failed", now)}
+		h.Auth = health.Auth{State: health.StateFailed, Source: source, Reason: reason, Since: sinceOr(h.Auth, health.StateFailed, now)}
 		h.Pause(now, pauseFor, fp, "auth failed: "+reason)
 		if run != nil {
 			h.LastRun = run
@@ -477,7 +478,7 @@ func (o *observeRun) fingerprint(in auth.Inputs, src auth.Source, authErr error,
 	}
 	fmt.Fprintln(h, auth.FileSig(filepath.Join(o.s.DataDir, settings.SettingsFile)))
 	// Where the requests go: a fixed base URL or proxy lifts a 401/403 pause at once.
-	for _, k := range []string{"ANTHROPIC_BASE_URL", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"} {
+	for _, k := range append([]string{envname.BaseURL}, envname.Proxy...) {
 		fmt.Fprintf(h, "%s=%q/%q\n", k, o.d.Env.Get(k), o.s.DotEnv.Get(k))
 	}
 	if binErr != nil {
