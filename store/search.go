@@ -107,6 +107,9 @@ const (
 	// exclusionPool: a query with -word ranks this many times pool before dropping the
 	// records holding it.
 	exclusionPool = 4
+	// ubiquitySample: how many of a term's newest matches tell whether it is in most
+	// records (see informative).
+	ubiquitySample = 200
 )
 
 // rankWindow bounds the work of ranking: bm25 costs a lookup per matching row, so a
@@ -337,6 +340,10 @@ type rowKey struct {
 }
 
 func (db *DB) searchFiltered(ctx context.Context, text string, f searchFilter, limit int) ([]Hit, error) {
+	// A search is some twenty statements of a few milliseconds in all: with a context that
+	// can be cancelled the driver starts a goroutine per statement to interrupt it, and
+	// those wake-ups cost more than any statement; a search under way finishes instead.
+	ctx = context.WithoutCancel(ctx)
 	q := parseQuery(text)
 	if len(q.terms) == 0 || limit <= 0 {
 		return nil, nil
@@ -351,7 +358,12 @@ func (db *DB) rank(ctx context.Context, q query, f searchFilter, limit, window i
 	if len(q.not) > 0 {
 		n *= exclusionPool // so that enough remain once the excluded are dropped
 	}
-	cands, err := db.matches(ctx, joinTerms(q.terms), f, window, n)
+	terms, flat, err := db.informative(ctx, q.terms)
+	if err != nil {
+		return nil, err
+	}
+	q.terms = terms
+	cands, err := db.matches(ctx, joinTerms(q.terms), f, window, n, flat)
 	if err == nil {
 		cands, err = db.withoutExcluded(ctx, cands, q)
 	}
@@ -394,13 +406,47 @@ func (db *DB) rank(ctx context.Context, q query, f searchFilter, limit, window i
 	if f.noSnippet {
 		return hits, nil
 	}
-	for i := range hits {
-		// The snippet marks what matched; the exclusions (costly on a common word) are left out.
-		if err := db.snippet(ctx, &hits[i], joinTerms(q.terms)); err != nil {
-			return nil, err
+	// The snippet marks what matched; the exclusions are left out.
+	return hits, db.snippets(ctx, hits, q.terms)
+}
+
+// informative leaves out of terms those in more than 4 in 5 of the newest observations,
+// while another term remains, and reports whether what is left is such a term (flat).
+// BM25 gives a word in most records no weight (FTS5 floors its IDF when it is in over half
+// of them), so it cannot tell records apart, yet ranking reads its whole list of rows: a
+// word in 90,000 of 100,000 observations cost more than the rest of the search. A query
+// of such words alone is ranked by recency (flat). A term is judged on its newest
+// ubiquitySample matches in an observation index of at least 4×ubiquitySample records,
+// where one bounded seek tells how dense it is.
+func (db *DB) informative(ctx context.Context, terms []term) (kept []term, flat bool, err error) {
+	d := searchDocOf(KindObservation)
+	var newest int64
+	if err := db.sql.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM observations`).Scan(&newest); err != nil {
+		return nil, false, err
+	}
+	if newest < 4*ubiquitySample {
+		return terms, false, nil
+	}
+	var dense []term
+	for _, t := range terms {
+		var nth int64 // the rowid of the term's ubiquitySample-th newest observation
+		err := db.sql.QueryRowContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid >= ? AND rowid < ?
+ORDER BY rowid DESC LIMIT 1 OFFSET ?`, t.fts(), d.offset, d.offset+1<<kindShift, ubiquitySample-1).Scan(&nth)
+		switch {
+		case err == sql.ErrNoRows:
+			kept = append(kept, t)
+		case err != nil:
+			return nil, false, err
+		case 5*ubiquitySample < 4*(d.offset+newest-nth+1):
+			kept = append(kept, t) // in under 4 in 5 of the records it spans
+		default:
+			dense = append(dense, t)
 		}
 	}
-	return hits, nil
+	if len(kept) == 0 {
+		return dense, true, nil
+	}
+	return kept, false, nil
 }
 
 func cmpFloat(a, b float64) int {
@@ -425,28 +471,35 @@ func cmpInt(a, b int64) int {
 
 // matches returns the n best own matches over the kinds f allows, each kind ranked
 // within its newest window matches.
-func (db *DB) matches(ctx context.Context, match string, f searchFilter, window, n int) ([]candidate, error) {
+func (db *DB) matches(ctx context.Context, match string, f searchFilter, window, n int, flat bool) ([]candidate, error) {
+	score, order := searchRank, ""
+	if flat {
+		score, order = "-1.0", ", rid DESC" // every match alike: the newest first (see informative)
+	}
 	var parts []string
 	var args []any
 	for _, d := range searchDocs {
 		if f.kinds != nil && !slices.Contains(f.kinds, d.kind) || f.obsType != "" && d.kind != KindObservation {
 			continue
 		}
+		// The window's oldest rowid, by a subquery of the same statement: one statement
+		// for every kind, since preparing one costs about what running it does.
 		from, fargs := d.from(match, d.offset, f)
-		oldest := d.offset // the oldest rowid inside the window
-		err := db.sql.QueryRowContext(ctx, `SELECT search_fts.rowid`+from+` ORDER BY search_fts.rowid DESC LIMIT 1 OFFSET ?`,
-			append(fargs, window-1)...).Scan(&oldest)
-		if err != nil && err != sql.ErrNoRows {
-			return nil, err
-		}
-		from, fargs = d.from(match, oldest, f)
-		parts = append(parts, `SELECT search_fts.rowid AS rid, `+searchRank+` AS score`+from)
-		args = append(args, fargs...)
+		oldest := `(SELECT coalesce(min(rid), ` + strconv.FormatInt(d.offset, 10) + `) FROM (SELECT search_fts.rowid AS rid` + from +
+			` ORDER BY search_fts.rowid DESC LIMIT ?))`
+		rfrom, rargs := d.from(match, 0, f)
+		rfrom = strings.Replace(rfrom, `search_fts.rowid >= ?`, `search_fts.rowid >= `+oldest, 1)
+		// rargs: match, lo (now the window), hi, filters…; the window's own arguments go
+		// where lo was.
+		args = append(args, rargs[0])
+		args = append(args, append(fargs, window)...)
+		args = append(args, rargs[2:]...)
+		parts = append(parts, `SELECT search_fts.rowid AS rid, `+score+` AS score`+rfrom)
 	}
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	rows, err := db.sql.QueryContext(ctx, strings.Join(parts, "\nUNION ALL\n")+"\nORDER BY score LIMIT ?", append(args, n)...)
+	rows, err := db.sql.QueryContext(ctx, strings.Join(parts, "\nUNION ALL\n")+"\nORDER BY score"+order+" LIMIT ?", append(args, n)...)
 	if err != nil {
 		return nil, err
 	}
@@ -707,22 +760,175 @@ func collapse(cands []candidate, limit int) []Hit {
 	return hits
 }
 
-// snippet fills h.Snippet and h.Marks: the words around the matches in h's best matching
-// field, or the start of its text when only its context matched.
-func (db *DB) snippet(ctx context.Context, h *Hit, match string) error {
-	rid := searchDocOf(h.Kind).offset + h.ID
-	var s string
-	err := db.sql.QueryRowContext(ctx, `SELECT snippet(search_fts, -1, ?, ?, ?, ?) FROM search_fts WHERE search_fts MATCH ? AND rowid = ?`,
-		markOpen, markClose, snippetCut, snippetWords, match, rid).Scan(&s)
-	if err == sql.ErrNoRows {
-		err = db.sql.QueryRowContext(ctx, `SELECT body FROM search_fts WHERE rowid = ?`, rid).Scan(&s)
-		s = leadWords(s, snippetWords)
+// snippets fills each hit's Snippet and Marks: up to snippetWords words of its field that
+// holds the most of the query's words, around where they are densest, or the start of its
+// body when none does (a hit found by its context). It reads the fields with one statement
+// per kind and picks the words in Go: FTS5's snippet(), a statement per hit that tokenized
+// every field again, was a sixth of a whole `hook search`. A word is marked when it has a
+// query word's stem (sameStem), as the porter tokenizer matched it.
+func (db *DB) snippets(ctx context.Context, hits []Hit, terms []term) error {
+	var words []string
+	var prefixes []bool
+	for _, t := range terms {
+		for _, w := range t.words {
+			words, prefixes = append(words, strings.ToLower(w)), append(prefixes, t.prefix)
+		}
 	}
-	if err != nil {
-		return err
+	for _, d := range searchDocs {
+		at := map[int64][]*Hit{}
+		var ids []int64
+		for i := range hits {
+			if hits[i].Kind == d.kind {
+				at[hits[i].ID] = append(at[hits[i].ID], &hits[i])
+				ids = append(ids, hits[i].ID)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		list, _ := json.Marshal(ids)
+		rows, err := db.sql.QueryContext(ctx, `SELECT id, `+d.values("")+` FROM `+d.table+` WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+		if err != nil {
+			return err
+		}
+		err = scanAll(rows, func(r *sql.Rows) error {
+			var id int64
+			fields := make([]sql.NullString, len(searchColumns))
+			dest := []any{&id}
+			for i := range fields {
+				dest = append(dest, &fields[i])
+			}
+			if err := r.Scan(dest...); err != nil {
+				return err
+			}
+			text := make([]string, len(fields))
+			for i, f := range fields {
+				text[i] = f.String
+			}
+			snip, marks := snippetOf(text, words, prefixes)
+			for _, h := range at[id] {
+				h.Snippet, h.Marks = snip, marks
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 	}
-	h.Snippet, h.Marks = unmark(s)
 	return nil
+}
+
+// bodyColumn is searchColumns' "body": what a hit with no matched word shows the start of.
+const bodyColumn = 2
+
+// snippetOf is the snippet of fields (searchColumns' texts) for the query's words.
+func snippetOf(fields, words []string, prefixes []bool) (string, []Span) {
+	best, bestN := -1, 0
+	split := make([][]string, len(fields))
+	for i, f := range fields {
+		split[i] = strings.Fields(f)
+		n := 0
+		for _, tok := range split[i] {
+			if markedToken(tok, words, prefixes) != tok {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = i, n
+		}
+	}
+	if best < 0 {
+		return unmark(leadWords(fields[bodyColumn], snippetWords))
+	}
+	toks := split[best]
+	start := 0
+	if len(toks) > snippetWords {
+		hit := make([]int, len(toks)+1) // hit[i]: matched tokens before i
+		for i, tok := range toks {
+			hit[i+1] = hit[i]
+			if markedToken(tok, words, prefixes) != tok {
+				hit[i+1]++
+			}
+		}
+		most := -1
+		for i := 0; i+snippetWords <= len(toks); i++ {
+			if n := hit[i+snippetWords] - hit[i]; n > most {
+				start, most = i, n
+			}
+		}
+	}
+	end := min(start+snippetWords, len(toks))
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString(snippetCut)
+	}
+	for i := start; i < end; i++ {
+		if i > start {
+			b.WriteByte(' ')
+		}
+		b.WriteString(markedToken(toks[i], words, prefixes))
+	}
+	if end < len(toks) {
+		b.WriteString(snippetCut)
+	}
+	return unmark(b.String())
+}
+
+// markedToken is tok with each of its words that a query word matches between markOpen and
+// markClose.
+func markedToken(tok string, words []string, prefixes []bool) string {
+	var b strings.Builder
+	i := 0
+	for i < len(tok) {
+		r, n := utf8.DecodeRuneInString(tok[i:])
+		if !isWordRune(r) {
+			b.WriteString(tok[i : i+n])
+			i += n
+			continue
+		}
+		j := i
+		for j < len(tok) {
+			r, n := utf8.DecodeRuneInString(tok[j:])
+			if !isWordRune(r) {
+				break
+			}
+			j += n
+		}
+		w := tok[i:j]
+		if matchesWord(strings.ToLower(w), words, prefixes) {
+			b.WriteString(markOpen + w + markClose)
+		} else {
+			b.WriteString(w)
+		}
+		i = j
+	}
+	return b.String()
+}
+
+func matchesWord(w string, words []string, prefixes []bool) bool {
+	for i, q := range words {
+		if prefixes[i] && strings.HasPrefix(w, q) || sameStem(w, q) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameStem approximates the porter stemmer's "these two words are one": equal, or sharing
+// a prefix of at least four letters that leaves at most three of the query word (fail,
+// failing, failed; configure, configuration). It only decides which words a snippet marks.
+func sameStem(w, q string) bool {
+	if w == q {
+		return true
+	}
+	if len(q) < 4 || len(w) < 4 {
+		return false
+	}
+	p := 0
+	for p < len(w) && p < len(q) && w[p] == q[p] {
+		p++
+	}
+	return p >= 4 && p >= len(q)-3
 }
 
 // leadWords is text's first n words, with the cut mark when there were more.
