@@ -664,3 +664,28 @@ func TestSearchContext(t *testing.T) {
 		t.Errorf("an excluded word's record came back as context: %v", keys(hits))
 	}
 }
+
+// A snippet is cut from the field holding the most query words, around where they are
+// densest, each word marked that shares a query word's stem; a hit matching no word shows
+// the start of its body (the control).
+func TestSnippetOf(t *testing.T) {
+	long := "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen the webhook signature verification failed on retry"
+	fields := []string{"Webhook retries", "", long, "", "", ""}
+	snip, marks := snippetOf(fields, []string{"signature", "failing"}, []bool{false, false})
+	if got := Marked(snip, marks, "[", "]", nil); got != "…four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen the webhook [signature] verification [failed] on retry" &&
+		!strings.Contains(got, "[signature] verification [failed]") {
+		t.Errorf("snippet %q", got)
+	}
+	if snip, marks := snippetOf(fields, []string{"zebra"}, []bool{false}); len(marks) != 0 || !strings.HasPrefix(snip, "one two three") {
+		t.Errorf("no match: %q %v, want the body's start unmarked", snip, marks)
+	}
+	for _, c := range []struct {
+		w, q string
+		same bool
+	}{{"failed", "failing", true}, {"configuration", "configure", true}, {"users", "user", true}, {"fail", "fail", true},
+		{"cat", "cats", false}, {"webhook", "websocket", false}, {"token", "tokenizer", false}} {
+		if got := sameStem(c.w, c.q); got != c.same {
+			t.Errorf("sameStem(%q, %q) = %v, want %v", c.w, c.q, got, c.same)
+		}
+	}
+}
