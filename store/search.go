@@ -415,31 +415,54 @@ func (db *DB) rank(ctx context.Context, q query, f searchFilter, limit, window i
 // BM25 gives a word in most records no weight (FTS5 floors its IDF when it is in over half
 // of them), so it cannot tell records apart, yet ranking reads its whole list of rows: a
 // word in 90,000 of 100,000 observations cost more than the rest of the search. A query
-// of such words alone is ranked by recency (flat). A term is judged on its newest
+// of such words alone is ranked by recency (flat), and so is a phrase alone. A term is
+// judged on its newest
 // ubiquitySample matches in an observation index of at least 4×ubiquitySample records,
 // where one bounded seek tells how dense it is.
 func (db *DB) informative(ctx context.Context, terms []term) (kept []term, flat bool, err error) {
+	if len(terms) == 1 && len(terms[0].words) > 1 {
+		// A phrase alone: its matches are what was asked for, newest first. BM25 would
+		// order them by length and count only, after reading every row of the phrase's
+		// words for an IDF that a one-term query does not need (23 ms over 100,000).
+		return terms, true, nil
+	}
 	d := searchDocOf(KindObservation)
-	var newest int64
-	if err := db.sql.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM observations`).Scan(&newest); err != nil {
+	// One statement: the newest id, then each term's ubiquitySample-th newest match.
+	parts := []string{`SELECT -1, coalesce(max(id), 0) FROM observations`}
+	var args []any
+	for i, t := range terms {
+		parts = append(parts, `SELECT `+strconv.Itoa(i)+`, (SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid >= ? AND rowid < ?
+ORDER BY rowid DESC LIMIT 1 OFFSET ?)`)
+		args = append(args, t.fts(), d.offset, d.offset+1<<kindShift, ubiquitySample-1)
+	}
+	rows, err := db.sql.QueryContext(ctx, strings.Join(parts, "\nUNION ALL\n"), args...)
+	if err != nil {
 		return nil, false, err
 	}
-	if newest < 4*ubiquitySample {
+	var newest int64
+	nth := make([]sql.NullInt64, len(terms)) // null: fewer than ubiquitySample matches
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var i int
+		var v sql.NullInt64
+		err := r.Scan(&i, &v)
+		if i < 0 {
+			newest = v.Int64
+		} else {
+			nth[i] = v
+		}
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if newest < 4*ubiquitySample || len(terms) < 2 && !nth[0].Valid {
 		return terms, false, nil
 	}
 	var dense []term
-	for _, t := range terms {
-		var nth int64 // the rowid of the term's ubiquitySample-th newest observation
-		err := db.sql.QueryRowContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid >= ? AND rowid < ?
-ORDER BY rowid DESC LIMIT 1 OFFSET ?`, t.fts(), d.offset, d.offset+1<<kindShift, ubiquitySample-1).Scan(&nth)
-		switch {
-		case err == sql.ErrNoRows:
-			kept = append(kept, t)
-		case err != nil:
-			return nil, false, err
-		case 5*ubiquitySample < 4*(d.offset+newest-nth+1):
-			kept = append(kept, t) // in under 4 in 5 of the records it spans
-		default:
+	for i, t := range terms {
+		if !nth[i].Valid || 5*ubiquitySample < 4*(d.offset+newest-nth[i].Int64+1) {
+			kept = append(kept, t) // fewer matches, or in under 4 in 5 of the records they span
+		} else {
 			dense = append(dense, t)
 		}
 	}

@@ -689,3 +689,24 @@ func TestSnippetOf(t *testing.T) {
 		}
 	}
 }
+
+// A quoted phrase alone ranks its matches newest first: each holds what was asked for. The
+// control: the same words unquoted rank the record holding them most often first.
+func TestSearchPhraseAloneNewestFirst(t *testing.T) {
+	db, _ := openTest(t)
+	titles := func(hits []Hit) (out []string) {
+		for _, h := range hits {
+			out = append(out, h.Title)
+		}
+		return out
+	}
+	remember(t, db, session("s1", "web"), 1, []Observation{{Type: "change", Title: "Refresh token rotation",
+		Narrative: "refresh token rotation; the refresh token is rotated; refresh token again", At: at(1)}}, nil)
+	remember(t, db, session("s2", "web"), 2, []Observation{{Type: "change", Title: "Login page", Narrative: "uses a refresh token once", At: at(2)}}, nil)
+	if hits := mustSearch(t, db, `"refresh token"`); len(hits) != 2 || hits[0].Title != "Login page" {
+		t.Errorf("phrase: %v, want the newer first", titles(hits))
+	}
+	if hits := mustSearch(t, db, `refresh token`); len(hits) != 2 || hits[0].Title != "Refresh token rotation" {
+		t.Errorf("words: %v, want the one holding them most first", titles(hits))
+	}
+}
