@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // migrations is the schema history. migrations[i] moves a database from user_version i
@@ -239,7 +240,7 @@ ALTER TABLE runs ADD COLUMN requeued INTEGER NOT NULL DEFAULT 0;
 `},
 	// 6: one stemmed full-text index over every kind (searchMigration), rebuilt from the
 	// stored rows: heavy.
-	{sql: searchMigration, heavy: true},
+	{run: rebuildSearch, heavy: true},
 	// 7: memory stored before the redactor read text as it reads (issue 21) is redacted
 	// again. Last, so the rows it rewrites are indexed by the index above.
 	{run: redactStored, heavy: true},
@@ -264,7 +265,7 @@ type step struct {
 // stemmed (porter), so "failing" finds "failed". The migration drops the three per-kind
 // indexes of migration 1 and builds this one from the stored rows: heavy on a large
 // database (100,000 observations: a few seconds).
-var searchMigration = func() string {
+var searchMigration = sync.OnceValue(func() string {
 	var b, triggers strings.Builder
 	b.WriteString("DROP TABLE observations_fts;\nDROP TABLE summaries_fts;\nDROP TABLE prompts_fts;\n")
 	var arms []string
@@ -298,4 +299,11 @@ var searchMigration = func() string {
 	b.WriteString(triggers.String())
 	b.WriteString("INSERT INTO search_fts(search_fts) VALUES ('rebuild');\n")
 	return b.String()
-}()
+})
+
+// rebuildSearch is migration 6: searchMigration, built at its first use (every hook
+// starts this binary; only an upgrade needs the SQL).
+func rebuildSearch(ctx context.Context, tx *sql.Tx, _ string) error {
+	_, err := tx.ExecContext(ctx, searchMigration())
+	return err
+}

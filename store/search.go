@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -215,7 +216,7 @@ func parseQuery(q string) query {
 	}
 	var content []term
 	for _, t := range plain {
-		if !stopWords[strings.ToLower(t.words[0])] {
+		if !stopWords()[strings.ToLower(t.words[0])] {
 			content = append(content, t)
 		}
 	}
@@ -255,7 +256,8 @@ func joinTerms(ts []term) string {
 
 // stopWords are English words too common to tell records apart: a query's plain words
 // among them are not searched.
-var stopWords = func() map[string]bool {
+// Built at first use, as every table of the binary: every hook starts it.
+var stopWords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`i me my myself we our ours ourselves you your yours yourself yourselves
 he him his himself she her hers herself it its itself they them their theirs themselves what which who
@@ -268,7 +270,7 @@ isn ma mightn mustn needn shan shouldn wasn weren won wouldn`) {
 		m[w] = true
 	}
 	return m
-}()
+})
 
 // searchFilter narrows a search beyond its words: project ("" = every project), kinds
 // (nil = every kind), an observation type (only observations have one), and a time range
@@ -278,7 +280,7 @@ type searchFilter struct {
 	kinds        []string
 	obsType      string
 	since, until time.Time
-	noSnippet    bool // hits carry no snippet (snippet() is costly on long rows)
+	noSnippet    bool // hits carry no snippet (it reads every field of each hit)
 }
 
 // from is the FROM … WHERE clause of d's index rows from rowid lo on matching match and

@@ -498,7 +498,9 @@ func TestSeedObservations(t *testing.T) {
 func TestSearchMigrationRebuildsTheIndex(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "claude-mem.db")
-	before := slices.IndexFunc(migrations, func(s step) bool { return s.sql == searchMigration })
+	before := slices.IndexFunc(migrations, func(s step) bool {
+		return s.run != nil && reflect.ValueOf(s.run).Pointer() == reflect.ValueOf(rebuildSearch).Pointer()
+	})
 	raw := openAt(t, path, migrations[:before])
 	_, err := raw.sql.Exec(`
 INSERT INTO sessions (id, project, cwd) VALUES ('s', 'web', '/web');

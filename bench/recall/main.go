@@ -441,7 +441,9 @@ func (r *reference) search(conv, question string) ([]string, error) {
 	return out, rows.Err()
 }
 
-// stopWords is the reference's fixed English stop-word list (NLTK's).
+// stopWords is the reference's fixed English stop-word list (NLTK's). It is not store's
+// list, though the two agree today: the reference must stay the textbook one whatever the
+// product's list becomes (DESIGN §23: "a fixed English stop-word list").
 var stopWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`i me my myself we our ours ourselves you your yours yourself yourselves
