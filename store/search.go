@@ -497,7 +497,9 @@ func cmpInt(a, b int64) int {
 // matches returns the n best own matches over the kinds f allows, each kind ranked
 // within its newest window matches.
 func (db *DB) matches(ctx context.Context, match string, f searchFilter, window, n int, flat bool) ([]candidate, error) {
-	score, order := searchRank, ""
+	// Equal scores: the older first, as they came when each kind's window was read oldest
+	// first (LoCoMo's hit@5 moves with this order; newest first lost a question).
+	score, order := searchRank, ", rid"
 	if flat {
 		score, order = "-1.0", ", rid DESC" // every match alike: the newest first (see informative)
 	}
@@ -507,19 +509,13 @@ func (db *DB) matches(ctx context.Context, match string, f searchFilter, window,
 		if f.kinds != nil && !slices.Contains(f.kinds, d.kind) || f.obsType != "" && d.kind != KindObservation {
 			continue
 		}
-		// The window's oldest rowid, by a subquery of the same statement: one statement
-		// for every kind, since preparing one costs about what running it does.
+		// Each kind's newest window matches are scored as FTS5 reads them, newest first, in
+		// one pass; one statement for every kind, since preparing one costs about what
+		// running it does.
 		from, fargs := d.from(match, d.offset, f)
-		oldest := `(SELECT coalesce(min(rid), ` + strconv.FormatInt(d.offset, 10) + `) FROM (SELECT search_fts.rowid AS rid` + from +
-			` ORDER BY search_fts.rowid DESC LIMIT ?))`
-		rfrom, rargs := d.from(match, 0, f)
-		rfrom = strings.Replace(rfrom, `search_fts.rowid >= ?`, `search_fts.rowid >= `+oldest, 1)
-		// rargs: match, lo (now the window), hi, filters…; the window's own arguments go
-		// where lo was.
-		args = append(args, rargs[0])
-		args = append(args, append(fargs, window)...)
-		args = append(args, rargs[2:]...)
-		parts = append(parts, `SELECT search_fts.rowid AS rid, `+score+` AS score`+rfrom)
+		parts = append(parts, `SELECT * FROM (SELECT search_fts.rowid AS rid, `+score+` AS score`+from+
+			` ORDER BY search_fts.rowid DESC LIMIT ?)`)
+		args = append(append(args, fargs...), window)
 	}
 	if len(parts) == 0 {
 		return nil, nil
