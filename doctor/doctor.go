@@ -21,7 +21,8 @@ import (
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/observe"
-	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/observer/prompt"
+	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
@@ -60,16 +61,16 @@ type Report struct {
 		Enabled             bool `json:"enabled"`
 		MaxConcurrentAgents int  `json:"max_concurrent_agents"`
 	} `json:"observer"`
-	Claude   Claude             `json:"claude"`
-	Auth     Auth               `json:"auth"`
-	Health   health.Health      `json:"health"`
-	Queue    *Queue             `json:"queue"`
-	Journal  *Journal           `json:"journal"`
-	Cost     *Cost              `json:"cost"`
-	Redacted *Redacted          `json:"redacted"`
-	LastRun  *health.Run        `json:"last_run"`
-	Spawn    *observer.Redacted `json:"spawn_spec"`
-	Plugin   Plugin             `json:"plugin"`
+	Claude   Claude          `json:"claude"`
+	Auth     Auth            `json:"auth"`
+	Health   health.Health   `json:"health"`
+	Queue    *Queue          `json:"queue"`
+	Journal  *Journal        `json:"journal"`
+	Cost     *Cost           `json:"cost"`
+	Redacted *Redacted       `json:"redacted"`
+	LastRun  *health.Run     `json:"last_run"`
+	Spawn    *spawn.Redacted `json:"spawn_spec"`
+	Plugin   Plugin          `json:"plugin"`
 }
 
 type Claude struct {
@@ -203,7 +204,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	}
 
 	if r.Observer.Enabled && binErr == nil && authErr == nil {
-		spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: in.Env, GOOS: in.GOOS, Binary: bin, Auth: src, RunID: "<next-run-id>"})
+		spec := spawn.BuildSpec(spawn.SpecInput{Settings: s, Env: in.Env, GOOS: in.GOOS, Binary: bin, Auth: src, RunID: "<next-run-id>"})
 		red := spec.Redacted()
 		r.Spawn = &red
 	}
@@ -526,9 +527,9 @@ func unusableFindings(days []stats.Row, today, hook string) []string {
 		reasons := d.Reasons[store.VerdictUnusable]
 		fix := "their events are retried, then kept as failed after 3 runs; `" + hook + " stats` shows the reasons per day"
 		switch {
-		case reasons[string(observer.ReasonTruncated)] > 0:
+		case reasons[string(prompt.ReasonTruncated)] > 0:
 			fix += "; truncated: single events cut at the output limit, so the model's output limit (CLAUDE_CODE_MAX_OUTPUT_TOKENS) is too low for them"
-		case reasons[string(observer.ReasonProseOnly)]+reasons[string(observer.ReasonEmpty)] > 0:
+		case reasons[string(prompt.ReasonProseOnly)]+reasons[string(prompt.ReasonEmpty)] > 0:
 			fix += "; prose_only or empty: the model does not answer in the observer's format, set " + settings.KeyModel + " to one that does"
 		}
 		out = append(out, fmt.Sprintf("%d of %d observer answers %s were unusable (%.0f%%): %s; %s",

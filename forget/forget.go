@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/journal"
-	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -147,7 +147,7 @@ func files(db *store.DB, journalDirs []string, f store.Forgotten) []file {
 	}
 	runs := filepath.Join(filepath.Dir(db.Path()), settings.SessionsDir)
 	for _, id := range f.Runs {
-		if dir, ok := observer.RunDir(runs, id); ok {
+		if dir, ok := spawn.RunDir(runs, id); ok {
 			out = append(out, file{dir, true})
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
-	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -319,7 +319,7 @@ func TestTranscripts(t *testing.T) {
 	ctx := context.Background()
 	db, path := memory(t)
 	runs := filepath.Join(filepath.Dir(path), "observer-sessions")
-	run, other := observer.NewRunID(at(200)), observer.NewRunID(at(201))
+	run, other := spawn.NewRunID(at(200)), spawn.NewRunID(at(201))
 	for _, id := range []string{run, other} {
 		if err := os.MkdirAll(filepath.Join(runs, id), 0o700); err != nil {
 			t.Fatal(err)

@@ -6,7 +6,8 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/health"
-	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/observer/prompt"
+	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -14,7 +15,7 @@ import (
 type answerRun struct {
 	batchRun
 	project string
-	res     observer.Result
+	res     spawn.Result
 	rec     *store.RunRecord // recorded by the caller once the answer is applied
 	health  *health.Run
 	src     auth.Source
@@ -32,7 +33,7 @@ type answerRun struct {
 //
 // The verdict, its reasons and the dropped blocks go into the run's row of runs.
 func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (cont bool, err error) {
-	a := observer.Parse(r.res.Text, r.summary, r.res.Truncated)
+	a := prompt.Parse(r.res.Text, r.summary, r.res.Truncated)
 	for _, w := range a.Warnings {
 		r.log.Warn().Str("problem", w).Msg("observer output")
 	}
@@ -58,7 +59,7 @@ func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (c
 		h.LastRun = r.health
 	})
 
-	again := a.Has(observer.ReasonTruncated) && len(r.events) > 1
+	again := a.Has(prompt.ReasonTruncated) && len(r.events) > 1
 	r.rec.Requeued = again || verdict == store.VerdictUnusable
 	if verdict == store.VerdictUnusable && !again {
 		log.Error().Msg("observer answer unusable; its events are retried (attempt counted)")

@@ -21,7 +21,8 @@ import (
 	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/lockfile"
-	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/observer/prompt"
+	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -66,8 +67,8 @@ type Deps struct {
 	// OpenStore opens (creating when needed) the database.
 	OpenStore func() (*store.DB, error)
 	// Spawn runs the observer child over one batch and classifies how it ended
-	// (observer.Run).
-	Spawn func(ctx context.Context, spec observer.Spec, prompt string, resolve func() (claudebin.Result, error), opt observer.RunOptions) observer.Result
+	// (spawn.Run).
+	Spawn func(ctx context.Context, spec spawn.Spec, prompt string, resolve func() (claudebin.Result, error), opt spawn.Options) spawn.Result
 	// LoadHealth reads health.json; UpdateHealth changes it (health.Update).
 	LoadHealth   func() (health.Health, error)
 	UpdateHealth func(func(*health.Health)) error
@@ -168,7 +169,7 @@ func (o *observeRun) run(ctx context.Context) error {
 				Msg("observer budget reached; events stay pending until the next local day")
 			return nil
 		}
-		runID := observer.NewRunID(o.d.Now())
+		runID := spawn.NewRunID(o.d.Now())
 		events, err := db.Claim(ctx, o.session, runID, o.batch, o.d.Now())
 		if err != nil {
 			return err
@@ -282,18 +283,18 @@ func (o *observeRun) gate(b batchRun, r resolved) bool {
 }
 
 // spawn runs the child over the batch's prompt, then prunes run dirs beyond retention.
-func (o *observeRun) spawn(ctx context.Context, b batchRun, r resolved, in observer.PromptInput) observer.Result {
+func (o *observeRun) spawn(ctx context.Context, b batchRun, r resolved, in prompt.Input) spawn.Result {
 	s := o.s
-	spec := observer.BuildSpec(observer.SpecInput{Settings: s, Env: o.d.Env, GOOS: o.d.GOOS, Binary: r.bin, Auth: r.src, RunID: b.id})
+	spec := spawn.BuildSpec(spawn.SpecInput{Settings: s, Env: o.d.Env, GOOS: o.d.GOOS, Binary: r.bin, Auth: r.src, RunID: b.id})
 	b.log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
-	res := o.d.Spawn(ctx, spec, observer.BuildPrompt(in), func() (claudebin.Result, error) { return ResolveClaude(o.d.Env, s, o.d.GOOS) },
-		observer.RunOptions{Slot: o.slot, Now: o.d.Now})
+	res := o.d.Spawn(ctx, spec, prompt.Build(in), func() (claudebin.Result, error) { return ResolveClaude(o.d.Env, s, o.d.GOOS) },
+		spawn.Options{Slot: o.slot, Now: o.d.Now})
 	known := r.src.Value.Reveal()
 	res.Reason = redact.Scrub(res.Reason, known) // it may quote the child's output
 	if res.ExitCode != 0 && res.StderrTail != "" {
 		b.log.Error().Int("exit", res.ExitCode).Str("stderr_tail", redact.Scrub(res.StderrTail, known)).Msg("observer child exited non-zero")
 	}
-	if err := observer.Prune(spec.SessionDir, s.ObserverRetention); err != nil {
+	if err := spawn.Prune(spec.SessionDir, s.ObserverRetention); err != nil {
 		b.log.Warn().Err(err).Msg("pruning old observer run dirs failed")
 	}
 	return res
@@ -302,10 +303,10 @@ func (o *observeRun) spawn(ctx context.Context, b batchRun, r resolved, in obser
 // apply turns the outcome into the queue, health, pause and runs writes (DESIGN.md §8):
 // ok stores the answer (answered); auth_failed and setup_required pause, their events
 // pending; transient leaves them pending; any other counts an attempt against them.
-func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r resolved, project string, res observer.Result) (cont bool, err error) {
+func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r resolved, project string, res spawn.Result) (cont bool, err error) {
 	b.log = b.log.With().Str("outcome", string(res.Outcome)).Logger()
 	log := b.log
-	if b.summary && (res.Outcome == observer.OutcomeOK || res.Outcome == observer.OutcomeError) {
+	if b.summary && (res.Outcome == spawn.OutcomeOK || res.Outcome == spawn.OutcomeError) {
 		// Only a run that answered counts against the summary's attempts: a rate limit or
 		// a timeout must not use them up.
 		if err := db.BeginFinal(ctx, o.session); err != nil {
@@ -324,13 +325,13 @@ func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r reso
 		}
 	}()
 	switch res.Outcome {
-	case observer.OutcomeOK:
+	case spawn.OutcomeOK:
 		return o.answered(ctx, db, answerRun{batchRun: b, project: project, res: res, rec: &rec, health: run, src: r.src})
-	case observer.OutcomeAuthFailed:
+	case spawn.OutcomeAuthFailed:
 		log.Error().Str("source", string(r.src.Kind)).Str("from", r.src.From).Str("reason", res.Reason).Msg("observer: authentication failed; paused")
 		o.release(ctx, db, b, false)
 		o.recordAuth(string(r.src.Kind), res.Reason, r.fp, run)
-	case observer.OutcomeSetupRequired:
+	case spawn.OutcomeSetupRequired:
 		log.Error().Str("reason", res.Reason).Msg("observer: claude could not be started; paused")
 		o.release(ctx, db, b, false)
 		startErr := res.StartErr
@@ -339,7 +340,7 @@ func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r reso
 		}
 		o.recordSetup(startErr, res.Binary, r.fp)
 		o.update(func(h *health.Health) { h.LastRun = run })
-	case observer.OutcomeTransient:
+	case spawn.OutcomeTransient:
 		log.Warn().Str("reason", res.Reason).Msg("observer: transient failure; events stay pending")
 		o.release(ctx, db, b, false)
 		o.update(func(h *health.Health) { h.LastRun = run })
@@ -355,25 +356,25 @@ func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r reso
 // turns they cover (a summary run: the session's latest), and what memory holds already:
 // the session's observations and the project's newest, listed so they are not written
 // again (a summary run also summarises from the session's, shown whole).
-func (o *observeRun) promptInput(ctx context.Context, db *store.DB, events []store.Event, writeSummary bool) (observer.PromptInput, error) {
+func (o *observeRun) promptInput(ctx context.Context, db *store.DB, events []store.Event, writeSummary bool) (prompt.Input, error) {
 	covered, limit := events, turnLimit
 	if writeSummary {
 		covered, limit = nil, summaryTurn
 	}
 	turns, err := db.TurnsOf(ctx, o.session, covered, limit)
 	if err != nil {
-		return observer.PromptInput{}, err
+		return prompt.Input{}, err
 	}
 	mine, err := db.SessionObservations(ctx, o.session, sessionObs)
 	if err != nil {
-		return observer.PromptInput{}, err
+		return prompt.Input{}, err
 	}
 	proj := projectOf(events, turns.Prompts, mine)
 	theirs, err := db.RecentObservations(ctx, proj, projectObs)
 	if err != nil {
-		return observer.PromptInput{}, err
+		return prompt.Input{}, err
 	}
-	in := observer.PromptInput{Project: proj, Events: events, Prompts: turns.Prompts, Answers: turns.Answers,
+	in := prompt.Input{Project: proj, Events: events, Prompts: turns.Prompts, Answers: turns.Answers,
 		Recorded: append(slices.Clone(mine), theirs...), Final: writeSummary, Inline: !o.s.SystemPrompt}
 	if writeSummary {
 		in.Earlier = mine
@@ -498,7 +499,7 @@ func ReapOrphans(dataDir string, now time.Time, log zerolog.Logger) {
 	if dataDir == "" {
 		return // no data dir, no slots
 	}
-	stopped, err := observer.ReapOrphans(SlotsDir(dataDir), now, observer.OSProcs{})
+	stopped, err := spawn.ReapOrphans(SlotsDir(dataDir), now, spawn.OSProcs{})
 	for _, l := range stopped {
 		log.Warn().Int("pid", l.Pid).Str("run", l.Run).Time("deadline", l.Deadline).Msg("stopped an observer child whose run was gone, past its timeout")
 	}

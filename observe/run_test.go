@@ -19,7 +19,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/lockfile"
-	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -38,8 +38,8 @@ type harness struct {
 	now     time.Time
 	db      *store.DB
 	log     bytes.Buffer
-	results []observer.Result
-	specs   []observer.Spec
+	results []spawn.Result
+	specs   []spawn.Spec
 	prompts []string
 	panics  bool
 	opened  int
@@ -91,7 +91,7 @@ func (h *harness) deps() Deps {
 	}
 }
 
-func (h *harness) spawn(_ context.Context, spec observer.Spec, prompt string, resolve func() (claudebin.Result, error), opt observer.RunOptions) observer.Result {
+func (h *harness) spawn(_ context.Context, spec spawn.Spec, prompt string, resolve func() (claudebin.Result, error), opt spawn.Options) spawn.Result {
 	h.t.Helper()
 	if h.panics {
 		panic("spawn exploded")
@@ -105,7 +105,7 @@ func (h *harness) spawn(_ context.Context, spec observer.Spec, prompt string, re
 	h.specs, h.prompts = append(h.specs, spec), append(h.prompts, prompt)
 	if len(h.specs) > len(h.results) {
 		h.t.Errorf("spawn %d unexpected (%d results given)", len(h.specs), len(h.results))
-		return observer.Result{Outcome: observer.OutcomeTransient, Reason: "unexpected spawn"}
+		return spawn.Result{Outcome: spawn.OutcomeTransient, Reason: "unexpected spawn"}
 	}
 	return h.results[len(h.specs)-1]
 }
@@ -178,9 +178,9 @@ func (h *harness) summaryOwed() bool {
 	return len(ids) > 0
 }
 
-// Observer answers and failures, as observer.Run classifies them.
-func answer(text string) observer.Result {
-	return observer.Result{Outcome: observer.OutcomeOK, Text: text, Usage: store.Usage{CostUSD: 0.25}, Model: "claude-haiku"}
+// Observer answers and failures, as spawn.Run classifies them.
+func answer(text string) spawn.Result {
+	return spawn.Result{Outcome: spawn.OutcomeOK, Text: text, Usage: store.Usage{CostUSD: 0.25}, Model: "claude-haiku"}
 }
 
 func obs(title string) string {
@@ -188,7 +188,7 @@ func obs(title string) string {
 }
 
 // cut is an answer cut at the output limit: one complete block, one cut in its title.
-var cut = func() observer.Result {
+var cut = func() spawn.Result {
 	r := answer(obs("Kept") + "\n<observation><type>change</type><title>Cut")
 	r.Truncated = true
 	return r
@@ -197,19 +197,19 @@ var cut = func() observer.Result {
 const summary = "<summary><request>fix the test</request><learned>timers flake</learned><completed>fixed</completed></summary>"
 
 var (
-	authFailed = observer.Result{Outcome: observer.OutcomeAuthFailed, Reason: "authentication_failed", ExitCode: 1}
+	authFailed = spawn.Result{Outcome: spawn.OutcomeAuthFailed, Reason: "authentication_failed", ExitCode: 1}
 	// The child quoted the credential: neither the log nor health.json may repeat it.
-	failed    = observer.Result{Outcome: observer.OutcomeError, Reason: "exit status 1: bad key " + apiKey, ExitCode: 1, StderrTail: "stderr: " + apiKey}
-	transient = observer.Result{Outcome: observer.OutcomeTransient, Reason: "rate limited (429)", ExitCode: 1}
+	failed    = spawn.Result{Outcome: spawn.OutcomeError, Reason: "exit status 1: bad key " + apiKey, ExitCode: 1, StderrTail: "stderr: " + apiKey}
+	transient = spawn.Result{Outcome: spawn.OutcomeTransient, Reason: "rate limited (429)", ExitCode: 1}
 )
 
 // The outcome table (DESIGN.md §8, §24): what each outcome and each answer verdict leaves in
 // the queue, health.json (auth, setup, pause, last run) and runs, with the claude executable
 // and the credential resolved for real and the child faked.
 func TestOutcomeTable(t *testing.T) {
-	unspawnable := func(h *harness) observer.Result {
+	unspawnable := func(h *harness) spawn.Result {
 		exe := h.env.Get(settings.KeyClaudePath)
-		return observer.Result{Outcome: observer.OutcomeSetupRequired, Reason: "exec format error", Binary: exe,
+		return spawn.Result{Outcome: spawn.OutcomeSetupRequired, Reason: "exec format error", Binary: exe,
 			StartErr: &claudebin.UnspawnableError{Path: exe, Err: syscall.ENOEXEC}}
 	}
 	type want struct {
@@ -219,7 +219,7 @@ func TestOutcomeTable(t *testing.T) {
 		observations, dups    int
 		auth, setup           string // health states
 		paused                bool
-		lastRun               observer.Outcome // "": none recorded
+		lastRun               spawn.Outcome // "": none recorded
 		summaryOwed           bool
 		err                   bool
 	}
@@ -232,79 +232,79 @@ func TestOutcomeTable(t *testing.T) {
 		before func(h *harness)
 		// earlierRuns are the rows of runs before records.
 		earlierRuns int
-		results     func(h *harness) []observer.Result
+		results     func(h *harness) []spawn.Result
 		want        want
 	}{
 		{name: "ok: stored, events done, credential and executable shown working", events: 2,
-			results: func(*harness) []observer.Result { return []observer.Result{answer(obs("One"))} },
+			results: func(*harness) []spawn.Result { return []spawn.Result{answer(obs("One"))} },
 			want: want{spawns: 1, done: 2, answers: map[store.Verdict]int{store.VerdictStored: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
 		{name: "ok: salvaged from prose around the block", events: 2,
-			results: func(*harness) []observer.Result {
-				return []observer.Result{answer("Here you go:\n" + obs("One") + "\nbye")}
+			results: func(*harness) []spawn.Result {
+				return []spawn.Result{answer("Here you go:\n" + obs("One") + "\nbye")}
 			},
 			want: want{spawns: 1, done: 2, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
 		{name: "ok: skipped, events done, nothing stored", events: 2,
-			results: func(*harness) []observer.Result { return []observer.Result{answer(`<skip reason="routine reads"/>`)} },
+			results: func(*harness) []spawn.Result { return []spawn.Result{answer(`<skip reason="routine reads"/>`)} },
 			want: want{spawns: 1, done: 2, answers: map[store.Verdict]int{store.VerdictSkipped: 1},
-				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
 		{name: "ok: unusable, events pending with an attempt counted", events: 2,
-			results: func(*harness) []observer.Result {
-				return []observer.Result{answer("I looked at the events and they are fine.")}
+			results: func(*harness) []spawn.Result {
+				return []spawn.Result{answer("I looked at the events and they are fine.")}
 			},
 			want: want{spawns: 1, pending: 2, answers: map[store.Verdict]int{store.VerdictUnusable: 1},
-				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
 		{name: "ok: unusable three times, events failed and kept", events: 2, runs: 3,
-			results: func(*harness) []observer.Result {
-				return []observer.Result{answer(""), answer(""), answer("")}
+			results: func(*harness) []spawn.Result {
+				return []spawn.Result{answer(""), answer(""), answer("")}
 			},
 			want: want{spawns: 3, failed: 2, answers: map[store.Verdict]int{store.VerdictUnusable: 3},
-				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
 		{name: "ok: truncated, kept and requeued, re-run in halves", events: 2,
-			results: func(*harness) []observer.Result {
-				return []observer.Result{cut, answer(obs("Kept")), answer(obs("Second"))}
+			results: func(*harness) []spawn.Result {
+				return []spawn.Result{cut, answer(obs("Kept")), answer(obs("Second"))}
 			},
 			// The re-run's equal block is a duplicate, counted, not stored again.
 			want: want{spawns: 3, done: 2, answers: map[store.Verdict]int{store.VerdictSalvaged: 1, store.VerdictStored: 2},
-				observations: 2, dups: 1, auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+				observations: 2, dups: 1, auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
 		{name: "ok: truncated with one event is not re-run", events: 1,
-			results: func(*harness) []observer.Result { return []observer.Result{cut} },
+			results: func(*harness) []spawn.Result { return []spawn.Result{cut} },
 			want: want{spawns: 1, done: 1, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
 		{name: "ok: the budget is checked before every batch", events: 2, env: map[string]string{settings.KeyDailyBudgetUSD: "0.25"},
-			results: func(*harness) []observer.Result { return []observer.Result{cut} },
+			results: func(*harness) []spawn.Result { return []spawn.Result{cut} },
 			want: want{spawns: 1, pending: 2, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
 		{name: "ok: final, summary written", events: 1, final: true,
-			results: func(*harness) []observer.Result { return []observer.Result{answer(obs("One") + "\n" + summary)} },
+			results: func(*harness) []spawn.Result { return []spawn.Result{answer(obs("One") + "\n" + summary)} },
 			want: want{spawns: 1, done: 1, answers: map[store.Verdict]int{store.VerdictStored: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
 		{name: "ok: final without its summary, still owed", events: 1, final: true,
-			results: func(*harness) []observer.Result { return []observer.Result{answer(obs("One"))} },
+			results: func(*harness) []spawn.Result { return []spawn.Result{answer(obs("One"))} },
 			want: want{spawns: 1, done: 1, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK, summaryOwed: true}},
+				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK, summaryOwed: true}},
 		{name: "auth_failed: paused, events pending, no attempt", events: 2,
-			results: func(*harness) []observer.Result { return []observer.Result{authFailed} },
+			results: func(*harness) []spawn.Result { return []spawn.Result{authFailed} },
 			want: want{spawns: 1, pending: 2, auth: health.StateFailed, setup: health.StateUnknown, paused: true,
-				lastRun: observer.OutcomeAuthFailed}},
+				lastRun: spawn.OutcomeAuthFailed}},
 		{name: "auth_failed: the next run waits out the pause", events: 2, runs: 2,
-			results: func(*harness) []observer.Result { return []observer.Result{authFailed} },
+			results: func(*harness) []spawn.Result { return []spawn.Result{authFailed} },
 			want: want{spawns: 1, pending: 2, auth: health.StateFailed, setup: health.StateUnknown, paused: true,
-				lastRun: observer.OutcomeAuthFailed}},
+				lastRun: spawn.OutcomeAuthFailed}},
 		{name: "setup_required: paused, events pending", events: 2,
-			results: func(h *harness) []observer.Result { return []observer.Result{unspawnable(h)} },
+			results: func(h *harness) []spawn.Result { return []spawn.Result{unspawnable(h)} },
 			want: want{spawns: 1, pending: 2, auth: health.StateUnknown, setup: health.StateRequired, paused: true,
-				lastRun: observer.OutcomeSetupRequired}},
+				lastRun: spawn.OutcomeSetupRequired}},
 		{name: "transient: events pending, no pause", events: 2,
-			results: func(*harness) []observer.Result { return []observer.Result{transient} },
-			want:    want{spawns: 1, pending: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: observer.OutcomeTransient}},
+			results: func(*harness) []spawn.Result { return []spawn.Result{transient} },
+			want:    want{spawns: 1, pending: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: spawn.OutcomeTransient}},
 		{name: "error: attempt counted, no pause", events: 2,
-			results: func(*harness) []observer.Result { return []observer.Result{failed} },
-			want:    want{spawns: 1, pending: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: observer.OutcomeError}},
+			results: func(*harness) []spawn.Result { return []spawn.Result{failed} },
+			want:    want{spawns: 1, pending: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: spawn.OutcomeError}},
 		{name: "error three times: events failed, kept", events: 2, runs: 3,
-			results: func(*harness) []observer.Result { return []observer.Result{failed, failed, failed} },
-			want:    want{spawns: 3, failed: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: observer.OutcomeError}},
+			results: func(*harness) []spawn.Result { return []spawn.Result{failed, failed, failed} },
+			want:    want{spawns: 3, failed: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: spawn.OutcomeError}},
 		{name: "gate: no claude executable, paused before any spawn", events: 2,
 			env:  map[string]string{settings.KeyClaudePath: "/nonexistent/claude"},
 			want: want{pending: 2, auth: health.StateUnknown, setup: health.StateRequired, paused: true}},
@@ -326,9 +326,9 @@ func TestOutcomeTable(t *testing.T) {
 					h.t.Fatal(err)
 				}
 			},
-			results: func(*harness) []observer.Result { return []observer.Result{answer(obs("One"))} },
+			results: func(*harness) []spawn.Result { return []spawn.Result{answer(obs("One"))} },
 			want: want{spawns: 1, done: 1, answers: map[store.Verdict]int{store.VerdictStored: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: observer.OutcomeOK}},
+				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
 		{name: "trivial session: no run, no summary owed", final: true,
 			before: func(h *harness) {
 				if _, err := h.db.Ingest(context.Background(), []store.Captured{{Kind: store.CapturePrompt, Session: store.Session{ID: session, Project: "p"},
@@ -379,9 +379,9 @@ func TestOutcomeTable(t *testing.T) {
 			if paused := hl.PausedUntil.After(h.now) && hl.PauseFingerprint != ""; paused != w.paused {
 				t.Errorf("paused %v, want %v (%+v)", paused, w.paused, hl)
 			}
-			var last observer.Outcome
+			var last spawn.Outcome
 			if hl.LastRun != nil {
-				last = observer.Outcome(hl.LastRun.Outcome)
+				last = spawn.Outcome(hl.LastRun.Outcome)
 			}
 			if last != w.lastRun {
 				t.Errorf("last run %q, want %q", last, w.lastRun)
@@ -405,7 +405,7 @@ func TestOutcomeTable(t *testing.T) {
 func TestPauseLiftsWhenInputsChangeOrTimePasses(t *testing.T) {
 	h := newHarness(t)
 	h.seed(2, false)
-	h.results = []observer.Result{authFailed, authFailed, answer(obs("One"))}
+	h.results = []spawn.Result{authFailed, authFailed, answer(obs("One"))}
 	for _, step := range []struct {
 		name   string
 		change func()

@@ -25,7 +25,7 @@ const (
 // Verdicts are every verdict, in the order reports show them.
 var Verdicts = []Verdict{VerdictStored, VerdictSalvaged, VerdictSkipped, VerdictUnusable}
 
-// OutcomeOK is RunRecord.Outcome of a run that ended well (observer.OutcomeOK, spelled
+// OutcomeOK is RunRecord.Outcome of a run that ended well (spawn.OutcomeOK, spelled
 // here since observer imports store): only such a run's events count as observed.
 const OutcomeOK = "ok"
 

@@ -13,7 +13,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/observe"
-	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -95,7 +95,7 @@ func startObserver(p *proc, s *settings.Settings) func(id string, final bool) er
 		if final {
 			args = append(args, "--final")
 		}
-		return observer.StartDetached(p.exe, args, p.env.List(), s.DataDir)
+		return spawn.StartDetached(p.exe, args, p.env.List(), s.DataDir)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/observe"
-	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -78,7 +78,7 @@ func observeDeps(p *proc, st *envState) observe.Deps {
 		Log:        st.log,
 		Ingest:     ingestNoted(p, st),
 		OpenStore:  func() (*store.DB, error) { return store.Open(dbPath(s)) },
-		Spawn:      observer.Run,
+		Spawn:      spawn.Run,
 		LoadHealth: func() (health.Health, error) { return health.Load(s.DataDir) },
 		UpdateHealth: func(fn func(*health.Health)) error {
 			return health.Update(s.DataDir, p.now(), fn)

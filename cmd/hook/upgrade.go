@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
-	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -59,7 +59,7 @@ func upgradeCmd(p *proc) int {
 // startUpgrade starts `hook upgrade` detached; a hook calls it through store.OpenOptions.
 func startUpgrade(p *proc, st *envState) func() {
 	return func() {
-		if err := observer.StartDetached(p.exe, []string{"upgrade"}, p.env.List(), st.s.DataDir); err != nil {
+		if err := spawn.StartDetached(p.exe, []string{"upgrade"}, p.env.List(), st.s.DataDir); err != nil {
 			st.log.Error().Err(err).Msg("starting the database upgrade failed; the next open by a command upgrades it")
 		}
 	}

@@ -16,7 +16,7 @@ import (
 var cutKeys = []string{"type", "subtype", "isSynthetic", "error", "api_error", "is_api_error_message", "is_error", "stop_reason", "terminal_reason"}
 
 // TestMaxTokensStreams pins what the real CLI prints when the API cuts the observer's
-// answer at its output limit (stop_reason max_tokens), which observer.Classify reads
+// answer at its output limit (stop_reason max_tokens), which spawn.Classify reads
 // (observer/classify.go, cutError; testdata/streamjson-max-tokens-*.jsonl, read by the
 // observer's unit tests too): the CLI asks the model to continue with a synthetic user
 // message, and its result line holds only the last part's text; after 3 continuations it

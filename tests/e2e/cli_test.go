@@ -244,7 +244,7 @@ func TestAPIKeyHelper(t *testing.T) {
 				argv = without(argv, "--setting-sources=")
 			}
 			if tt.viaFlag {
-				// What observer.Run does: the spec names the file, Run writes it 0600.
+				// What spawn.Run does: the spec names the file, Run writes it 0600.
 				spec := observerSpec(auth.Source{Kind: auth.KindAPIKeyHelper, From: "test", Helper: "'" + helper + "'"}, filepath.Join(s.Root, "data"))
 				testkit.WriteFile(t, spec.SettingsFile, string(spec.SettingsJSON()), 0o600)
 				argv = spec.Args[1:]

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
-	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/observer/prompt"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
@@ -40,16 +40,16 @@ func TestObserverSystemPrompt(t *testing.T) {
 	// A sentence of Claude Code 2.1.328's default system prompt.
 	const defaultMarker = "You are an agent working with the user toward their goals"
 	def := system(observerArgv())
-	ours := system(append(observerArgv(), "--system-prompt", observer.SystemPrompt()))
-	if !strings.Contains(def, defaultMarker) || strings.Contains(def, observer.SystemPrompt()) {
+	ours := system(append(observerArgv(), "--system-prompt", prompt.System()))
+	if !strings.Contains(def, defaultMarker) || strings.Contains(def, prompt.System()) {
 		t.Fatalf("control: the default system text (%d characters) does not look like Claude Code's", len(def))
 	}
 	// The CLI puts its billing header and one SDK line (about 140 characters) before ours;
 	// everything else is our text, character for character.
-	if !strings.HasSuffix(ours, observer.SystemPrompt()) || strings.Contains(ours, defaultMarker) || len(ours)-len(observer.SystemPrompt()) > 200 {
+	if !strings.HasSuffix(ours, prompt.System()) || strings.Contains(ours, defaultMarker) || len(ours)-len(prompt.System()) > 200 {
 		t.Fatalf("system text with --system-prompt (%d characters) is not our instructions:\n%.600s", len(ours), ours)
 	}
-	t.Logf("system text: %d characters with --system-prompt (ours %d), %d with Claude Code's default", len(ours), len(observer.SystemPrompt()), len(def))
+	t.Logf("system text: %d characters with --system-prompt (ours %d), %d with Claude Code's default", len(ours), len(prompt.System()), len(def))
 }
 
 // costTurns is the scripted session's length: one Bash tool use per turn.

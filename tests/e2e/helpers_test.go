@@ -25,7 +25,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
-	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
@@ -89,7 +89,7 @@ func repoRoot() (string, error) {
 	}
 }
 
-// observerArgv is the product's own observer argv (observer.BuildSpec, after argv[0]) for a
+// observerArgv is the product's own observer argv (spawn.BuildSpec, after argv[0]) for a
 // credential passed in the environment, so every fact pinned here is pinned for the argv
 // the product really runs.
 func observerArgv() []string {
@@ -97,8 +97,8 @@ func observerArgv() []string {
 }
 
 // observerSpec is the product's spawn spec for src with its data dir at dataDir.
-func observerSpec(src auth.Source, dataDir string) observer.Spec {
-	return observer.BuildSpec(observer.SpecInput{
+func observerSpec(src auth.Source, dataDir string) spawn.Spec {
+	return spawn.BuildSpec(spawn.SpecInput{
 		Settings: &settings.Settings{DataDir: dataDir, Model: "haiku", ObserverTimeout: time.Minute},
 		Env:      settings.Env{}, GOOS: "linux", RunID: "e2e-run",
 		Binary: claudebin.Result{Path: "claude"}, Auth: src,

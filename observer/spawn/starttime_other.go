@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package observer
+package spawn
 
 import "errors"
 

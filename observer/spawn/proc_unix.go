@@ -1,6 +1,6 @@
 //go:build unix
 
-package observer
+package spawn
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package observer
+package spawn
 
 import (
 	"bufio"
@@ -94,8 +94,8 @@ type messageBody struct {
 	Content string `json:"content"`
 }
 
-// RunOptions is what a run holds besides its spec.
-type RunOptions struct {
+// Options is what a run holds besides its spec.
+type Options struct {
 	// Slot is the agent slot the run holds. The child inherits its lock, so the slot stays
 	// taken until the child exits even if this process is killed, and the child's Lease is
 	// written in it for ReapOrphans.
@@ -113,7 +113,7 @@ type RunOptions struct {
 // and its path is tried once.
 // A spec.Timeout > 0 bounds the run: the child's group is stopped, then killed after
 // killGrace; so is a child whose stdout passes RunFileCap.
-func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebin.Result, error), opt RunOptions) Result {
+func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebin.Result, error), opt Options) Result {
 	res := Result{Binary: spec.Binary, ExitCode: -1}
 	fail := func(o Outcome, format string, a ...any) Result {
 		res.Outcome, res.Reason = o, fmt.Sprintf(format, a...)

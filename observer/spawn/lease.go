@@ -1,4 +1,4 @@
-package observer
+package spawn
 
 import (
 	"encoding/json"

@@ -1,6 +1,6 @@
 //go:build windows
 
-package observer
+package spawn
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package observer
+package spawn
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/observer/prompt"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -218,7 +219,7 @@ func TestCutAnswersOfTheRealCLI(t *testing.T) {
 			[]string{"Complete one", "Half of", "Complete one", "Half of", "Complete one", "Half of", "Complete one"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := scan(linesIn(t, filepath.Join("..", "tests", "e2e", "testdata", "streamjson-"+tc.name+".jsonl")))
+			s := scan(linesIn(t, filepath.Join("..", "..", "tests", "e2e", "testdata", "streamjson-"+tc.name+".jsonl")))
 			if o, why := s.classify(tc.exit, ""); o != OutcomeOK {
 				t.Errorf("outcome %s (%s), want ok", o, why)
 			}
@@ -229,7 +230,7 @@ func TestCutAnswersOfTheRealCLI(t *testing.T) {
 				t.Errorf("truncated %v, continued %d; want %v, %d", s.truncated, s.continued, tc.truncated, tc.continued)
 			}
 			var titles []string
-			for _, o := range Parse(s.text(), false, s.truncated).Observations {
+			for _, o := range prompt.Parse(s.text(), false, s.truncated).Observations {
 				titles = append(titles, o.Title)
 			}
 			if !slices.Equal(titles, tc.stored) {

@@ -1,4 +1,4 @@
-package observer
+package spawn
 
 import (
 	"bufio"
@@ -14,7 +14,9 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/observer/prompt"
 	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/tidwall/gjson"
 )
 
@@ -65,7 +67,7 @@ var baseArgv = []string{"/usr/local/bin/claude", "-p",
 	"--setting-sources=", "--tools=", "--disallowedTools", strings.Join(DisallowedTools, ","),
 	"--strict-mcp-config", "--mcp-config", `{"mcpServers":{}}`,
 	"--permission-mode", "dontAsk", "--no-session-persistence", "--model", "haiku",
-	"--system-prompt", SystemPrompt()}
+	"--system-prompt", prompt.System()}
 
 // baseEnv is what every child gets from parentEnv: the allowlist, .env's HTTP_PROXY (the
 // process has no HTTP_PROXY; its HTTPS_PROXY wins over .env's), and the fixed variables.
@@ -356,21 +358,26 @@ func TestNewRunID(t *testing.T) {
 	}
 }
 
+// toolEvents is one tool call, for the prompts the tests send.
+func toolEvents() []store.Event {
+	return []store.Event{{ID: 1, ToolName: "Bash", Input: `{"command":"go test ./..."}`, Response: `{"stdout":"ok"}`}}
+}
+
 // TestSystemPromptSetting: the instructions go in --system-prompt (fixed text: no project,
 // no time), are named rather than repeated in the redacted spec, and move into the message
 // when CLAUDE_MEM_OBSERVER_SYSTEM_PROMPT=false.
 func TestSystemPromptSetting(t *testing.T) {
 	st := baseSettings()
 	s := BuildSpec(SpecInput{Settings: st, Binary: claudebin.Result{Path: "/c"}, RunID: testRunID})
-	if i := slices.Index(s.Args, "--system-prompt"); i < 0 || s.Args[i+1] != SystemPrompt() {
+	if i := slices.Index(s.Args, "--system-prompt"); i < 0 || s.Args[i+1] != prompt.System() {
 		t.Fatalf("argv lacks --system-prompt <instructions>: %q", s.Args)
 	}
 	if red := strings.Join(s.Redacted().Args, " "); strings.Contains(red, "How you work") || !strings.Contains(red, "<observer instructions, ") {
 		t.Errorf("redacted argv: %s", red)
 	}
-	in := PromptInput{Project: "proj-x", Events: benignEvents()}
-	msg := BuildPrompt(in)
-	if strings.Contains(msg, "How you work") || strings.Contains(SystemPrompt(), "proj-x") || !strings.Contains(SystemPrompt(), "How you work") {
+	in := prompt.Input{Project: "proj-x", Events: toolEvents()}
+	msg := prompt.Build(in)
+	if strings.Contains(msg, "How you work") || strings.Contains(prompt.System(), "proj-x") || !strings.Contains(prompt.System(), "How you work") {
 		t.Errorf("instructions and data are not split")
 	}
 	st.SystemPrompt = false
@@ -379,7 +386,7 @@ func TestSystemPromptSetting(t *testing.T) {
 		t.Errorf("--system-prompt with the setting off: %q", s.Args)
 	}
 	in.Inline = true
-	if !strings.HasPrefix(BuildPrompt(in), SystemPrompt()) {
+	if !strings.HasPrefix(prompt.Build(in), prompt.System()) {
 		t.Error("inline message does not start with the instructions")
 	}
 }

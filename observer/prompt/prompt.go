@@ -1,4 +1,7 @@
-package observer
+// Package prompt decides what the observer model is told and how its answer is read: the
+// fixed instructions (System), the session as neutralised data (Build), and the answer
+// parsed into observations and a summary, each repair or loss named by a Reason (Parse).
+package prompt
 
 import (
 	"fmt"
@@ -44,8 +47,8 @@ var structuralTagRe = sync.OnceValue(func() *regexp.Regexp {
 // neutralise escapes the `<` of every structural tag in observed data.
 func neutralise(s string) string { return structuralTagRe().ReplaceAllString(s, "&lt;$1") }
 
-// PromptInput is what one observer run is shown.
-type PromptInput struct {
+// Input is what one observer run is shown.
+type Input struct {
 	Project string
 	Events  []store.Event
 	Prompts []store.Prompt
@@ -59,16 +62,16 @@ type PromptInput struct {
 	// Earlier left out) so the run does not write them again.
 	Recorded []store.Observation
 	Final    bool // SessionEnd: also ask for the session summary
-	// Inline puts the instructions (SystemPrompt) at the head of the message, for a run
+	// Inline puts the instructions (System) at the head of the message, for a run
 	// without --system-prompt (CLAUDE_MEM_OBSERVER_SYSTEM_PROMPT=false).
 	Inline bool
 }
 
-// BuildPrompt writes the observer's one user message: what memory already holds, the
+// Build writes the observer's one user message: what memory already holds, the
 // session's prompts, answers and tool events as data, then what to do with them. The
-// instructions are SystemPrompt, fixed text sent as --system-prompt so the API can cache
+// instructions are System, fixed text sent as --system-prompt so the API can cache
 // it; Inline puts them in the message instead.
-func BuildPrompt(in PromptInput) string {
+func Build(in Input) string {
 	project, events, prompts, final := in.Project, in.Events, in.Prompts, in.Final
 	type item struct {
 		at     time.Time
@@ -103,7 +106,7 @@ func BuildPrompt(in PromptInput) string {
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	proj := attr(project)
 	if in.Inline {
-		p("%s\n\n", SystemPrompt())
+		p("%s\n\n", System())
 	}
 	writeRecorded(&b, in.Recorded, in.Earlier)
 	p("<observed_session project=\"%s\">\n", proj)
@@ -168,11 +171,11 @@ func writeRecorded(b *strings.Builder, recorded, earlier []store.Observation) {
 	}
 }
 
-// SystemPrompt is the observer's instructions: its role and rules and the answer format.
+// System is the observer's instructions: its role and rules and the answer format.
 // It is fixed text (no project, no time), so every run sends the same bytes and the API
 // can serve it from its prompt cache; it replaces Claude Code's default system prompt.
 // Built at first use: a hook that starts no observer pays for none of it.
-var SystemPrompt = sync.OnceValue(func() string {
+var System = sync.OnceValue(func() string {
 	return promptIntro + fmt.Sprintf(promptFormat, strings.Join(store.ObservationTypes, " | ")) + promptSummary
 })
 

@@ -1,6 +1,6 @@
 //go:build linux
 
-package observer
+package spawn
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/lockfile"
+	"github.com/claude-mem/claude-mem-go/observer/prompt"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
@@ -96,7 +97,7 @@ func TestRun(t *testing.T) {
 	killGrace = 200 * time.Millisecond
 	t.Cleanup(func() { killGrace = grace })
 	exe := testBinary(t)
-	prompt := BuildPrompt(PromptInput{Project: "project", Events: benignEvents(), Prompts: nil, Final: false})
+	msg := prompt.Build(prompt.Input{Project: "project", Events: toolEvents(), Prompts: nil, Final: false})
 
 	cases := []struct {
 		mode    string
@@ -108,7 +109,7 @@ func TestRun(t *testing.T) {
 			if res.Outcome != OutcomeOK || res.Reason != "" || res.ExitCode != 0 || res.Lines != 3 || res.Text != fakeAnswer || res.Binary != exe {
 				t.Errorf("result %+v", res)
 			}
-			if a := Parse(res.Text, false, false); len(a.Observations) != 2 || len(a.Warnings) != 0 {
+			if a := prompt.Parse(res.Text, false, false); len(a.Observations) != 2 || len(a.Warnings) != 0 {
 				t.Errorf("parsed %d observations, warnings %q", len(a.Observations), a.Warnings)
 			}
 			r := readRecord(t, rec)
@@ -130,7 +131,7 @@ func TestRun(t *testing.T) {
 			if cwd, _ := filepath.EvalSymlinks(spec.Dir); r.Cwd != cwd {
 				t.Errorf("cwd %s, want %s", r.Cwd, cwd)
 			}
-			if r.Stdin != string(StdinMessage(prompt)) {
+			if r.Stdin != string(StdinMessage(msg)) {
 				t.Errorf("stdin %q", r.Stdin)
 			}
 			tr, _ := os.ReadFile(filepath.Join(spec.Dir, TranscriptFile))
@@ -194,7 +195,7 @@ func TestRun(t *testing.T) {
 			if tc.cancel {
 				cancel()
 			}
-			res := Run(ctx, spec, prompt, noResolve(t), RunOptions{})
+			res := Run(ctx, spec, msg, noResolve(t), Options{})
 			tc.check(t, spec, rec, res)
 		})
 	}
@@ -206,18 +207,18 @@ func TestRunNoShell(t *testing.T) {
 	const payload = "a > pwned1; echo hi | tee pwned2 $(touch pwned3) `touch pwned4` \"q\" 'q' \n && touch pwned5 & del pwned6 ^> pwned7"
 	exe := testBinary(t)
 	spec, rec := fakeSpec(t, exe, "ok", "haiku $(touch pwned8) > pwned9", time.Minute)
-	events := benignEvents()
+	events := toolEvents()
 	events[0].Input, events[0].ToolName = payload, payload
-	prompt := BuildPrompt(PromptInput{Project: payload, Events: events, Prompts: nil, Final: true}) + payload
+	msg := prompt.Build(prompt.Input{Project: payload, Events: events, Prompts: nil, Final: true}) + payload
 	wd, _ := os.Getwd()
 	before := listNames(t, wd)
 
-	res := Run(context.Background(), spec, prompt, noResolve(t), RunOptions{})
+	res := Run(context.Background(), spec, msg, noResolve(t), Options{})
 	if res.Outcome != OutcomeOK {
 		t.Fatalf("result %+v", res)
 	}
 	r := readRecord(t, rec)
-	if r.Stdin != string(StdinMessage(prompt)) || !slices.Contains(r.Args, "haiku $(touch pwned8) > pwned9") {
+	if r.Stdin != string(StdinMessage(msg)) || !slices.Contains(r.Args, "haiku $(touch pwned8) > pwned9") {
 		t.Errorf("the payload did not arrive verbatim: %q", r.Args)
 	}
 	for _, root := range []string{filepath.Dir(rec), wd, filepath.Dir(spec.Dir)} {
@@ -299,7 +300,7 @@ func TestRunStartFailures(t *testing.T) {
 			res := Run(context.Background(), spec, "hello", func() (claudebin.Result, error) {
 				calls++
 				return tc.resolved, tc.resolveErr
-			}, RunOptions{})
+			}, Options{})
 			if res.Outcome != tc.want || res.Binary != tc.wantBinary || calls != tc.calls || !strings.Contains(res.Reason, tc.wantReason) {
 				t.Errorf("got %+v after %d resolves", res, calls)
 			}
@@ -329,7 +330,7 @@ func TestRunLocalStartFailureIsTransientNotSetup(t *testing.T) {
 	res := Run(context.Background(), spec, "hello", func() (claudebin.Result, error) {
 		t.Fatal("a local failure must not re-resolve the binary")
 		return claudebin.Result{}, nil
-	}, RunOptions{})
+	}, Options{})
 	if res.Outcome != OutcomeTransient || res.StartErr != nil || !strings.Contains(res.Reason, "too many open files") {
 		t.Fatalf("Run = %+v, want a transient outcome naming EMFILE, no StartErr", res)
 	}
@@ -348,7 +349,7 @@ func TestRunRunDirGoneIsNotSetup(t *testing.T) {
 	defer func() { newPipe = old }()
 	res := Run(context.Background(), spec, "hello", func() (claudebin.Result, error) {
 		return claudebin.Result{Path: spec.Binary}, nil
-	}, RunOptions{})
+	}, Options{})
 	if res.Outcome != OutcomeTransient || res.StartErr != nil || !strings.Contains(res.Reason, "run dir is gone") {
 		t.Fatalf("Run = %+v, want transient naming the run dir", res)
 	}
@@ -365,7 +366,7 @@ func TestRunAPIKeyHelperFile(t *testing.T) {
 		Env:  settings.Env{"PATH": os.Getenv("PATH"), fakeModeVar: "ok", fakeRecordVar: rec},
 		GOOS: "linux", RunID: spec.RunID, Binary: claudebin.Result{Path: spec.Binary}, Auth: src}
 	spec = BuildSpec(in)
-	res := Run(context.Background(), spec, "hello", noResolve(t), RunOptions{})
+	res := Run(context.Background(), spec, "hello", noResolve(t), Options{})
 	if res.Outcome != OutcomeOK {
 		t.Fatalf("result %+v", res)
 	}
@@ -397,7 +398,7 @@ func TestRunOutputTooLarge(t *testing.T) {
 	defer func() { RunFileCap = old }()
 	spec, _ := fakeSpec(t, testBinary(t), "flood", "haiku", time.Minute)
 	start := time.Now()
-	res := Run(context.Background(), spec, "hello", noResolve(t), RunOptions{})
+	res := Run(context.Background(), spec, "hello", noResolve(t), Options{})
 	if res.Outcome != OutcomeError || !strings.Contains(res.Reason, "output too large") {
 		t.Fatalf("result %+v", res)
 	}
@@ -440,7 +441,7 @@ func TestRunLeaseInSlot(t *testing.T) {
 	// The deadline is read from the clock given, not the machine's.
 	clock := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	go func() {
-		done <- Run(context.Background(), spec, "hello", noResolve(t), RunOptions{Slot: held, Now: func() time.Time { return clock }})
+		done <- Run(context.Background(), spec, "hello", noResolve(t), Options{Slot: held, Now: func() time.Time { return clock }})
 	}()
 	var l Lease
 	testkit.Eventually(t, 20*time.Second, "the lease written", func() bool {

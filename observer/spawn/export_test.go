@@ -1,4 +1,4 @@
-package observer
+package spawn
 
 // Classify is stream.classify over whole output, as the tests give it: the product feeds
 // its stream line by line as the run goes.

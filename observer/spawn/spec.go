@@ -1,7 +1,8 @@
-// Package observer describes, starts and reads the headless `claude -p` child that turns
-// captured events into observations: one declared spawn spec, no shell, an allowlisted
-// environment, the outcome classified from stream-json, and the prompt and its parser.
-package observer
+// Package spawn decides how one run of the observer's headless `claude -p` child is started
+// and read: one declared spec, no shell, an allowlisted environment, a lease that lets a
+// crashed hook's child be reaped, the outcome classified from stream-json, its run dir kept
+// and pruned.
+package spawn
 
 import (
 	"bytes"
@@ -18,6 +19,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/envname"
+	"github.com/claude-mem/claude-mem-go/observer/prompt"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
@@ -141,7 +143,7 @@ func BuildSpec(in SpecInput) Spec {
 		s.SettingsFile = filepath.Join(s.Dir, SettingsFileName)
 	}
 	if st.SystemPrompt {
-		s.SystemPrompt = SystemPrompt()
+		s.SystemPrompt = prompt.System()
 	}
 	s.Args = buildArgs(s)
 	s.Env, s.RefusedEnv = buildEnv(in, s.ConfigDir)
@@ -352,7 +354,7 @@ func (s Spec) Redacted() Redacted {
 	known := s.Auth.Value.Reveal()
 	for i, a := range s.Args {
 		r.Args[i] = redact.Scrub(a, known)
-		if i > 0 && s.Args[i-1] == "--system-prompt" && a == SystemPrompt() {
+		if i > 0 && s.Args[i-1] == "--system-prompt" && a == prompt.System() {
 			// Fixed text, logged on every spawn: named, not repeated.
 			r.Args[i] = fmt.Sprintf("<observer instructions, %d characters>", len(a))
 		}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package observer
+package spawn
 
 import (
 	"encoding/json"
