@@ -20,7 +20,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/notice"
-	"github.com/claude-mem/claude-mem-go/observe"
+	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/observer/prompt"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/printable"
@@ -145,7 +145,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	}
 	r.LastRun = r.Health.LastRun
 
-	bin, binErr := observe.ClaudeStatus(in.Env, s, in.GOOS, r.Health)
+	bin, binErr := observer.ClaudeStatus(in.Env, s, in.GOOS, r.Health)
 	r.Claude = Claude{Found: binErr == nil, Path: bin.Path, Via: bin.Via}
 	if binErr != nil {
 		r.Claude.Error = binErr.Error()
@@ -155,7 +155,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 		}
 	}
 
-	src, cands, authErr := auth.Resolve(ctx, observe.AuthInputs(observe.Inputs{Settings: s, Env: in.Env, GOOS: in.GOOS, Home: in.Home, Now: in.Now, Lineage: in.Lineage}))
+	src, cands, authErr := auth.Resolve(ctx, observer.AuthInputs(observer.Inputs{Settings: s, Env: in.Env, GOOS: in.GOOS, Home: in.Home, Now: in.Now, Lineage: in.Lineage}))
 	r.Auth = Auth{Usable: authErr == nil, Candidates: cands}
 	if authErr != nil {
 		r.Auth.Error = authErr.Error()
@@ -219,7 +219,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 		// Not signed in yet is a setup step, not a failure: said as one, with what to do.
 		seen.Auth = health.Auth{State: health.StateUnknown}
 	case r.Observer.Enabled && authErr != nil && seen.Auth.State != health.StateFailed:
-		seen.Auth = health.Auth{State: health.StateFailed, Source: observe.AuthSourceName(authErr, s.AuthSource), Reason: authErr.Error()}
+		seen.Auth = health.Auth{State: health.StateFailed, Source: observer.AuthSourceName(authErr, s.AuthSource), Reason: authErr.Error()}
 	}
 	ni := notice.Inputs{
 		Hook: in.Hook, ObserverEnabled: r.Observer.Enabled, Binary: binErr,
@@ -337,7 +337,7 @@ func costs(ctx context.Context, db *store.DB, s *settings.Settings, now time.Tim
 		return nil, budget.Budget{}, err
 	}
 	c.Today, c.Last7Days, c.days = today.Total, week.Total, week.ByDay()
-	b, err := observe.TodayBudget(ctx, db, s, now, loc)
+	b, err := observer.TodayBudget(ctx, db, s, now, loc)
 	return c, b, err
 }
 

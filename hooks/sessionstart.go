@@ -8,7 +8,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/notice"
-	"github.com/claude-mem/claude-mem-go/observe"
+	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -70,7 +70,7 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 			}
 		}
 		if d.observerEnabled() {
-			if spend, err = observe.TodayBudget(ctx, db, d.Settings, d.Now(), d.Loc); err != nil {
+			if spend, err = observer.TodayBudget(ctx, db, d.Settings, d.Now(), d.Loc); err != nil {
 				return err
 			}
 			if spend.Reached() {

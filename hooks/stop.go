@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/claude-mem/claude-mem-go/journal"
-	"github.com/claude-mem/claude-mem-go/observe"
+	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -14,7 +14,7 @@ import (
 const MaxAnswer = 8 << 10
 
 // handleStop journals the turn's answer, ingests the capture journal, then starts the
-// observer when the session's pending events make a batch (observe.BatchDue) and today's
+// observer when the session's pending events make a batch (observer.BatchDue) and today's
 // budget is not spent. It returns at once: the observer runs detached, in its own session.
 func handleStop(ctx context.Context, d *Deps, in Input) Result {
 	p, ok := admit(d, in)
@@ -45,7 +45,7 @@ func handleStop(ctx context.Context, d *Deps, in Input) Result {
 		if !joldest.IsZero() && (oldest.IsZero() || joldest.Before(oldest)) {
 			oldest = joldest
 		}
-		due = observe.BatchDue(n, oldest, d.Now(), d.Settings) && !d.budgetReached(ctx, db)
+		due = observer.BatchDue(n, oldest, d.Now(), d.Settings) && !d.budgetReached(ctx, db)
 		return nil
 	})
 	if !due {

@@ -12,7 +12,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/journal"
-	"github.com/claude-mem/claude-mem-go/observe"
+	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -73,13 +73,13 @@ func hookMode(p *proc) (code int) {
 			return store.OpenWith(dbPath(s), store.OpenOptions{Busy: store.HookBusyTimeout, Hook: true, Upgrade: startUpgrade(p, st), Now: p.now})
 		},
 		FreeBytes:   journal.FreeBytes,
-		ClaudeCheck: func(h health.Health) error { _, err := observe.ClaudeStatus(p.env, s, p.goos, h); return err },
+		ClaudeCheck: func(h health.Health) error { _, err := observer.ClaudeStatus(p.env, s, p.goos, h); return err },
 		LoadHealth:  func() (health.Health, error) { return health.Load(s.DataDir) },
 		UpdateHealth: func(fn func(*health.Health)) error {
 			return health.Update(s.DataDir, p.now(), fn)
 		},
 		StartObserver: startObserver(p, s),
-		ReapOrphans:   func() { observe.ReapOrphans(s.DataDir, p.now(), st.log) },
+		ReapOrphans:   func() { observer.ReapOrphans(s.DataDir, p.now(), st.log) },
 		Appended:      appended,
 	}
 	hooks.Run(ctx, d, p.stdin, p.stdout)

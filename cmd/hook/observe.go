@@ -7,7 +7,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/health"
-	"github.com/claude-mem/claude-mem-go/observe"
+	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -59,7 +59,7 @@ func observeCmd(p *proc, session string, final bool, parent int) int {
 		}
 		d.Lineage = auth.ParentChain(ctx, auth.ExecRunner{}, pid, p.goos)
 	}
-	if err := observe.Run(ctx, d, session, final); err != nil {
+	if err := observer.Run(ctx, d, session, final); err != nil {
 		log.Error().Err(err).Msg("observer run ended with an error; events stay pending")
 		return 1
 	}
@@ -70,10 +70,10 @@ func observeCmd(p *proc, session string, final bool, parent int) int {
 // 17 MiB at most: the two run files' 4 MiB tails and one stdout line of up to 8 MiB).
 const observeMemoryLimit = 40 << 20
 
-func observeDeps(p *proc, st *envState) observe.Deps {
+func observeDeps(p *proc, st *envState) observer.Deps {
 	s := st.s
-	return observe.Deps{
-		Inputs:     observe.Inputs{Settings: s, Env: p.env, GOOS: p.goos, Home: settings.Home(p.env, p.goos), Now: p.now},
+	return observer.Deps{
+		Inputs:     observer.Inputs{Settings: s, Env: p.env, GOOS: p.goos, Home: settings.Home(p.env, p.goos), Now: p.now},
 		Loc:        p.loc,
 		Log:        st.log,
 		Ingest:     ingestNoted(p, st),

@@ -1,7 +1,7 @@
-// Package observe decides when and how the observer runs for a session: the session lock,
+// Package observer decides when and how the observer runs for a session: the session lock,
 // agent slots, batches, requeueing, the pause after auth or setup failures, and the health
 // updates every outcome leaves behind.
-package observe
+package observer
 
 import (
 	"cmp"
