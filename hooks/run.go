@@ -236,7 +236,7 @@ func withStore(d *Deps, event string, fn func(*store.DB) error) error {
 func (d *Deps) observerEnabled() bool { return d.Settings.MaxConcurrentAgents > 0 }
 
 // budgetReached reads today's observer cost; a run is not started once it reached
-// CLAUDE_MEM_DAILY_BUDGET_USD (observe checks again before spawning).
+// CLAUDE_MEM_DAILY_BUDGET_USD (observer.Run checks again before spawning).
 func (d *Deps) budgetReached(ctx context.Context, db *store.DB) bool {
 	b, err := observer.TodayBudget(ctx, db, d.Settings, d.Now(), d.Loc)
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
-// runLockFile is spawn.RunLockFile (observer imports store): a run dir whose lock is
+// runLockFile is spawn.RunLockFile (spawn imports store): a run dir whose lock is
 // held belongs to a live run, whose files are being written.
 const runLockFile = "run.lock"
 

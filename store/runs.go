@@ -26,7 +26,7 @@ const (
 var Verdicts = []Verdict{VerdictStored, VerdictSalvaged, VerdictSkipped, VerdictUnusable}
 
 // OutcomeOK is RunRecord.Outcome of a run that ended well (spawn.OutcomeOK, spelled
-// here since observer imports store): only such a run's events count as observed.
+// here since spawn imports store): only such a run's events count as observed.
 const OutcomeOK = "ok"
 
 // Usage is what one observer run cost, from the stream-json result line (§17).

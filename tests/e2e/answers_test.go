@@ -17,8 +17,8 @@ var cutKeys = []string{"type", "subtype", "isSynthetic", "error", "api_error", "
 
 // TestMaxTokensStreams pins what the real CLI prints when the API cuts the observer's
 // answer at its output limit (stop_reason max_tokens), which spawn.Classify reads
-// (observer/classify.go, cutError; testdata/streamjson-max-tokens-*.jsonl, read by the
-// observer's unit tests too): the CLI asks the model to continue with a synthetic user
+// (observer/spawn/classify.go, cutError; testdata/streamjson-max-tokens-*.jsonl, read by the
+// spawn package's unit tests too): the CLI asks the model to continue with a synthetic user
 // message, and its result line holds only the last part's text; after 3 continuations it
 // gives up with error max_output_tokens, is_error and exit 1, the parts so far only in the
 // assistant lines. The stop_reason of every assistant line is null.
