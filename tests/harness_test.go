@@ -9,6 +9,7 @@ package tests
 // fixture secrets (issue 6).
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
@@ -616,6 +617,71 @@ func (h *harness) search(query string, extra map[string]string) []searchHit {
 		hits = append(hits, hit)
 	}
 	return hits
+}
+
+// mcpSession is one `hook mcp` server, initialized, asked a request at a time over its
+// stdio (it stops when its stdin closes).
+type mcpSession struct {
+	h      *harness
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  *bufio.Scanner
+	stderr bytes.Buffer
+	out    strings.Builder // every answer, for the secret scan
+	id     int
+}
+
+// startMCP starts `hook mcp` in dir (its project) with h.env+extra and initializes it.
+func (h *harness) startMCP(dir string, extra map[string]string) *mcpSession {
+	h.t.Helper()
+	s := &mcpSession{h: h, cmd: exec.Command(hookBin, "mcp")}
+	s.cmd.Dir, s.cmd.Env, s.cmd.Stderr = dir, h.environ(extra), &s.stderr
+	stdin, stdout := testkit.StartPiped(h.t, s.cmd)
+	s.stdin, s.lines = stdin, bufio.NewScanner(stdout)
+	s.lines.Buffer(nil, 1<<20)
+	s.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "tests", "version": "1"}})
+	s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	return s
+}
+
+func (s *mcpSession) send(msg map[string]any) {
+	s.h.t.Helper()
+	b, err := json.Marshal(msg)
+	if err != nil {
+		s.h.t.Fatal(err)
+	}
+	if _, err := s.stdin.Write(append(b, '\n')); err != nil {
+		s.h.t.Fatalf("hook mcp: %v (stderr %q)", err, s.stderr.String())
+	}
+}
+
+// request sends one request and returns the line that answers it.
+func (s *mcpSession) request(method string, params any) string {
+	s.h.t.Helper()
+	s.id++
+	s.send(map[string]any{"jsonrpc": "2.0", "id": s.id, "method": method, "params": params})
+	if !s.lines.Scan() {
+		s.h.t.Fatalf("hook mcp stopped answering (stderr %q)", s.stderr.String())
+	}
+	s.out.WriteString(s.lines.Text() + "\n")
+	return s.lines.Text()
+}
+
+// call calls a tool and returns the answer's line.
+func (s *mcpSession) call(tool string, args map[string]any) string {
+	s.h.t.Helper()
+	return s.request("tools/call", map[string]any{"name": tool, "arguments": args})
+}
+
+// close ends the session and waits for the server; what it printed joins the scanned outputs.
+func (s *mcpSession) close() error {
+	s.stdin.Close()
+	err := s.cmd.Wait()
+	s.h.mu.Lock()
+	s.h.outputs = append(s.h.outputs, s.out.String(), s.stderr.String())
+	s.h.mu.Unlock()
+	return err
 }
 
 // ingest has the hook store what waits in the capture journal, as any reader does first

@@ -12,16 +12,13 @@ package tests
 // with CLAUDE_MEM_REDACT_SECRETS=false, finds every cell's secret in the data dir.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 )
 
@@ -210,46 +207,15 @@ func feedMatrix(t *testing.T, h *harness, sid string, texts map[string][]string)
 	remember(t, h, sid, texts["remember"])
 }
 
-// remember stores each text as a note through one `hook mcp` session, a request at a time
-// (the server stops when its stdin closes).
+// remember stores each text as a note through one `hook mcp` session, a request at a time.
 func remember(t *testing.T, h *harness, sid string, notes []string) {
-	cmd := exec.Command(hookBin, "mcp")
-	cmd.Dir, cmd.Env = h.proj, h.environ(map[string]string{"CLAUDE_CODE_SESSION_ID": sid})
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, stdout := testkit.StartPiped(t, cmd)
-	lines := bufio.NewScanner(stdout)
-	lines.Buffer(nil, 1<<20)
-	var out strings.Builder
-	send := func(msg map[string]any, answer bool) {
-		b, err := json.Marshal(msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := stdin.Write(append(b, '\n')); err != nil {
-			t.Fatalf("hook mcp: %v (stderr %q)", err, stderr.String())
-		}
-		if answer {
-			if !lines.Scan() {
-				t.Fatalf("hook mcp stopped answering (stderr %q)", stderr.String())
-			}
-			out.WriteString(lines.Text() + "\n")
-		}
-	}
-	send(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
-		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "matrix", "version": "1"}}}, true)
-	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}, false)
+	s := h.startMCP(h.proj, map[string]string{"CLAUDE_CODE_SESSION_ID": sid})
 	for i, text := range notes {
-		send(map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": map[string]any{
-			"name": "remember", "arguments": map[string]any{"title": fmt.Sprintf("quokka note %d", i), "text": text}}}, true)
+		s.call("remember", map[string]any{"title": fmt.Sprintf("quokka note %d", i), "text": text})
 	}
-	stdin.Close()
-	err := cmd.Wait()
-	h.mu.Lock()
-	h.outputs = append(h.outputs, out.String(), stderr.String())
-	h.mu.Unlock()
-	if err != nil || strings.Count(out.String(), `"structuredContent":{"id":`) != len(notes) {
-		t.Fatalf("hook mcp (%v) remembered %d of %d notes (stderr %q):\n%.2000s", err, strings.Count(out.String(), `"structuredContent":{"id":`), len(notes), stderr.String(), out.String())
+	err := s.close()
+	if n := strings.Count(s.out.String(), `"structuredContent":{"id":`); err != nil || n != len(notes) {
+		t.Fatalf("hook mcp (%v) remembered %d of %d notes (stderr %q):\n%.2000s", err, n, len(notes), s.stderr.String(), s.out.String())
 	}
 }
 
