@@ -44,7 +44,7 @@ func olderMemory(t *testing.T) (h *harness, current int) {
 		h.hookMode(fixtureEvent(t, "PostToolUse-Bash.json", f), off)
 	}
 	h.ingest()
-	current = schemaVersion(t, h)
+	current = schemaVersion(t, h.data)
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.data, "claude-mem.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -62,11 +62,11 @@ func olderMemory(t *testing.T) (h *harness, current int) {
 	return h, current
 }
 
-// schemaVersion reads the database's user_version without going through the product
-// (whose readers would upgrade it).
-func schemaVersion(t *testing.T, h *harness) int {
+// schemaVersion reads the user_version of the database in dataDir without going through
+// the product (whose readers would upgrade it).
+func schemaVersion(t *testing.T, dataDir string) int {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.data, "claude-mem.db")+"?mode=ro")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dataDir, "claude-mem.db")+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestUpgrade_EveryReaderCommand(t *testing.T) {
 			if r.code != 0 && c.args[0] != "doctor" || !strings.Contains(r.stdout, c.want) {
 				t.Fatalf("hook %v on older memory: exit %d, stderr %q, stdout lacks %q:\n%.2000s", c.args, r.code, r.stderr, c.want, r.stdout)
 			}
-			if v := schemaVersion(t, h); v != current {
+			if v := schemaVersion(t, h.data); v != current {
 				t.Errorf("user_version %d after hook %v, want %d", v, c.args, current)
 			}
 			if leaks := redacttest.Leaks(dataBytes(t, h.data), redacttest.Captured()); len(leaks) > 0 {
@@ -190,7 +190,7 @@ func TestUpgrade_HookDefersToADetachedUpgrade(t *testing.T) {
 	}) {
 		t.Fatalf("SessionStart left %+v, want a detached `hook upgrade`", procs)
 	}
-	if v := schemaVersion(t, h); v != current {
+	if v := schemaVersion(t, h.data); v != current {
 		t.Fatalf("user_version %d once the hook and what it started ended, want %d (upgraded by `hook upgrade`)", v, current)
 	}
 	upgraded(t, h)
