@@ -20,6 +20,8 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -573,6 +575,9 @@ type doctorOut struct {
 	Queue  *struct {
 		Pending, Processing, Done, Failed int
 	} `json:"queue"`
+	Journal *struct {
+		Records int `json:"records"`
+	} `json:"journal"`
 	Spawn *struct {
 		Binary string   `json:"binary"`
 		Argv   []string `json:"argv"`
@@ -682,6 +687,93 @@ func (s *mcpSession) close() error {
 	s.h.outputs = append(s.h.outputs, s.out.String(), s.stderr.String())
 	s.h.mu.Unlock()
 	return err
+}
+
+// viewerRun is a `hook viewer` on a free port and a client holding its cookie.
+type viewerRun struct {
+	h      *harness
+	cmd    *exec.Cmd
+	base   string
+	client *http.Client
+	stderr bytes.Buffer
+	exited chan error
+}
+
+// startViewer starts `hook viewer` (no browser) and opens the address it prints, as a
+// browser does: the token becomes the cookie every later request carries.
+func (h *harness) startViewer() *viewerRun {
+	h.t.Helper()
+	v := &viewerRun{h: h, cmd: exec.Command(hookBin, "viewer", "--port", "0", "--no-open"), exited: make(chan error, 1)}
+	v.cmd.Dir, v.cmd.Env, v.cmd.Stderr = h.work, h.environ(nil), &v.stderr
+	out, err := v.cmd.StdoutPipe()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := v.cmd.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { v.cmd.Process.Kill() })
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() {
+		h.t.Fatalf("hook viewer printed nothing (stderr %q)", v.stderr.String())
+	}
+	_, url, _ := strings.Cut(lines.Text(), "viewer: ")
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.Contains(url, "/?token=") {
+		h.t.Fatalf("no address in %q", lines.Text())
+	}
+	go func() {
+		for lines.Scan() {
+		}
+		v.exited <- v.cmd.Wait()
+	}()
+	v.base, _, _ = strings.Cut(url, "/?")
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	v.client = &http.Client{Jar: jar, Timeout: time.Minute}
+	v.fetch(url)
+	return v
+}
+
+// get fetches path (HTTP 200 or the test fails) and returns the page.
+func (v *viewerRun) get(path string) string {
+	v.h.t.Helper()
+	return v.fetch(v.base + path)
+}
+
+func (v *viewerRun) fetch(url string) string {
+	v.h.t.Helper()
+	resp, err := v.client.Get(url)
+	if err != nil {
+		v.h.t.Fatalf("GET %s: %v (stderr %q)", url, err, v.stderr.String())
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	v.h.mu.Lock()
+	v.h.outputs = append(v.h.outputs, string(b))
+	v.h.mu.Unlock()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		v.h.t.Fatalf("GET %s: %s (%v):\n%.2000s", url, resp.Status, err, b)
+	}
+	return string(b)
+}
+
+// stop ends the viewer as Ctrl-C does; it must exit 0.
+func (v *viewerRun) stop() {
+	v.h.t.Helper()
+	v.cmd.Process.Signal(os.Interrupt)
+	select {
+	case err := <-v.exited:
+		if err != nil {
+			v.h.t.Errorf("hook viewer: %v (stderr %q)", err, v.stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		v.h.t.Errorf("hook viewer still ran 30 s after SIGINT")
+	}
+	v.h.mu.Lock()
+	v.h.outputs = append(v.h.outputs, v.stderr.String())
+	v.h.mu.Unlock()
 }
 
 // ingest has the hook store what waits in the capture journal, as any reader does first
