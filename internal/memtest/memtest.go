@@ -1,6 +1,7 @@
-// Package memtest builds a small memory for the tests of the packages that read or remove
-// it whole (forget, archive): a fixed set of sessions, prompts, events, observations and a
-// summary, through the store's own API.
+// Package memtest seeds memory for the tests outside package store the way the product
+// writes it: captured records through store.(*DB).Ingest, observations through a run's
+// CompleteRun. Fill builds a small fixed memory for the tests that read or remove it
+// whole (forget, archive).
 package memtest
 
 import (
@@ -36,32 +37,68 @@ func Open(t testing.TB) (*store.DB, string) {
 // order s1, s1, s2, s3.
 func Fill(t testing.TB, db *store.DB) {
 	t.Helper()
-	ctx := context.Background()
 	sess := func(id, project string, start int) store.Session {
 		return store.Session{ID: id, Project: project, Cwd: "/work/" + project, StartedAt: At(start)}
 	}
 	s1, s2, s3, s4 := sess("s1", "web", 0), sess("s2", "web", 100), sess("s3", "api", 10), sess("s4", "web", 50)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(db.RecordPrompt(ctx, s1, store.Prompt{Text: "please fix the login form", At: At(1)}))
-	must(db.RecordEvent(ctx, s1, store.Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: "t1", Input: `{"command":"ls"}`, Response: "{}", At: At(2)}))
-	must(db.RecordEvent(ctx, s1, store.Event{Hook: "PostToolUse", ToolName: "Read", ToolUseID: "t2", Input: "{}", Response: "{}", At: At(3)}))
-	must(db.RecordPrompt(ctx, s2, store.Prompt{Text: "later work", At: At(101)}))
-	must(db.RecordEvent(ctx, s2, store.Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: "t3", Input: "{}", Response: "{}", At: At(102)}))
-	must(db.RecordEvent(ctx, s3, store.Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: "t4", Input: "{}", Response: "{}", At: At(10)}))
-	must(db.TouchSession(ctx, s4))
-	must(db.EndSession(ctx, "s1", At(7)))
+	Prompt(t, db, s1, store.Prompt{Text: "please fix the login form", At: At(1)})
+	Event(t, db, s1, store.Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: "t1", Input: `{"command":"ls"}`, Response: "{}", At: At(2)})
+	Event(t, db, s1, store.Event{Hook: "PostToolUse", ToolName: "Read", ToolUseID: "t2", Input: "{}", Response: "{}", At: At(3)})
+	Prompt(t, db, s2, store.Prompt{Text: "later work", At: At(101)})
+	Event(t, db, s2, store.Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: "t3", Input: "{}", Response: "{}", At: At(102)})
+	Event(t, db, s3, store.Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: "t4", Input: "{}", Response: "{}", At: At(10)})
+	Start(t, db, s4)
+	End(t, db, s1, At(7))
 	obs := func(s store.Session, title, narrative string, sec int) store.Observation {
 		return store.Observation{SessionID: s.ID, Project: s.Project, Type: "feature", Title: title, Narrative: narrative, At: At(sec)}
 	}
 	zebra := obs(s1, "Zebrafish validator checks login emails", "The zebrafish rule <b>&</b> \"quotes\".", 4)
 	zebra.Facts, zebra.FilesModified = []string{"emails are checked", "ünïcode ✓"}, []string{"src/login.go"}
-	must(db.Complete(ctx, "r1", []store.Observation{zebra, obs(s1, "Quokka cookie cache", "Cookies survive.", 5)},
-		&store.Summary{SessionID: "s1", Project: "web", Request: "Fix the login form", Completed: "validated", At: At(6)}))
-	must(db.Complete(ctx, "r2", []store.Observation{obs(s2, "Platypus later change", "Later.", 103)}, nil))
-	must(db.Complete(ctx, "r3", []store.Observation{obs(s3, "API limiter buckets", "Tokens.", 11)}, nil))
+	Complete(t, db, "r1", []store.Observation{zebra, obs(s1, "Quokka cookie cache", "Cookies survive.", 5)},
+		&store.Summary{SessionID: "s1", Project: "web", Request: "Fix the login form", Completed: "validated", At: At(6)})
+	Complete(t, db, "r2", []store.Observation{obs(s2, "Platypus later change", "Later.", 103)}, nil)
+	Complete(t, db, "r3", []store.Observation{obs(s3, "API limiter buckets", "Tokens.", 11)}, nil)
+}
+
+// ingest stores recs as journal ingestion does, failing the test on an error.
+func ingest(t testing.TB, db *store.DB, recs ...store.Captured) {
+	t.Helper()
+	if _, err := db.Ingest(context.Background(), recs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Start records session s (SessionStart).
+func Start(t testing.TB, db *store.DB, s store.Session) {
+	t.Helper()
+	ingest(t, db, store.Captured{Kind: store.CaptureStart, Session: s, At: s.StartedAt})
+}
+
+// Prompt records the user prompt p of session s (UserPromptSubmit).
+func Prompt(t testing.TB, db *store.DB, s store.Session, p store.Prompt) {
+	t.Helper()
+	ingest(t, db, store.Captured{Kind: store.CapturePrompt, Session: s, Prompt: p, At: p.At})
+}
+
+// Event records the tool use e of session s as a pending event (PostToolUse).
+func Event(t testing.TB, db *store.DB, s store.Session, e store.Event) {
+	t.Helper()
+	ingest(t, db, store.Captured{Kind: store.CaptureEvent, Session: s, Event: e, At: e.At})
+}
+
+// End ends session s, when recorded, at at (SessionEnd with the observer off: no summary
+// requested).
+func End(t testing.TB, db *store.DB, s store.Session, at time.Time) {
+	t.Helper()
+	ingest(t, db, store.Captured{Kind: store.CaptureEnd, Session: s, At: at})
+}
+
+// Complete stores run runID's observations and summary (CompleteRun, the observer's
+// call), failing the test on an error; an observation dropped as a duplicate fails it
+// too, as seeding meant to store it.
+func Complete(t testing.TB, db *store.DB, runID string, obs []store.Observation, sum *store.Summary) {
+	t.Helper()
+	if dup, err := db.CompleteRun(context.Background(), runID, obs, sum); err != nil || dup != 0 {
+		t.Fatalf("CompleteRun %s: %d duplicates, %v", runID, dup, err)
+	}
 }
