@@ -188,12 +188,8 @@ func TestEmptySelector(t *testing.T) {
 func TestIDsEmptyASession(t *testing.T) {
 	ctx := context.Background()
 	db, path := memory(t)
-	if err := db.TouchSession(ctx, store.Session{ID: "solo", Project: "web", StartedAt: at(300)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Complete(ctx, "rs", []store.Observation{{SessionID: "solo", Project: "web", Type: "change", Title: "alone", At: at(301)}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	memtest.Start(t, db, store.Session{ID: "solo", Project: "web", StartedAt: at(300)})
+	memtest.Complete(t, db, "rs", []store.Observation{{SessionID: "solo", Project: "web", Type: "change", Title: "alone", At: at(301)}}, nil)
 	p, err := Apply(ctx, db, nil, Selector{Refs: obs(5)}, false)
 	if err != nil || p.Observations != 1 || p.Sessions != 1 {
 		t.Fatalf("Apply = %+v, %v; want one observation and its session", p, err)
@@ -207,16 +203,12 @@ func TestTitlesBounded(t *testing.T) {
 	ctx := context.Background()
 	db, _ := memory(t)
 	s := store.Session{ID: "many", Project: "big", Cwd: "/big", StartedAt: at(200)}
-	if err := db.TouchSession(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	memtest.Start(t, db, s)
 	var obs []store.Observation
 	for i := range 25 {
 		obs = append(obs, store.Observation{SessionID: "many", Project: "big", Type: "change", Title: "t" + string(rune('a'+i)), At: at(200 + i)})
 	}
-	if err := db.Complete(ctx, "rb", obs, nil); err != nil {
-		t.Fatal(err)
-	}
+	memtest.Complete(t, db, "rb", obs, nil)
 	p, err := Preview(ctx, db, nil, Selector{Project: "big"})
 	if err != nil {
 		t.Fatal(err)
@@ -329,15 +321,11 @@ func TestTranscripts(t *testing.T) {
 		}
 	}
 	s := store.Session{ID: "t1", Project: "web", StartedAt: at(200)}
-	if err := db.RecordEvent(ctx, s, store.Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: "x", Input: "{}", Response: "{}", At: at(200)}); err != nil {
-		t.Fatal(err)
-	}
+	memtest.Event(t, db, s, store.Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: "x", Input: "{}", Response: "{}", At: at(200)})
 	if _, err := db.Claim(ctx, "t1", run, 10, at(201)); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Complete(ctx, run, []store.Observation{{Type: "change", Title: "seen by the run", At: at(202)}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	memtest.Complete(t, db, run, []store.Observation{{Type: "change", Title: "seen by the run", At: at(202)}}, nil)
 	p, err := Preview(ctx, db, nil, Selector{Session: "t1"})
 	if err != nil || p.Transcripts != 1 {
 		t.Fatalf("Preview = %+v, %v; want one transcript", p, err)

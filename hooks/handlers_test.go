@@ -16,6 +16,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
+	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -131,9 +132,7 @@ func seedMyproj(t *testing.T, h *harness) {
 	t.Helper()
 	h.withDB(func(db *store.DB) {
 		for id, p := range map[string]string{"old": "myproj", "else": "other"} {
-			if err := db.TouchSession(ctx, store.Session{ID: id, Project: p, Cwd: "/x/" + p, StartedAt: t0.Add(-2 * time.Hour)}); err != nil {
-				t.Fatal(err)
-			}
+			memtest.Start(t, db, store.Session{ID: id, Project: p, Cwd: "/x/" + p, StartedAt: t0.Add(-2 * time.Hour)})
 		}
 		obs := []store.Observation{
 			{SessionID: "old", Project: "myproj", Type: "bugfix", Title: "Fixed the parser crash", At: t0.Add(-time.Hour)},
@@ -141,9 +140,7 @@ func seedMyproj(t *testing.T, h *harness) {
 			{SessionID: "else", Project: "other", Type: "feature", Title: "OTHER-PROJECT-SECRET", At: t0.Add(-time.Minute)},
 		}
 		sum := &store.Summary{SessionID: "old", Project: "myproj", Request: "make the parser robust", Learned: "gjson validates first", At: t0.Add(-20 * time.Minute)}
-		if err := db.Complete(ctx, "run-seed", obs, sum); err != nil {
-			t.Fatal(err)
-		}
+		memtest.Complete(t, db, "run-seed", obs, sum)
 	})
 }
 
@@ -187,9 +184,7 @@ func TestSessionStartContextIsStable(t *testing.T) {
 	}
 	h.withDB(func(db *store.DB) {
 		obs := []store.Observation{{SessionID: "old", Project: "myproj", Type: "change", Title: "Added a flag", At: t0}}
-		if err := db.Complete(ctx, "run-more", obs, nil); err != nil {
-			t.Fatal(err)
-		}
+		memtest.Complete(t, db, "run-more", obs, nil)
 	})
 	if third := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, map[string]any{"session_id": "newest", "source": "startup"}))).Context; third == first {
 		t.Fatal("a new observation left the context unchanged")
@@ -395,9 +390,7 @@ func TestStopStartsTheObserverOnlyWithPendingEvents(t *testing.T) {
 		if _, err := db.Claim(ctx, "s1", "run-1", 100, t0); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.Complete(ctx, "run-1", nil, nil); err != nil {
-			t.Fatal(err)
-		}
+		memtest.Complete(t, db, "run-1", nil, nil)
 	})
 	h.observed = nil
 	if h.run(stop); len(h.observed) != 0 {
@@ -463,9 +456,7 @@ func TestSessionEndStartsAFinalRunWhenTheSessionNeedsASummary(t *testing.T) {
 
 	h.withDB(func(db *store.DB) {
 		sum := &store.Summary{SessionID: "s1", Project: "myproj", Request: "explain the store", At: t0.Add(2 * time.Minute)}
-		if err := db.Complete(ctx, "run-final", nil, sum); err != nil {
-			t.Fatal(err)
-		}
+		memtest.Complete(t, db, "run-final", nil, sum)
 	})
 	h.now = t0.Add(3 * time.Minute)
 	if got := end("s1"); len(got) != 0 {

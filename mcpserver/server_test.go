@@ -21,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/claude-mem/claude-mem-go/clip"
+	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -87,21 +88,15 @@ func (w *world) seed() {
 	defer db.Close()
 	web := store.Session{ID: "s-web", Project: "web", Cwd: w.webDir, StartedAt: t0}
 	api := store.Session{ID: "s-api", Project: "api", Cwd: "/src/api", StartedAt: t0}
-	if err := db.RecordPrompt(ctx, web, store.Prompt{Text: "why does the login cookie expire?", At: t0}); err != nil { // P1
-		w.t.Fatal(err)
-	}
+	memtest.Prompt(w.t, db, web, store.Prompt{Text: "why does the login cookie expire?", At: t0}) // P1
 	complete := func(s store.Session, sec int, obs []store.Observation, sum *store.Summary) {
 		run := fmt.Sprintf("run-%s-%d", s.ID, sec)
 		at := t0.Add(time.Duration(sec) * time.Second)
-		if err := db.RecordEvent(ctx, s, store.Event{Input: "x", At: at}); err != nil {
-			w.t.Fatal(err)
-		}
+		memtest.Event(w.t, db, s, store.Event{Input: "x", At: at})
 		if _, err := db.Claim(ctx, s.ID, run, 10, at); err != nil {
 			w.t.Fatal(err)
 		}
-		if err := db.Complete(ctx, run, obs, sum); err != nil {
-			w.t.Fatal(err)
-		}
+		memtest.Complete(w.t, db, run, obs, sum)
 	}
 	complete(web, 10, []store.Observation{ // 1, 2
 		{Type: "bugfix", Title: "Login cookie survives reloads", Narrative: "The cookie had no Max-Age; set to 30 days.",

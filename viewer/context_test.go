@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -88,10 +89,8 @@ func TestSessionPageTitledByItsRequest(t *testing.T) {
 			t.Errorf("session page lacks %q:\n%s", want, body)
 		}
 	}
-	if err := db.RecordPrompt(context.Background(), store.Session{ID: "sess-3", Project: "alpha"},
-		store.Prompt{Text: "\n  why is the build slow?\nlogs follow", At: t0}); err != nil {
-		t.Fatal(err)
-	}
+	memtest.Prompt(t, db, store.Session{ID: "sess-3", Project: "alpha"},
+		store.Prompt{Text: "\n  why is the build slow?\nlogs follow", At: t0})
 	body = f.get("/session/sess-3", 200)
 	if !strings.Contains(body, "<h1>why is the build slow?</h1>") || strings.Contains(body, "Next steps") {
 		t.Errorf("session without a summary:\n%s", body)

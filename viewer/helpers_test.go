@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/doctor"
+	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -80,16 +81,12 @@ func (f *fixture) observe(db *store.DB, sessionID, project string, obs []store.O
 	s := store.Session{ID: sessionID, Project: project, Cwd: "/work/" + project, StartedAt: t0.Add(-time.Hour)}
 	e := store.Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: fmt.Sprint("tu-", f.runs),
 		Input: `{"command":"ls"}`, Response: `{}`, At: t0.Add(-time.Hour)}
-	if err := db.RecordEvent(ctx, s, e); err != nil {
-		f.t.Fatal(err)
-	}
+	memtest.Event(f.t, db, s, e)
 	run := fmt.Sprint("run-", f.runs)
 	if _, err := db.Claim(ctx, sessionID, run, 100, t0); err != nil {
 		f.t.Fatal(err)
 	}
-	if err := db.Complete(ctx, run, obs, sum); err != nil {
-		f.t.Fatal(err)
-	}
+	memtest.Complete(f.t, db, run, obs, sum)
 }
 
 // replaceDB puts another database file in place of the fixture's (as a restore would): a

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -29,10 +30,8 @@ func seeded(t *testing.T) (*fixture, *store.DB) {
 			FilesRead: []string{"lockfile/lock.go"}, FilesModified: []string{"lockfile/lock_test.go"}, At: t0.Add(-2 * time.Hour)},
 		{Type: "feature", Title: `<script>alert(1)</script> zebra crossing`, Narrative: "markup <b>zebra</b> stays text", At: t0.Add(-26 * time.Hour)},
 	}, &store.Summary{Request: "Make the lockfile tests reliable", Completed: "lockfile fixed", At: t0.Add(-time.Hour)})
-	if err := db.RecordPrompt(context.Background(), store.Session{ID: "sess-1", Project: "alpha"},
-		store.Prompt{Text: "please look at the zebra tests", At: t0.Add(-3 * time.Hour)}); err != nil {
-		t.Fatal(err)
-	}
+	memtest.Prompt(t, db, store.Session{ID: "sess-1", Project: "alpha"},
+		store.Prompt{Text: "please look at the zebra tests", At: t0.Add(-3 * time.Hour)})
 	f.observe(db, "sess-2", "beta", []store.Observation{{Type: "decision", Title: "Chose SQLite", At: t0.Add(-5 * time.Hour)}}, nil)
 	return f, db
 }
