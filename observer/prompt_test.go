@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -26,16 +27,12 @@ func TestPromptInputOfABatchAndOfTheSummary(t *testing.T) {
 	at := func(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
 	// observed stores one event of session s at sec and the observation titled title.
 	observed := func(s store.Session, sec int, title string) {
-		if err := db.RecordEvent(ctx, s, store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: "x", At: at(sec)}); err != nil {
-			t.Fatal(err)
-		}
+		memtest.Event(t, db, s, store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: "x", At: at(sec)})
 		run := fmt.Sprint("run-", sec)
 		if _, err := db.Claim(ctx, s.ID, run, 10, at(sec)); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.Complete(ctx, run, []store.Observation{{Type: "change", Title: title, At: at(sec)}}, nil); err != nil {
-			t.Fatal(err)
-		}
+		memtest.Complete(t, db, run, []store.Observation{{Type: "change", Title: title, At: at(sec)}}, nil)
 	}
 	mine, other, elsewhere := store.Session{ID: "s1", Project: "p"}, store.Session{ID: "s0", Project: "p"}, store.Session{ID: "x", Project: "q"}
 	observed(other, 1, "other session's finding")
@@ -47,9 +44,7 @@ func TestPromptInputOfABatchAndOfTheSummary(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.RecordEvent(ctx, mine, store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: "y", At: at(11)}); err != nil {
-		t.Fatal(err)
-	}
+	memtest.Event(t, db, mine, store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: "y", At: at(11)})
 	events, err := db.Claim(ctx, "s1", "batch", 10, at(20))
 	if err != nil {
 		t.Fatal(err)
