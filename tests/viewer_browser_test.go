@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -66,16 +67,12 @@ func (m *memory) observe(sessionID, project string, obs []store.Observation, sum
 	m.runs++
 	s := store.Session{ID: sessionID, Project: project, Cwd: "/home/dev/" + project, StartedAt: time.Now().Add(-30 * time.Hour)}
 	e := store.Event{Hook: "PostToolUse", ToolName: "Edit", ToolUseID: fmt.Sprint("tu-", m.runs), Input: `{}`, Response: `{}`, At: time.Now()}
-	if err := m.db.RecordEvent(ctx, s, e); err != nil {
-		m.t.Fatal(err)
-	}
+	memtest.Event(m.t, m.db, s, e)
 	run := fmt.Sprint("run-", m.runs)
 	if _, err := m.db.Claim(ctx, sessionID, run, 100, time.Now()); err != nil {
 		m.t.Fatal(err)
 	}
-	if err := m.db.Complete(ctx, run, obs, sum); err != nil {
-		m.t.Fatal(err)
-	}
+	memtest.Complete(m.t, m.db, run, obs, sum)
 }
 
 func seedViewerMemory(t *testing.T, dataDir string) *memory {
@@ -114,10 +111,8 @@ func seedViewerMemory(t *testing.T, dataDir string) *memory {
 			t.Fatal(err)
 		}
 	}
-	if err := db.RecordPrompt(context.Background(), store.Session{ID: "9b1f-session-a", Project: "claude-mem-go"},
-		store.Prompt{Text: "why does Stop hang when the observer is running?", At: ago(1.5)}); err != nil {
-		t.Fatal(err)
-	}
+	memtest.Prompt(t, db, store.Session{ID: "9b1f-session-a", Project: "claude-mem-go"},
+		store.Prompt{Text: "why does Stop hang when the observer is running?", At: ago(1.5)})
 	return m
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
@@ -30,7 +31,7 @@ const (
 )
 
 // seedObservation stores one observation for project "project" the way the observer does
-// (an event, a claim, a Complete), before any session ran.
+// (an event, a claim, its completion), before any session ran.
 func (p *product) seedObservation(title string) {
 	t := p.t
 	t.Helper()
@@ -45,16 +46,12 @@ func (p *product) seedObservation(title string) {
 	ctx := context.Background()
 	now := time.Now().Add(-time.Hour)
 	s := store.Session{ID: "seed-session", Project: "project", Cwd: p.Cwd, StartedAt: now}
-	if err := db.RecordEvent(ctx, s, store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: "{}", Response: "{}", At: now}); err != nil {
-		t.Fatal(err)
-	}
+	memtest.Event(t, db, s, store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: "{}", Response: "{}", At: now})
 	if _, err := db.Claim(ctx, s.ID, "seed-run", 10, now); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Complete(ctx, "seed-run", []store.Observation{{Type: "bugfix", Title: title,
-		Narrative: "The zebra cache evicted entries twice; the second eviction was removed.", At: now}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	memtest.Complete(t, db, "seed-run", []store.Observation{{Type: "bugfix", Title: title,
+		Narrative: "The zebra cache evicted entries twice; the second eviction was removed.", At: now}}, nil)
 }
 
 // mcpSession runs one `claude -p` session in the project allowing only the given tools.
