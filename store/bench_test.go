@@ -27,8 +27,8 @@ func seeded(b *testing.B, n int) *DB {
 	return db
 }
 
-// BenchmarkRecordEvent: one PostToolUse write on an open database.
-func BenchmarkRecordEvent(b *testing.B) {
+// BenchmarkIngestEvent: one captured PostToolUse ingested on an open database.
+func BenchmarkIngestEvent(b *testing.B) {
 	ctx := context.Background()
 	db, _ := openTest(b)
 	s := session("bench", "p")
@@ -37,15 +37,15 @@ func BenchmarkRecordEvent(b *testing.B) {
 	for b.Loop() {
 		e.ToolUseID = strconv.Itoa(i)
 		i++
-		if err := db.RecordEvent(ctx, s, e); err != nil {
+		if _, err := db.Ingest(ctx, []Captured{{Kind: CaptureEvent, Session: s, Event: e}}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// BenchmarkOpenRecordClose is the whole store part of one PostToolUse hook process:
-// open an existing, current database, record one event, close.
-func BenchmarkOpenRecordClose(b *testing.B) {
+// BenchmarkOpenIngestClose is the store part of a Stop hook that ingests one captured
+// event: open an existing, current database, ingest the event, close.
+func BenchmarkOpenIngestClose(b *testing.B) {
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "claude-mem.db")
 	s := session("bench", "p")
@@ -56,7 +56,7 @@ func BenchmarkOpenRecordClose(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
-		if err := db.RecordEvent(ctx, s, Event{ToolUseID: strconv.Itoa(i), Input: "x", At: t0}); err != nil {
+		if _, err := db.Ingest(ctx, []Captured{{Kind: CaptureEvent, Session: s, Event: Event{ToolUseID: strconv.Itoa(i), Input: "x", At: t0}}}); err != nil {
 			b.Fatal(err)
 		}
 		if err := db.Close(); err != nil {
@@ -151,7 +151,7 @@ func BenchmarkRedactionMigration100k(b *testing.B) {
 }
 
 // seedUpgradeMemory stores obs observations (SeedObservations), events events and prompts
-// prompts (Ingest, in batches, as hooks' journals are) and summaries summaries (Complete),
+// prompts (Ingest, in batches, as hooks' journals are) and summaries summaries (CompleteRun),
 // one in a hundred of each leaking a canary after a newline, the way the build before the
 // redaction migration stored them. It returns the number of leaked rows.
 func seedUpgradeMemory(b *testing.B, db *DB, obs, events, prompts, summaries int) int {
@@ -213,7 +213,7 @@ func seedUpgradeMemory(b *testing.B, db *DB, obs, events, prompts, summaries int
 	for i := range summaries {
 		sum := &Summary{SessionID: s.ID, Project: s.Project, At: at(i), Request: g.words(10), Investigated: g.words(30),
 			Learned: g.words(30) + leak(i), Completed: g.words(20), NextSteps: g.words(15), Notes: g.words(10)}
-		if err := db.Complete(ctx, "bench-run-"+strconv.Itoa(i), nil, sum); err != nil {
+		if _, err := db.CompleteRun(ctx, "bench-run-"+strconv.Itoa(i), nil, sum); err != nil {
 			b.Fatal(err)
 		}
 	}

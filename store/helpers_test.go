@@ -40,6 +40,17 @@ func session(id, project string) Session {
 	return Session{ID: id, Project: project, Cwd: "/work/" + project, StartedAt: t0}
 }
 
+// ingest stores recs through Ingest, the one way the product records what hooks capture,
+// and fails the test on an error; it returns how many rows Ingest added.
+func ingest(t testing.TB, db *DB, recs ...Captured) (added int) {
+	t.Helper()
+	added, err := db.Ingest(context.Background(), recs)
+	if err != nil {
+		t.Fatalf("Ingest: %v", err)
+	}
+	return added
+}
+
 // addEvents records n events for s, one second apart from second `from`, with tool use
 // ids "<session>-<i>".
 func addEvents(t testing.TB, db *DB, s Session, from, n int) {
@@ -47,9 +58,7 @@ func addEvents(t testing.TB, db *DB, s Session, from, n int) {
 	for i := range n {
 		e := Event{Hook: "PostToolUse", ToolName: "Bash", ToolUseID: s.ID + "-" + strconv.Itoa(from+i),
 			Input: `{"command":"ls"}`, Response: `{"stdout":"x"}`, At: at(from + i)}
-		if err := db.RecordEvent(context.Background(), s, e); err != nil {
-			t.Fatalf("RecordEvent: %v", err)
-		}
+		ingest(t, db, Captured{Kind: CaptureEvent, Session: s, Event: e})
 	}
 }
 

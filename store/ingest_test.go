@@ -34,9 +34,8 @@ func capEnd(s Session, sec int, final bool) Captured {
 
 func mustIngest(t *testing.T, db *DB, want int, recs ...Captured) {
 	t.Helper()
-	added, err := db.Ingest(context.Background(), recs)
-	if err != nil || added != want {
-		t.Fatalf("Ingest: added %d, %v; want %d, nil", added, err, want)
+	if added := ingest(t, db, recs...); added != want {
+		t.Fatalf("Ingest: added %d, want %d", added, want)
 	}
 }
 

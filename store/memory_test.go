@@ -21,21 +21,16 @@ func refsOf(es []Entry) []Ref {
 // at the same instant), and project beta with one observation in between.
 func memoryFixture(t *testing.T) *DB {
 	t.Helper()
-	ctx := context.Background()
 	db, _ := openTest(t)
 	alpha, beta := session("a1", "alpha"), session("b1", "beta")
-	if err := db.RecordPrompt(ctx, alpha, Prompt{Text: "fix the parser\nplease", At: at(1)}); err != nil { // prompt 1
-		t.Fatal(err)
-	}
-	remember(t, db, alpha, 2, []Observation{ // observations 1, 2
+	ingest(t, db, Captured{Kind: CapturePrompt, Session: alpha, Prompt: Prompt{Text: "fix the parser\nplease", At: at(1)}}) // prompt 1
+	remember(t, db, alpha, 2, []Observation{                                                                                // observations 1, 2
 		{Type: "bugfix", Title: "Parser bound fixed", Narrative: "loop stopped early", Facts: []string{"len-1"}, At: at(2)},
 		{Type: "decision", Title: "Keep WAL", Narrative: "readers never block", At: at(3)},
 	}, nil)
-	remember(t, db, beta, 4, []Observation{{Type: "feature", Title: "Beta parser", At: at(4)}}, nil) // observation 3
-	if err := db.RecordPrompt(ctx, alpha, Prompt{Text: "now the summary", At: at(5)}); err != nil {  // prompt 2
-		t.Fatal(err)
-	}
-	remember(t, db, alpha, 5, []Observation{{Type: "change", Title: "Same instant as prompt 2", At: at(5)}}, // observation 4
+	remember(t, db, beta, 4, []Observation{{Type: "feature", Title: "Beta parser", At: at(4)}}, nil)                 // observation 3
+	ingest(t, db, Captured{Kind: CapturePrompt, Session: alpha, Prompt: Prompt{Text: "now the summary", At: at(5)}}) // prompt 2
+	remember(t, db, alpha, 5, []Observation{{Type: "change", Title: "Same instant as prompt 2", At: at(5)}},         // observation 4
 		&Summary{Request: "Fix the parser", Learned: "bounds", At: at(6)}) // summary 1
 	return db
 }

@@ -222,9 +222,7 @@ func TestCorruptPagesMakeMethodsUnavailable(t *testing.T) {
 	s := session("s", "p")
 	for i := range 200 {
 		e := Event{ToolUseID: strconv.Itoa(i), Input: strings.Repeat("x", 2000), At: at(i)}
-		if err := db.RecordEvent(ctx, s, e); err != nil {
-			t.Fatal(err)
-		}
+		ingest(t, db, Captured{Kind: CaptureEvent, Session: s, Event: e})
 	}
 	if _, err := db.sql.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		t.Fatal(err)
@@ -246,7 +244,10 @@ func TestCorruptPagesMakeMethodsUnavailable(t *testing.T) {
 	calls := map[string]func() error{
 		"StaleSessions": func() error { _, err := db.StaleSessions(ctx, at(1000)); return err },
 		"Claim":         func() error { _, err := db.Claim(ctx, "s", "run", 500, at(1000)); return err },
-		"RecordEvent":   func() error { return db.RecordEvent(ctx, s, Event{ToolUseID: "new", At: at(1000)}) },
+		"Ingest": func() error {
+			_, err := db.Ingest(ctx, []Captured{{Kind: CaptureEvent, Session: s, Event: Event{ToolUseID: "new", At: at(1000)}}})
+			return err
+		},
 	}
 	for name, call := range calls {
 		var u *UnavailableError
@@ -350,10 +351,11 @@ func TestOpenReadOnly(t *testing.T) {
 	if n, err := db.StaleSessions(ctx, at(10)); err != nil || len(n) != 1 {
 		t.Errorf("StaleSessions = %v, %v; want [s]", n, err)
 	}
+	ingestOne := func(r Captured) error { _, err := db.Ingest(ctx, []Captured{r}); return err }
 	writes := map[string]error{
-		"TouchSession": db.TouchSession(ctx, session("s2", "p")),
-		"RecordEvent":  db.RecordEvent(ctx, session("s2", "p"), Event{At: t0}),
-		"EndSession":   db.EndSession(ctx, "s", t0),
+		"ingest a start":  ingestOne(Captured{Kind: CaptureStart, Session: session("s2", "p")}),
+		"ingest an event": ingestOne(Captured{Kind: CaptureEvent, Session: session("s2", "p"), Event: Event{At: t0}}),
+		"ingest an end":   ingestOne(Captured{Kind: CaptureEnd, Session: session("s", "p"), At: t0}),
 	}
 	for name, err := range writes {
 		if !errors.Is(err, ErrReadOnly) {

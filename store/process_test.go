@@ -76,11 +76,12 @@ func runChild(role string) error {
 				Input: `{"command":"ls"}`, Response: "ok", At: time.Now()}
 			// Every event is delivered twice, as a retried hook would.
 			for range 2 {
-				if err := db.RecordEvent(ctx, s, e); err != nil {
+				if _, err := db.Ingest(ctx, []Captured{{Kind: CaptureEvent, Session: s, Event: e}}); err != nil {
 					return err
 				}
 			}
-			if err := db.RecordPrompt(ctx, s, Prompt{Text: "prompt " + worker + " " + strconv.Itoa(i), At: time.Now()}); err != nil {
+			p := Prompt{Text: "prompt " + worker + " " + strconv.Itoa(i), At: time.Now()}
+			if _, err := db.Ingest(ctx, []Captured{{Kind: CapturePrompt, Session: s, Prompt: p}}); err != nil {
 				return err
 			}
 		}
@@ -91,7 +92,8 @@ func runChild(role string) error {
 		live, stop := context.WithCancel(ctx)
 		defer stop()
 		waiting := &busyReporter{Context: live, onWait: func() { fmt.Println("waiting") }}
-		return db.RecordEvent(waiting, s, Event{ToolUseID: "blocked", Input: "x", At: time.Now()})
+		_, err := db.Ingest(waiting, []Captured{{Kind: CaptureEvent, Session: s, Event: Event{ToolUseID: "blocked", Input: "x", At: time.Now()}}})
+		return err
 	case "pairs":
 		// Forever: transactions of pairsPerTx (prompt, event) pairs with bulky text,
 		// announcing each commit, until the parent kills us.
@@ -298,7 +300,7 @@ func TestKilledWriterLeavesDatabaseConsistent(t *testing.T) {
 		t.Errorf("%d events, %d prompts: want equal, whole transactions of %d, at least %d",
 			events, prompts, pairsPerTx, minCommits*pairsPerTx)
 	}
-	if err := db.RecordEvent(context.Background(), session("after", "p"), Event{At: t0}); err != nil {
+	if _, err := db.Ingest(context.Background(), []Captured{{Kind: CaptureEvent, Session: session("after", "p"), Event: Event{At: t0}}}); err != nil {
 		t.Errorf("write after the kill: %v", err)
 	}
 }

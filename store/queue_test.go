@@ -27,9 +27,7 @@ func TestClaimOldestFirstAndOnlyPending(t *testing.T) {
 		id  string
 		sec int
 	}{{"c", 30}, {"a", 10}, {"d", 40}, {"b", 20}} {
-		if err := db.RecordEvent(ctx, s, Event{ToolUseID: e.id, At: at(e.sec)}); err != nil {
-			t.Fatal(err)
-		}
+		ingest(t, db, Captured{Kind: CaptureEvent, Session: s, Event: Event{ToolUseID: e.id, At: at(e.sec)}})
 	}
 	addEvents(t, db, session("other", "p"), 0, 3)
 
@@ -210,16 +208,16 @@ func TestRequeueStale(t *testing.T) {
 	if n := count(t, db, "SELECT count(*) FROM events WHERE attempts > 0"); n != 0 {
 		t.Errorf("requeue counted %d attempts", n)
 	}
-	// The dead run's late Complete finds no claim and stores nothing.
-	if err := db.Complete(ctx, "dead", []Observation{{Title: "late"}}, nil); !errors.Is(err, ErrNoClaim) {
-		t.Errorf("late Complete: %v, want ErrNoClaim", err)
+	// The dead run's late CompleteRun finds no claim and stores nothing.
+	if _, err := db.CompleteRun(ctx, "dead", []Observation{{Title: "late"}}, nil); !errors.Is(err, ErrNoClaim) {
+		t.Errorf("late CompleteRun: %v, want ErrNoClaim", err)
 	}
 	if n := count(t, db, "SELECT count(*) FROM observations"); n != 0 {
-		t.Errorf("late Complete stored %d observations", n)
+		t.Errorf("late CompleteRun stored %d observations", n)
 	}
 }
 
-func TestComplete(t *testing.T) {
+func TestCompleteRun(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTest(t)
 	addEvents(t, db, session("s1", "alpha"), 0, 3)
@@ -238,7 +236,7 @@ func TestComplete(t *testing.T) {
 	}
 	sum := &Summary{Request: "fix parser", Investigated: "loop", Learned: "bounds", Completed: "fix",
 		NextSteps: "tests", Notes: "none", At: at(120)}
-	if err := db.Complete(ctx, "run1", obs, sum); err != nil {
+	if _, err := db.CompleteRun(ctx, "run1", obs, sum); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.RecentObservations(ctx, "alpha", 10)
@@ -262,11 +260,11 @@ func TestComplete(t *testing.T) {
 	if c, _ := db.Counts(ctx); c != (Counts{Done: 3, Processing: 1}) {
 		t.Errorf("Counts = %+v, want run1's 3 done, run2's 1 still processing", c)
 	}
-	if err := db.Complete(ctx, "run1", obs, nil); !errors.Is(err, ErrNoClaim) {
-		t.Errorf("second Complete of run1: %v, want ErrNoClaim", err)
+	if _, err := db.CompleteRun(ctx, "run1", obs, nil); !errors.Is(err, ErrNoClaim) {
+		t.Errorf("second CompleteRun of run1: %v, want ErrNoClaim", err)
 	}
 	// A run with nothing to say still finishes its events.
-	if err := db.Complete(ctx, "run2", nil, nil); err != nil {
+	if _, err := db.CompleteRun(ctx, "run2", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if c, _ := db.Counts(ctx); c != (Counts{Done: 4}) {
@@ -277,7 +275,7 @@ func TestComplete(t *testing.T) {
 // A run that never claimed anything (a final run after an earlier run took every event)
 // stores rows that name their session, project and time; a run whose claim is over
 // stores nothing.
-func TestCompleteWithoutClaim(t *testing.T) {
+func TestCompleteRunWithoutClaim(t *testing.T) {
 	ctx := context.Background()
 	full := func() *Summary {
 		return &Summary{SessionID: "s1", Project: "p", RunID: "final", Request: "r", At: at(50)}
@@ -310,7 +308,7 @@ func TestCompleteWithoutClaim(t *testing.T) {
 		}, nil, full(), ErrNoClaim, 0},
 		{"completed run", func(t *testing.T, db *DB) {
 			claim(t, db, "final")
-			if err := db.Complete(ctx, "final", nil, nil); err != nil {
+			if _, err := db.CompleteRun(ctx, "final", nil, nil); err != nil {
 				t.Fatal(err)
 			}
 		}, nil, full(), ErrNoClaim, 0},
@@ -327,8 +325,8 @@ func TestCompleteWithoutClaim(t *testing.T) {
 			if c.prepare != nil {
 				c.prepare(t, db)
 			}
-			if err := db.Complete(ctx, "final", c.obs, c.sum); !errors.Is(err, c.wantErr) {
-				t.Fatalf("Complete: %v, want %v", err, c.wantErr)
+			if _, err := db.CompleteRun(ctx, "final", c.obs, c.sum); !errors.Is(err, c.wantErr) {
+				t.Fatalf("CompleteRun: %v, want %v", err, c.wantErr)
 			}
 			if n := count(t, db, "SELECT (SELECT count(*) FROM observations) + (SELECT count(*) FROM summaries)"); n != c.stored {
 				t.Errorf("%d rows stored, want %d", n, c.stored)
@@ -344,9 +342,9 @@ func claim(t *testing.T, db *DB, run string) {
 	}
 }
 
-// Complete is one transaction: when any part fails (here the second observation names a
+// CompleteRun is one transaction: when any part fails (here the second observation names a
 // session that does not exist), no observation, no summary and no state change remains.
-func TestCompleteIsAtomic(t *testing.T) {
+func TestCompleteRunIsAtomic(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTest(t)
 	addEvents(t, db, session("s1", "p"), 0, 3)
@@ -354,8 +352,8 @@ func TestCompleteIsAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs := []Observation{{Title: "fine"}, {Title: "orphan", SessionID: "no-such-session"}}
-	if err := db.Complete(ctx, "run", obs, &Summary{Request: "r"}); err == nil {
-		t.Fatal("Complete with an orphan observation succeeded")
+	if _, err := db.CompleteRun(ctx, "run", obs, &Summary{Request: "r"}); err == nil {
+		t.Fatal("CompleteRun with an orphan observation succeeded")
 	}
 	for _, table := range []string{"observations", "summaries"} {
 		if n := count(t, db, "SELECT count(*) FROM "+table); n != 0 {
@@ -363,12 +361,12 @@ func TestCompleteIsAtomic(t *testing.T) {
 		}
 	}
 	if got, _ := db.Search(ctx, "fine", "", 10); len(got) != 0 {
-		t.Errorf("search finds rows of a rolled back Complete: %+v", got)
+		t.Errorf("search finds rows of a rolled back CompleteRun: %+v", got)
 	}
 	if c, _ := db.Counts(ctx); c != (Counts{Processing: 3}) {
 		t.Errorf("Counts = %+v, want the 3 events still processing", c)
 	}
-	if err := db.Complete(ctx, "run", obs[:1], nil); err != nil {
+	if _, err := db.CompleteRun(ctx, "run", obs[:1], nil); err != nil {
 		t.Fatalf("retry: %v", err)
 	}
 	if c, _ := db.Counts(ctx); c != (Counts{Done: 3}) {

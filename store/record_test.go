@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -29,6 +30,7 @@ func readSession(t *testing.T, db *DB, id string) (sessionRow, bool) {
 	return r, true
 }
 
+// The session row keeps the first project, cwd and start time any record of it brought.
 func TestSessionUpsertKeepsFirstValues(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -52,9 +54,7 @@ func TestSessionUpsertKeepsFirstValues(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := openTest(t)
 			for _, s := range c.seen {
-				if err := db.TouchSession(context.Background(), s); err != nil {
-					t.Fatal(err)
-				}
+				ingest(t, db, Captured{Kind: CaptureStart, Session: s})
 			}
 			got, ok := readSession(t, db, "s")
 			if !ok || got != c.want {
@@ -67,18 +67,14 @@ func TestSessionUpsertKeepsFirstValues(t *testing.T) {
 	}
 }
 
-func TestRecordPrompt(t *testing.T) {
-	ctx := context.Background()
+// A prompt's session and project default to its session's; a project of its own is kept.
+func TestIngestPrompt(t *testing.T) {
 	db, _ := openTest(t)
 	s := session("s1", "alpha")
-	if err := db.RecordPrompt(ctx, s, Prompt{Text: "fix the parser", At: at(1)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.RecordPrompt(ctx, s, Prompt{SessionID: "s1", Project: "other", Text: "again", At: at(2)}); err != nil {
-		t.Fatal(err)
-	}
+	ingest(t, db, Captured{Kind: CapturePrompt, Session: s, Prompt: Prompt{Text: "fix the parser", At: at(1)}},
+		Captured{Kind: CapturePrompt, Session: s, Prompt: Prompt{SessionID: "s1", Project: "other", Text: "again", At: at(2)}})
 	if _, ok := readSession(t, db, "s1"); !ok {
-		t.Error("RecordPrompt did not create the session row")
+		t.Error("a prompt did not create its session row")
 	}
 	rows, err := db.sql.Query(`SELECT session_id, project, text, at FROM prompts ORDER BY id`)
 	if err != nil {
@@ -104,27 +100,24 @@ func TestRecordPrompt(t *testing.T) {
 	}
 }
 
-func TestRecordInvalidStoresNothing(t *testing.T) {
-	ctx := context.Background()
+func TestIngestInvalidStoresNothing(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		call func(db *DB) error
+		rec  Captured
 	}{
-		{"prompt without session id", func(db *DB) error { return db.RecordPrompt(ctx, Session{Project: "p"}, Prompt{Text: "x", At: t0}) }},
-		{"prompt without time", func(db *DB) error { return db.RecordPrompt(ctx, session("s", "p"), Prompt{Text: "x"}) }},
-		{"prompt of another session", func(db *DB) error {
-			return db.RecordPrompt(ctx, session("s", "p"), Prompt{SessionID: "t", Text: "x", At: t0})
-		}},
-		{"event without session id", func(db *DB) error { return db.RecordEvent(ctx, Session{Project: "p"}, Event{At: t0}) }},
-		{"event without time", func(db *DB) error { return db.RecordEvent(ctx, session("s", "p"), Event{ToolUseID: "u"}) }},
-		{"event of another session", func(db *DB) error {
-			return db.RecordEvent(ctx, session("s", "p"), Event{SessionID: "t", At: t0})
-		}},
-		{"touch without session id", func(db *DB) error { return db.TouchSession(ctx, Session{Project: "p"}) }},
+		{"prompt without session id", Captured{Kind: CapturePrompt, Session: Session{Project: "p"}, Prompt: Prompt{Text: "x", At: t0}}},
+		{"prompt without time", Captured{Kind: CapturePrompt, Session: session("s", "p"), Prompt: Prompt{Text: "x"}}},
+		{"prompt of another session", Captured{Kind: CapturePrompt, Session: session("s", "p"), Prompt: Prompt{SessionID: "t", Text: "x", At: t0}}},
+		{"event without session id", Captured{Kind: CaptureEvent, Session: Session{Project: "p"}, Event: Event{At: t0}}},
+		{"event without time", Captured{Kind: CaptureEvent, Session: session("s", "p"), Event: Event{ToolUseID: "u"}}},
+		{"event of another session", Captured{Kind: CaptureEvent, Session: session("s", "p"), Event: Event{SessionID: "t", At: t0}}},
+		{"start without session id", Captured{Kind: CaptureStart, Session: Session{Project: "p"}}},
+		{"end without time", Captured{Kind: CaptureEnd, Session: session("s", "p")}},
+		{"unknown kind", Captured{Kind: "rename", Session: session("s", "p")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := openTest(t)
-			if err := c.call(db); !errors.Is(err, ErrInvalidArgument) {
+			if _, err := db.Ingest(context.Background(), []Captured{c.rec}); !errors.Is(err, ErrInvalidArgument) {
 				t.Fatalf("%v, want ErrInvalidArgument", err)
 			}
 			for _, table := range []string{"sessions", "prompts", "events"} {
@@ -136,15 +129,14 @@ func TestRecordInvalidStoresNothing(t *testing.T) {
 	}
 }
 
-func TestRecordEvent(t *testing.T) {
+// An event is stored whole, pending, its session and cwd defaulting to its session's.
+func TestIngestEvent(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTest(t)
 	s := session("s1", "alpha")
 	e := Event{Hook: "PostToolUseFailure", ToolName: "Bash", ToolUseID: "toolu_1", Input: `{"command":"false"}`,
 		Response: "Exit code 1", IsError: true, At: at(3)}
-	if err := db.RecordEvent(ctx, s, e); err != nil {
-		t.Fatal(err)
-	}
+	ingest(t, db, Captured{Kind: CaptureEvent, Session: s, Event: e})
 	got, err := db.Claim(ctx, "s1", "run", 10, at(4))
 	if err != nil || len(got) != 1 {
 		t.Fatalf("Claim = %+v, %v", got, err)
@@ -157,7 +149,10 @@ func TestRecordEvent(t *testing.T) {
 	}
 }
 
-func TestRecordEventIsIdempotentPerToolUse(t *testing.T) {
+// A second record of the same (session, ToolUseID) is ignored, so a retried hook (two
+// journal records, two record ids) never duplicates an event; events without a ToolUseID
+// are always stored.
+func TestIngestEventIsIdempotentPerToolUse(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		events []struct{ session, toolUse string }
@@ -171,42 +166,12 @@ func TestRecordEventIsIdempotentPerToolUse(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := openTest(t)
 			for i, e := range c.events {
-				err := db.RecordEvent(context.Background(), session(e.session, "p"), Event{ToolUseID: e.toolUse, Input: "x", At: at(i)})
-				if err != nil {
-					t.Fatal(err)
-				}
+				ingest(t, db, Captured{Kind: CaptureEvent, Session: session(e.session, "p"),
+					Event: Event{ToolUseID: e.toolUse, Input: "x", At: at(i), RecordID: fmt.Sprint("r", i)}})
 			}
 			if n := count(t, db, "SELECT count(*) FROM events"); n != c.want {
 				t.Errorf("%d events, want %d", n, c.want)
 			}
 		})
-	}
-}
-
-func TestEndSession(t *testing.T) {
-	ctx := context.Background()
-	db, _ := openTest(t)
-	if err := db.TouchSession(ctx, session("s1", "p")); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.EndSession(ctx, "s1", at(60)); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := readSession(t, db, "s1"); !got.ended.Equal(at(60)) {
-		t.Errorf("ended_at = %v, want %v", got.ended, at(60))
-	}
-	if err := db.EndSession(ctx, "never-seen", at(60)); err != nil {
-		t.Errorf("ending an unrecorded session: %v", err)
-	}
-	if _, ok := readSession(t, db, "never-seen"); ok {
-		t.Error("EndSession created a session row")
-	}
-	for _, bad := range []struct {
-		id string
-		at time.Time
-	}{{"", at(1)}, {"s1", time.Time{}}} {
-		if err := db.EndSession(ctx, bad.id, bad.at); !errors.Is(err, ErrInvalidArgument) {
-			t.Errorf("EndSession(%q, %v) = %v, want ErrInvalidArgument", bad.id, bad.at, err)
-		}
 	}
 }

@@ -12,18 +12,16 @@ import (
 )
 
 // remember stores observations and a summary for s the way the observer does: an event,
-// a claim, a Complete.
+// a claim, a CompleteRun.
 func remember(t *testing.T, db *DB, s Session, sec int, obs []Observation, sum *Summary) {
 	t.Helper()
 	ctx := context.Background()
 	run := s.ID + "-run-" + strings.Repeat("x", sec%7) + string(rune('a'+sec%26))
-	if err := db.RecordEvent(ctx, s, Event{Input: "x", At: at(sec)}); err != nil {
-		t.Fatal(err)
-	}
+	ingest(t, db, Captured{Kind: CaptureEvent, Session: s, Event: Event{Input: "x", At: at(sec)}})
 	if _, err := db.Claim(ctx, s.ID, run, 100, at(sec)); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Complete(ctx, run, obs, sum); err != nil {
+	if _, err := db.CompleteRun(ctx, run, obs, sum); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -54,7 +52,6 @@ func keys(hits []Hit) []hitKey {
 // searchFixture: two projects with observations, a summary and prompts.
 func searchFixture(t *testing.T) *DB {
 	t.Helper()
-	ctx := context.Background()
 	db, _ := openTest(t)
 	alpha, beta := session("a1", "alpha"), session("b1", "beta")
 	remember(t, db, alpha, 10, []Observation{
@@ -74,9 +71,7 @@ func searchFixture(t *testing.T) *DB {
 		{beta, "add toml support to the loader"},
 		{alpha, "Café résumé naïve — unicode words: 日本語 テスト"},
 	} {
-		if err := db.RecordPrompt(ctx, p.s, Prompt{Text: p.text, At: at(30)}); err != nil {
-			t.Fatal(err)
-		}
+		ingest(t, db, Captured{Kind: CapturePrompt, Session: p.s, Prompt: Prompt{Text: p.text, At: at(30)}})
 	}
 	return db
 }

@@ -15,9 +15,7 @@ func TestNeedsSummary(t *testing.T) {
 	text := strings.Repeat("x", TrivialChars)
 	prompt := func(sec int) func(t *testing.T, db *DB) {
 		return func(t *testing.T, db *DB) {
-			if err := db.RecordPrompt(ctx, s, Prompt{Text: text, At: at(sec)}); err != nil {
-				t.Fatal(err)
-			}
+			ingest(t, db, Captured{Kind: CapturePrompt, Session: s, Prompt: Prompt{Text: text, At: at(sec)}})
 		}
 	}
 	event := func(sec int) func(t *testing.T, db *DB) {
@@ -30,7 +28,7 @@ func TestNeedsSummary(t *testing.T) {
 			if _, err := db.Claim(ctx, "s1", run, 100, at(sec)); err != nil {
 				t.Fatal(err)
 			}
-			if err := db.Complete(ctx, run, nil, &Summary{SessionID: "s1", Project: "p", Request: "r", At: at(sec)}); err != nil {
+			if _, err := db.CompleteRun(ctx, run, nil, &Summary{SessionID: "s1", Project: "p", Request: "r", At: at(sec)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -41,32 +39,22 @@ func TestNeedsSummary(t *testing.T) {
 		want  bool
 	}{
 		{"unknown session", nil, false},
-		{"only touched", []func(t *testing.T, db *DB){func(t *testing.T, db *DB) {
-			if err := db.TouchSession(ctx, s); err != nil {
-				t.Fatal(err)
-			}
+		{"only started", []func(t *testing.T, db *DB){func(t *testing.T, db *DB) {
+			ingest(t, db, Captured{Kind: CaptureStart, Session: s})
 		}}, false},
 		{"a prompt, no summary", []func(t *testing.T, db *DB){prompt(1)}, true},
 		{"trivial: short prompt and answer, no tool use", []func(t *testing.T, db *DB){func(t *testing.T, db *DB) {
-			if _, err := db.Ingest(ctx, []Captured{
-				{Kind: CapturePrompt, Session: s, Prompt: Prompt{Text: "hello", At: at(1), RecordID: "p1"}},
-				{Kind: CaptureAnswer, Session: s, Answer: Answer{Text: strings.Repeat("y", TrivialChars-len("hello")-1), At: at(2), RecordID: "a1"}},
-			}); err != nil {
-				t.Fatal(err)
-			}
+			ingest(t, db,
+				Captured{Kind: CapturePrompt, Session: s, Prompt: Prompt{Text: "hello", At: at(1), RecordID: "p1"}},
+				Captured{Kind: CaptureAnswer, Session: s, Answer: Answer{Text: strings.Repeat("y", TrivialChars-len("hello")-1), At: at(2), RecordID: "a1"}})
 		}}, false},
 		{"not trivial: the answer makes TrivialChars", []func(t *testing.T, db *DB){func(t *testing.T, db *DB) {
-			if _, err := db.Ingest(ctx, []Captured{
-				{Kind: CapturePrompt, Session: s, Prompt: Prompt{Text: "hello", At: at(1), RecordID: "p1"}},
-				{Kind: CaptureAnswer, Session: s, Answer: Answer{Text: strings.Repeat("y", TrivialChars-len("hello")), At: at(2), RecordID: "a1"}},
-			}); err != nil {
-				t.Fatal(err)
-			}
+			ingest(t, db,
+				Captured{Kind: CapturePrompt, Session: s, Prompt: Prompt{Text: "hello", At: at(1), RecordID: "p1"}},
+				Captured{Kind: CaptureAnswer, Session: s, Answer: Answer{Text: strings.Repeat("y", TrivialChars-len("hello")), At: at(2), RecordID: "a1"}})
 		}}, true},
 		{"not trivial: a short prompt with tool use", []func(t *testing.T, db *DB){func(t *testing.T, db *DB) {
-			if err := db.RecordPrompt(ctx, s, Prompt{Text: "ls", At: at(1)}); err != nil {
-				t.Fatal(err)
-			}
+			ingest(t, db, Captured{Kind: CapturePrompt, Session: s, Prompt: Prompt{Text: "ls", At: at(1)}})
 		}, event(2)}, true},
 		{"a pending event", []func(t *testing.T, db *DB){event(1)}, true},
 		{"summarised", []func(t *testing.T, db *DB){prompt(1), event(2), summarise(10)}, false},
@@ -93,9 +81,7 @@ func TestSessionPromptsAndObservations(t *testing.T) {
 		s   Session
 		sec int
 	}{{s1, 3}, {s1, 1}, {s2, 2}, {s1, 2}} {
-		if err := db.RecordPrompt(ctx, p.s, Prompt{Text: p.s.ID + "@" + string(rune('0'+p.sec)), At: at(p.sec)}); err != nil {
-			t.Fatal(err)
-		}
+		ingest(t, db, Captured{Kind: CapturePrompt, Session: p.s, Prompt: Prompt{Text: p.s.ID + "@" + string(rune('0'+p.sec)), At: at(p.sec)}})
 	}
 	remember(t, db, s1, 5, []Observation{{Title: "b", At: at(7)}, {Title: "a", At: at(6)}, {Title: "c", At: at(8)}}, nil)
 	remember(t, db, s2, 9, []Observation{{Title: "other session", At: at(9)}}, nil)
@@ -138,15 +124,10 @@ func TestSessionPromptsAndObservations(t *testing.T) {
 func TestPendingFinalsUntilDoneOrAttemptsRunOut(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTest(t)
-	for _, id := range []string{"a", "b", "c"} {
-		if err := db.TouchSession(ctx, session(id, "p")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// Ended with the observer off (not Final): no summary is requested yet.
 	for id, end := range map[string]int{"a": 100, "b": 50, "c": 100} {
-		if err := db.EndSession(ctx, id, at(end)); err != nil {
-			t.Fatal(err)
-		}
+		ingest(t, db, Captured{Kind: CaptureStart, Session: session(id, "p")},
+			Captured{Kind: CaptureEnd, Session: session(id, "p"), At: at(end)})
 	}
 	pending := func(before int) []string {
 		t.Helper()
@@ -186,9 +167,7 @@ func TestPendingFinalsUntilDoneOrAttemptsRunOut(t *testing.T) {
 func TestFinalSettledAndARequestAnew(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTest(t)
-	if err := db.TouchSession(ctx, session("s", "p")); err != nil {
-		t.Fatal(err)
-	}
+	ingest(t, db, Captured{Kind: CaptureStart, Session: session("s", "p")})
 	settled := func() bool {
 		t.Helper()
 		ok, err := db.FinalSettled(ctx, "s")

@@ -18,17 +18,15 @@ func TestStory(t *testing.T) {
 		text string
 		sec  int
 	}{{a, "  \n", 1}, {a, "\n  Fix the login form\nwith details", 2}, {a, "a later prompt", 3}, {b, "b's prompt", 4}, {c, "other", 5}} {
-		if err := db.RecordPrompt(ctx, p.s, Prompt{Text: p.text, At: at(p.sec)}); err != nil {
-			t.Fatal(err)
-		}
+		ingest(t, db, Captured{Kind: CapturePrompt, Session: p.s, Prompt: Prompt{Text: p.text, At: at(p.sec)}})
 	}
 	obs := func(s Session, title string, sec int) Observation {
 		return Observation{SessionID: s.ID, Project: s.Project, Type: "change", Title: title, Subtitle: "sub", Narrative: "long", Facts: []string{"f"}, At: at(sec)}
 	}
-	if err := db.Complete(ctx, "r1", []Observation{obs(a, "a1", 10), obs(a, "a2", 11), obs(c, "c1", 12)}, nil); err != nil {
+	if _, err := db.CompleteRun(ctx, "r1", []Observation{obs(a, "a1", 10), obs(a, "a2", 11), obs(c, "c1", 12)}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Complete(ctx, "r2", []Observation{obs(b, "b1", 20)}, &Summary{SessionID: b.ID, Project: "web", Request: "Speed up\nthe report", Learned: "L", NextSteps: "N", At: at(30)}); err != nil {
+	if _, err := db.CompleteRun(ctx, "r2", []Observation{obs(b, "b1", 20)}, &Summary{SessionID: b.ID, Project: "web", Request: "Speed up\nthe report", Learned: "L", NextSteps: "N", At: at(30)}); err != nil {
 		t.Fatal(err)
 	}
 

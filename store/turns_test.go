@@ -75,7 +75,7 @@ func TestTurnsOfABatch(t *testing.T) {
 		if turnTexts(got) != c.want {
 			t.Errorf("batch %d (events at %v): %q, want %q", i, batch[0].At.Sub(t0), turnTexts(got), c.want)
 		}
-		if err := db.Complete(ctx, run, nil, nil); err != nil {
+		if _, err := db.CompleteRun(ctx, run, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -17,8 +17,8 @@ func addRun(t testing.TB, db *DB, s Session, from int, obs []Observation, sum *S
 	if _, err := db.Claim(ctx, s.ID, run, 10, at(from)); err != nil {
 		t.Fatalf("Claim: %v", err)
 	}
-	if err := db.Complete(ctx, run, obs, sum); err != nil {
-		t.Fatalf("Complete: %v", err)
+	if _, err := db.CompleteRun(ctx, run, obs, sum); err != nil {
+		t.Fatalf("CompleteRun: %v", err)
 	}
 }
 
@@ -29,9 +29,7 @@ func TestProjectsCountsAndOrder(t *testing.T) {
 	addRun(t, db, a, 0, []Observation{{Type: "feature", Title: "a1", At: at(10)}, {Type: "bugfix", Title: "a2", At: at(20)}},
 		&Summary{Request: "ra", At: at(30)})
 	addRun(t, db, b, 100, []Observation{{Type: "change", Title: "b1", At: at(200)}}, nil)
-	if err := db.RecordPrompt(ctx, b, Prompt{Text: "hello", At: at(300)}); err != nil {
-		t.Fatal(err)
-	}
+	ingest(t, db, Captured{Kind: CapturePrompt, Session: b, Prompt: Prompt{Text: "hello", At: at(300)}})
 	got, err := db.Projects(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -118,9 +116,7 @@ func TestGettersAndNotFound(t *testing.T) {
 	s := session("s1", "p")
 	addRun(t, db, s, 0, []Observation{{Type: "feature", Title: "one", Facts: []string{"f"}, At: at(5)}},
 		&Summary{Request: "req", At: at(6)})
-	if err := db.RecordPrompt(ctx, s, Prompt{Text: "prompt text", At: at(7)}); err != nil {
-		t.Fatal(err)
-	}
+	ingest(t, db, Captured{Kind: CapturePrompt, Session: s, Prompt: Prompt{Text: "prompt text", At: at(7)}})
 	latest, err := db.LatestObservations(ctx, 10)
 	if err != nil || len(latest) != 1 {
 		t.Fatalf("latest: %v %v", latest, err)
