@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// The event queue: pending → processing (Claim) → done (Complete) | pending again
+// The event queue: pending → processing (Claim) → done (CompleteRun) | pending again
 // (Release, RequeueStale) | failed (Release after maxAttempts). No state change ever
 // deletes an event. An event's RunID is the last run that claimed it.
 
@@ -123,7 +123,7 @@ func (db *DB) Claim(ctx context.Context, sessionID, runID string, limit int, now
 }
 
 // RequeueStale moves events claimed before `before` and still processing (their run died
-// without Complete or Release) back to pending, without counting an attempt.
+// without CompleteRun or Release) back to pending, without counting an attempt.
 func (db *DB) RequeueStale(ctx context.Context, before time.Time) (int, error) {
 	var n int64
 	err := db.write(ctx, func(tx *sql.Tx) error {
@@ -137,23 +137,18 @@ func (db *DB) RequeueStale(ctx context.Context, before time.Time) (int, error) {
 	return int(n), db.fail("requeue stale", err)
 }
 
-// Complete stores a run's observations and optional summary and marks the run's claimed
-// events done, all in one transaction. Empty SessionID, Project and RunID of the stored
-// rows default to the run's session, project and id, and a zero At to the claim time.
+// CompleteRun stores a run's observations and optional summary and marks the run's
+// claimed events done, all in one transaction. Empty SessionID, Project and RunID of the
+// stored rows default to the run's session, project and id, and a zero At to the claim
+// time. duplicates is how many observations it did not store because the project already
+// had one of the same type and title key (TitleKey) from the DuplicateWindow before the
+// observation's time, this run's included.
 //
 // A run that never claimed an event (the final run of a session whose events an earlier
 // run took) may still store rows that name their session, project and time; otherwise
 // that is ErrInvalidArgument. A run whose claim is over (released, requeued as stale,
 // failed or already completed) gets ErrNoClaim and stores nothing, so the same events
 // never produce observations twice.
-func (db *DB) Complete(ctx context.Context, runID string, obs []Observation, sum *Summary) error {
-	_, err := db.CompleteRun(ctx, runID, obs, sum)
-	return err
-}
-
-// CompleteRun is Complete, and also returns how many observations it did not store because
-// the project already had one of the same type and title key (TitleKey) from the
-// DuplicateWindow before the observation's time, this run's included.
 func (db *DB) CompleteRun(ctx context.Context, runID string, obs []Observation, sum *Summary) (duplicates int, err error) {
 	return db.storeRun(ctx, "complete", runID, obs, sum, sqlRunDone)
 }

@@ -4,49 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 )
-
-// TouchSession records that a session exists (SessionStart), without anything else.
-func (db *DB) TouchSession(ctx context.Context, s Session) error {
-	return db.fail("touch session", db.write(ctx, func(tx *sql.Tx) error {
-		return upsertSession(ctx, tx, s)
-	}))
-}
-
-// RecordPrompt stores one user prompt, and its session row when it is the first thing
-// seen of the session. p.SessionID and p.Project default to the session's.
-func (db *DB) RecordPrompt(ctx context.Context, s Session, p Prompt) error {
-	return db.fail("record prompt", db.write(ctx, func(tx *sql.Tx) error {
-		if err := upsertSession(ctx, tx, s); err != nil {
-			return err
-		}
-		_, err := insertPrompt(ctx, tx, s, p)
-		return err
-	}))
-}
-
-// RecordEvent stores one captured tool use as a pending event, and its session row. A
-// second delivery of the same (session, ToolUseID) is ignored, so a retried hook never
-// duplicates an event; events without a ToolUseID are always stored.
-func (db *DB) RecordEvent(ctx context.Context, s Session, e Event) error {
-	return db.fail("record event", db.write(ctx, func(tx *sql.Tx) error {
-		if err := upsertSession(ctx, tx, s); err != nil {
-			return err
-		}
-		_, err := insertEvent(ctx, tx, s, e)
-		return err
-	}))
-}
-
-// EndSession sets a session's end time. A session never recorded (for example an
-// excluded project's) is left unrecorded: there is nothing of it to end.
-func (db *DB) EndSession(ctx context.Context, id string, at time.Time) error {
-	if id == "" || at.IsZero() {
-		return db.fail("end session", fmt.Errorf("session id %q, time %v: %w", id, at, ErrInvalidArgument))
-	}
-	return db.update(ctx, "end session", `UPDATE sessions SET ended_at = ? WHERE id = ?`, at.UnixNano(), id)
-}
 
 // upsertSession inserts the session, or fills only what an earlier row left empty: the
 // first project, cwd and start time seen are kept.

@@ -60,7 +60,7 @@ CREATE UNIQUE INDEX events_tool_use ON events(session_id, tool_use_id) WHERE too
 CREATE INDEX events_state_session ON events(state, session_id, at);
 -- NeedsSummary (a session's latest event).
 CREATE INDEX events_session_at ON events(session_id, at);
--- Complete and Release (run); RequeueStale (processing claimed before a time) and Counts.
+-- CompleteRun and Release (run); RequeueStale (processing claimed before a time) and Counts.
 CREATE INDEX events_run ON events(run_id, state);
 CREATE INDEX events_claimed ON events(state, claimed_at);
 

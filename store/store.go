@@ -49,7 +49,7 @@ var ErrNoDatabase = errors.New("no database yet")
 // ErrInvalidArgument: a required value (session id, run id, time) was missing or out of range.
 var ErrInvalidArgument = errors.New("invalid argument")
 
-// ErrNoClaim: Complete was called for a run that holds no claimed events, because it
+// ErrNoClaim: CompleteRun was called for a run that holds no claimed events, because it
 // never claimed any or its claim was requeued (and maybe taken by another run).
 // Nothing is stored, so the same events cannot produce observations twice.
 var ErrNoClaim = errors.New("run holds no claimed events")
