@@ -556,9 +556,15 @@ func (db *DB) coverage(ctx context.Context, q query, byKey map[rowKey]*candidate
 		}
 		c.terms = 0
 	}
+	// One statement for every term and span, prepared once.
+	st, err := db.sql.PrepareContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	for _, t := range q.terms {
 		for _, s := range spans {
-			rows, err := db.sql.QueryContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?`, t.fts(), s.lo, s.hi)
+			rows, err := st.QueryContext(ctx, t.fts(), s.lo, s.hi)
 			if err != nil {
 				return err
 			}
@@ -632,6 +638,22 @@ func (db *DB) details(ctx context.Context, cands []candidate) error {
 func (db *DB) context(ctx context.Context, cands []candidate, byKey map[rowKey]*candidate, q query, f searchFilter) ([]candidate, error) {
 	var found []candidate
 	newByKey := map[rowKey]int{}
+	// Each side's statement is prepared once for every source: preparing one costs about
+	// what running it does.
+	sides := map[string]*sql.Stmt{}
+	for _, side := range []string{"<", ">"} {
+		dir := "DESC"
+		if side == ">" {
+			dir = "ASC"
+		}
+		st, err := db.sql.PrepareContext(ctx, `SELECT id FROM observations WHERE session_id = ? AND (at, id) `+side+` (?, ?)
+ORDER BY at `+dir+`, id `+dir+` LIMIT ?`)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		sides[side] = st
+	}
 	for i := range min(contextFrom, len(cands)) {
 		src := cands[i]
 		// An observation's neighbours are the observations just before and after it; a
@@ -641,12 +663,7 @@ func (db *DB) context(ctx context.Context, cands []candidate, byKey map[rowKey]*
 			pivot = 0
 		}
 		for _, side := range []string{"<", ">"} {
-			dir := "DESC"
-			if side == ">" {
-				dir = "ASC"
-			}
-			rows, err := db.sql.QueryContext(ctx, `SELECT id FROM observations WHERE session_id = ? AND (at, id) `+side+` (?, ?)
-ORDER BY at `+dir+`, id `+dir+` LIMIT ?`, src.Session, src.at, pivot, contextNear)
+			rows, err := sides[side].QueryContext(ctx, src.Session, src.at, pivot, contextNear)
 			if err != nil {
 				return nil, err
 			}
