@@ -244,6 +244,14 @@ ALTER TABLE runs ADD COLUMN requeued INTEGER NOT NULL DEFAULT 0;
 	// 7: memory stored before the redactor read text as it reads (issue 21) is redacted
 	// again. Last, so the rows it rewrites are indexed by the index above.
 	{run: redactStored, heavy: true},
+	// 8: what search filters on, by id (searchDoc.from): a covering index keeps the project,
+	// time and type checks of the newest matches off the wide rows (a twelfth of a whole
+	// `hook search` over 100,000 observations). Built in id order: 0.1 s at 100,000.
+	{sql: `
+CREATE INDEX IF NOT EXISTS observations_filter ON observations(id, project, at, type);
+CREATE INDEX IF NOT EXISTS summaries_filter ON summaries(id, project, at);
+CREATE INDEX IF NOT EXISTS prompts_filter ON prompts(id, project, at);
+`},
 }
 
 // step is one migration: SQL, or Go code for what SQL cannot say (run gets the migration's

@@ -305,7 +305,9 @@ func (d searchDoc) from(match string, lo int64, f searchFilter) (string, []any) 
 	}
 	join := ""
 	if len(conds) > 3 {
-		join = ` JOIN ` + d.table + ` c ON c.id = search_fts.rowid - ` + strconv.FormatInt(d.offset, 10)
+		// The filter index (migration 8) holds every column filtered on: the planner would
+		// seek each match's wide row by its rowid instead.
+		join = ` JOIN ` + d.table + ` c INDEXED BY ` + d.table + `_filter ON c.id = search_fts.rowid - ` + strconv.FormatInt(d.offset, 10)
 	}
 	return ` FROM search_fts` + join + ` WHERE ` + strings.Join(conds, " AND "), args
 }

@@ -24,9 +24,13 @@ import (
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 )
 
+// olderSchema is the schema olderMemory leaves: before the redaction migration (7), which
+// only added stored_redactions besides redacting, and the search filter indexes (8).
+const olderSchema = 6
+
 // olderMemory captures a prompt and a PostToolUse per canary, the canary after a newline,
 // with redaction off (what an older build's redactor let through), then takes the schema
-// one version back: the redaction migration, the last one, only added stored_redactions.
+// back to olderSchema.
 func olderMemory(t *testing.T) (h *harness, current int) {
 	t.Helper()
 	h = newHarness(t)
@@ -50,7 +54,8 @@ func olderMemory(t *testing.T) (h *harness, current int) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(fmt.Sprintf("DROP TABLE stored_redactions; PRAGMA user_version = %d", current-1)); err != nil {
+	if _, err := db.Exec(fmt.Sprintf(`DROP TABLE stored_redactions; DROP INDEX observations_filter; DROP INDEX summaries_filter;
+DROP INDEX prompts_filter; PRAGMA user_version = %d`, olderSchema)); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
