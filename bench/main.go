@@ -30,7 +30,8 @@
 //     floor and 4× the plain SessionStart;
 //   - `hook mcp` from process start to its tools/list answer within 12× the floor;
 //   - `hook search` (a question over the same observations, whole process) p95 within 10×
-//     the floor p95 (the in-process p95 is store's BenchmarkSearch100k);
+//     the floor p95 (the in-process p95 is store's BenchmarkSearch100k); the same over the
+//     story is reported;
 //   - peak RSS under 30 MB for every hook run, and after 1,000 MCP tool calls over 100,000
 //     observations under 25 MB.
 package main
@@ -216,8 +217,9 @@ func run() int {
 		{name: "mcp: start to tools/list answered", bin: hookPath, env: env(startDir), mcp: true},
 		{name: fmt.Sprintf("SessionStart (%d-observation story)", *nobs), bin: hookPath, stdin: start, env: env(storyDir)},
 		{name: fmt.Sprintf("hook search (%d observations)", *nobs), bin: hookPath, env: env(startDir), args: searchArgs()},
+		{name: fmt.Sprintf("hook search (%d-observation story)", *nobs), bin: hookPath, env: env(storyDir), args: storySearchArgs},
 	}
-	const iFloor, iVersion, iPost, iStart, iPending, iMCP, iStory, iSearch = 0, 1, 2, 3, 4, 5, 6, 7
+	const iFloor, iVersion, iPost, iStart, iPending, iMCP, iStory, iSearch, iStorySearch = 0, 1, 2, 3, 4, 5, 6, 7, 8
 	story, err := sessionStartText(hookPath, start, env(storyDir))
 	if err != nil {
 		return fail(fmt.Errorf("story: %v", err))
@@ -331,6 +333,11 @@ func run() int {
 	}
 	target("mcp start to tools/list ÷ floor", ratio(med(iMCP), med(iFloor)), mcpVsFloor)
 	target("hook search p95 ÷ floor p95", ratio(results[iSearch].quantile(0.95), results[iFloor].quantile(0.95)), searchVsFloor)
+	// Reported, not checked: over a coding history every kind matches (prompts and
+	// summaries too) and the context spans thousands of sessions, so the same question
+	// costs more than over one session of observations.
+	fmt.Printf("  %-66s %6.2f×  (reported)\n", "hook search over the story p95 ÷ floor p95",
+		ratio(results[iStorySearch].quantile(0.95), results[iFloor].quantile(0.95)))
 	if conc != nil {
 		// "PostToolUse p95 with 16 concurrent writers within 3× the single-writer p95",
 		// normalized for CPU. 16 processes started at once on a 2-core machine are CPU-bound:
@@ -596,6 +603,9 @@ func searchArgs() []string {
 	w := store.SeedWords(3, 50, 900)
 	return []string{"search", "--project", "project", "--limit", "10", "--", "why did the " + w[0] + " " + w[1] + " fail after " + w[2] + "?"}
 }
+
+// storySearchArgs is a question over the story (store.SeedStory), in its words.
+var storySearchArgs = []string{"search", "--project", "project", "--limit", "10", "--", "why did the webhook handler retry without an idempotency key?"}
 
 func seed(dir string, n int, story bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
