@@ -114,11 +114,10 @@ const (
 )
 
 // rankWindow bounds the work of ranking: bm25 costs a lookup per matching row, so a
-// word found in most of 100,000 observations took ~200 ms to rank. When the largest kind
-// has more matches than this, only its newest rankWindow matches (by id, which grows with
-// time) are ranked, and a smaller kind's proportionally fewer (kindWindows), which favours
-// recent memory: 1,000 keeps a common word's search near 10 ms at 100,000 observations
-// (2,000 took about twice that). Fewer matches are all ranked.
+// word found in most of 100,000 observations took ~200 ms to rank. When a kind has more
+// matches than this, only its newest rankWindow matches (by id, which grows with time)
+// are ranked, which favours recent memory: 1,000 keeps a common word's search near 10 ms
+// at 100,000 observations (2,000 took about twice that). Fewer matches are all ranked.
 const rankWindow = 1000
 
 // Snippet marks: the store returns a snippet's text plain and where its matched words are
@@ -497,43 +496,9 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// kindWindows scales window to each kind's size: the largest kind (by its newest id, as
-// ids grow with time) ranks its newest window matches, a smaller one proportionally fewer,
-// but never fewer than pool. Kinds are written at about steady rates relative to each
-// other (a prompt and a summary per few observations), so every kind's window then spans
-// about the same recent period, where 1,000 of each let the fewer prompts and summaries
-// reach back many times further than the observations and tripled ranking's work.
-func (db *DB) kindWindows(ctx context.Context, window int) (map[string]int, error) {
-	parts := make([]string, len(searchDocs))
-	for i, d := range searchDocs {
-		parts[i] = `(SELECT coalesce(max(id), 0) FROM ` + d.table + `)`
-	}
-	sizes := make([]int64, len(searchDocs))
-	dest := make([]any, len(sizes))
-	for i := range sizes {
-		dest[i] = &sizes[i]
-	}
-	if err := db.sql.QueryRowContext(ctx, `SELECT `+strings.Join(parts, ", ")).Scan(dest...); err != nil {
-		return nil, err
-	}
-	largest := slices.Max(sizes)
-	out := map[string]int{}
-	for i, d := range searchDocs {
-		out[d.kind] = window
-		if sizes[i] < largest {
-			out[d.kind] = min(window, max(pool, int((int64(window)*sizes[i]+largest-1)/largest)))
-		}
-	}
-	return out, nil
-}
-
 // matches returns the n best own matches over the kinds f allows, each kind ranked
-// within its newest matches (kindWindows of window).
+// within its newest window matches.
 func (db *DB) matches(ctx context.Context, match string, f searchFilter, window, n int, flat bool) ([]candidate, error) {
-	windows, err := db.kindWindows(ctx, window)
-	if err != nil {
-		return nil, err
-	}
 	// Equal scores: the older first, as they came when each kind's window was read oldest
 	// first (LoCoMo's hit@5 moves with this order; newest first lost a question).
 	score, order := searchRank, ", rid"
@@ -552,7 +517,7 @@ func (db *DB) matches(ctx context.Context, match string, f searchFilter, window,
 		from, fargs := d.from(match, d.offset, f)
 		parts = append(parts, `SELECT * FROM (SELECT search_fts.rowid AS rid, `+score+` AS score`+from+
 			` ORDER BY search_fts.rowid DESC LIMIT ?)`)
-		args = append(append(args, fargs...), windows[d.kind])
+		args = append(append(args, fargs...), window)
 	}
 	if len(parts) == 0 {
 		return nil, nil

@@ -320,38 +320,6 @@ func TestSearchRanksOnlyTheNewestWindow(t *testing.T) {
 	}
 }
 
-// A smaller kind ranks proportionally fewer of its newest matches than the largest, never
-// fewer than pool: the windows span about the same period. Control: kinds of one size get
-// the whole window.
-func TestKindWindowsScaleWithEachKindsSize(t *testing.T) {
-	ctx := context.Background()
-	db, _ := openTest(t)
-	s := session("s1", "p")
-	obs := make([]Observation, 10)
-	for i := range obs {
-		obs[i] = Observation{Type: "change", Title: "finding " + strconv.Itoa(i)}
-	}
-	remember(t, db, s, 1, obs, nil)
-	prompt := func(i int) {
-		ingest(t, db, Captured{Kind: CapturePrompt, Session: s, Prompt: Prompt{Text: "ask " + strconv.Itoa(i), At: at(i)}})
-	}
-	for i := range 5 {
-		prompt(i)
-	}
-	got, err := db.kindWindows(ctx, 1000)
-	want := map[string]int{KindObservation: 1000, KindPrompt: 500, KindSummary: pool}
-	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("10 observations, 5 prompts, no summary: %v, %v; want %v", got, err, want)
-	}
-	for i := 5; i < 10; i++ {
-		prompt(i)
-	}
-	remember(t, db, s, 2, nil, &Summary{Request: "r"})
-	if got, err = db.kindWindows(ctx, 1000); err != nil || got[KindObservation] != 1000 || got[KindPrompt] != 1000 {
-		t.Errorf("control, 10 observations and 10 prompts: %v, %v; want 1000 each", got, err)
-	}
-}
-
 func TestFirstLine(t *testing.T) {
 	long := strings.Repeat("é", 150)
 	for _, c := range []struct{ in, want string }{
