@@ -283,13 +283,12 @@ type searchFilter struct {
 	noSnippet    bool // hits carry no snippet (it reads every field of each hit)
 }
 
-// from is the FROM … WHERE clause of d's index rows from rowid lo on matching match and
-// f, with its arguments. The content table is joined only when f looks at it. One bound
-// on each side of the rowid: FTS5 seeks to it, where a second lower bound would be
-// checked row by row.
-func (d searchDoc) from(match string, lo int64, f searchFilter) (string, []any) {
+// from is the FROM … WHERE clause of d's index rows matching match and f, with its
+// arguments: d's rowid range, which FTS5 seeks to. The content table is joined only when f
+// looks at it.
+func (d searchDoc) from(match string, f searchFilter) (string, []any) {
 	conds := []string{`search_fts MATCH ?`, `search_fts.rowid >= ?`, `search_fts.rowid < ?`}
-	args := []any{match, lo, d.offset + 1<<kindShift}
+	args := []any{match, d.offset, d.offset + 1<<kindShift}
 	add := func(cond string, arg any) { conds = append(conds, cond); args = append(args, arg) }
 	if f.project != "" {
 		add("c.project = ?", f.project)
@@ -499,8 +498,10 @@ func cmpInt(a, b int64) int {
 // matches returns the n best own matches over the kinds f allows, each kind ranked
 // within its newest window matches.
 func (db *DB) matches(ctx context.Context, match string, f searchFilter, window, n int, flat bool) ([]candidate, error) {
-	// Equal scores: the older first, as they came when each kind's window was read oldest
-	// first (LoCoMo's hit@5 moves with this order; newest first lost a question).
+	// Equal scores at the cut: within a kind the older first, kinds in offset order, as the
+	// earlier two-pass statement read them. Which of equal scores make the pool moved
+	// LoCoMo's hit@5 by a question (newest first lost one); the hits' own order still
+	// breaks ties by recency (rank).
 	score, order := searchRank, ", rid"
 	if flat {
 		score, order = "-1.0", ", rid DESC" // every match alike: the newest first (see informative)
@@ -514,7 +515,7 @@ func (db *DB) matches(ctx context.Context, match string, f searchFilter, window,
 		// Each kind's newest window matches are scored as FTS5 reads them, newest first, in
 		// one pass; one statement for every kind, since preparing one costs about what
 		// running it does.
-		from, fargs := d.from(match, d.offset, f)
+		from, fargs := d.from(match, f)
 		parts = append(parts, `SELECT * FROM (SELECT search_fts.rowid AS rid, `+score+` AS score`+from+
 			` ORDER BY search_fts.rowid DESC LIMIT ?)`)
 		args = append(append(args, fargs...), window)
@@ -586,7 +587,6 @@ func (db *DB) coverage(ctx context.Context, q query, byKey map[rowKey]*candidate
 	return nil
 }
 
-// details reads what a hit shows and what ranking needs of each candidate.
 // details fills what a hit shows and what ranking needs of each candidate, one query per
 // kind.
 func (db *DB) details(ctx context.Context, cands []candidate) error {
