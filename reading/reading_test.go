@@ -3,6 +3,8 @@ package reading_test
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -50,6 +52,9 @@ func TestOpenWithNothingCaptured(t *testing.T) {
 	db, err := m.Open(context.Background(), "test")
 	if !errors.Is(err, store.ErrNoDatabase) || db != nil || *ingests != 0 {
 		t.Fatalf("Open of an empty data dir: %v, %v, %d ingestions; want ErrNoDatabase and none", db, err, *ingests)
+	}
+	if _, err := os.Stat(m.DBPath); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a reader made a database: %v", err)
 	}
 }
 

@@ -30,7 +30,7 @@ const absentWord = "zebrafinch"
 type readerState struct {
 	name      string
 	word      string
-	older     bool // the schema is olderSchema
+	older     int  // the schema version it is at, when older than this build's
 	journaled bool // records wait in the capture journal
 	empty     bool // the control: nothing was captured
 	make      func(t *testing.T) *harness
@@ -46,7 +46,7 @@ func captureWaiting(h *harness, word string) {
 }
 
 var readerStates = []readerState{
-	{name: "older schema", word: "quokka", older: true, make: func(t *testing.T) *harness {
+	{name: "older schema", word: "quokka", older: olderSchema, make: func(t *testing.T) *harness {
 		h, _ := olderMemory(t)
 		return h
 	}},
@@ -65,9 +65,17 @@ var readerStates = []readerState{
 		captureWaiting(h, "wombat")
 		return h
 	}},
-	{name: "journal on an older schema", word: "wombat", older: true, journaled: true, make: func(t *testing.T) *harness {
+	{name: "journal on an older schema", word: "wombat", older: olderSchema, journaled: true, make: func(t *testing.T) *harness {
 		h, _ := olderMemory(t)
 		captureWaiting(h, "wombat")
+		return h
+	}},
+	// The previous release's schema: only the light migration 8 owed, which any opener runs.
+	{name: "schema 7", word: "kiwi", older: 7, make: func(t *testing.T) *harness {
+		h := journalHarness(t)
+		captureWaiting(h, "kiwi")
+		h.ingest()
+		downgrade(t, h.data, dropFilterIndexes, 7)
 		return h
 	}},
 	{name: "nothing captured", word: "wombat", empty: true, make: journalHarness},
@@ -168,8 +176,8 @@ func TestReaders_OlderSchemaAndWaitingJournal(t *testing.T) {
 					t.Fatalf("control: %d records wait in the journal before %s", waiting, r.name)
 				}
 				hadDB := h.hasDB()
-				if st.older && schemaVersion(t, h.data) != olderSchema {
-					t.Fatalf("control: user_version %d before %s, want %d", schemaVersion(t, h.data), r.name, olderSchema)
+				if st.older != 0 && schemaVersion(t, h.data) != st.older {
+					t.Fatalf("control: user_version %d before %s, want %d", schemaVersion(t, h.data), r.name, st.older)
 				}
 				found := r.ask(t, h, st.word)
 				switch {

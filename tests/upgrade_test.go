@@ -49,22 +49,31 @@ func olderMemory(t *testing.T) (h *harness, current int) {
 	}
 	h.ingest()
 	current = schemaVersion(t, h.data)
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(h.data, "claude-mem.db"))
+	downgrade(t, h.data, "DROP TABLE stored_redactions; "+dropFilterIndexes, olderSchema)
+	if leaks := redacttest.Leaks(dataBytes(t, h.data), redacttest.Captured()); len(leaks) != len(redacttest.Captured()) {
+		t.Fatalf("control: %d of %d canaries in the older memory", len(leaks), len(redacttest.Captured()))
+	}
+	return h, current
+}
+
+// dropFilterIndexes undoes migration 8 (the search filter indexes).
+const dropFilterIndexes = "DROP INDEX observations_filter; DROP INDEX summaries_filter; DROP INDEX prompts_filter"
+
+// downgrade takes the database in dataDir back to schema version, undoing what later
+// migrations added with undo, without going through the product.
+func downgrade(t *testing.T, dataDir, undo string, version int) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dataDir, "claude-mem.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(fmt.Sprintf(`DROP TABLE stored_redactions; DROP INDEX observations_filter; DROP INDEX summaries_filter;
-DROP INDEX prompts_filter; PRAGMA user_version = %d`, olderSchema)); err != nil {
+	if _, err := db.Exec(fmt.Sprintf("%s; PRAGMA user_version = %d", undo, version)); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if leaks := redacttest.Leaks(dataBytes(t, h.data), redacttest.Captured()); len(leaks) != len(redacttest.Captured()) {
-		t.Fatalf("control: %d of %d canaries in the older memory", len(leaks), len(redacttest.Captured()))
-	}
-	return h, current
 }
 
 // schemaVersion reads the user_version of the database in dataDir without going through
