@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -255,8 +256,8 @@ func joinTerms(ts []term) string {
 }
 
 // stopWords are English words too common to tell records apart: a query's plain words
-// among them are not searched.
-// Built at first use, as every table of the binary: every hook starts it.
+// among them are not searched. Built at first use, as every table of the binary, since
+// every hook starts it.
 var stopWords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`i me my myself we our ours ourselves you your yours yourself yourselves
@@ -384,7 +385,7 @@ func (db *DB) rank(ctx context.Context, q query, f searchFilter, limit, window i
 		return nil, err
 	}
 	// The best matches, counting coverage, lend context.
-	slices.SortStableFunc(cands, func(a, b candidate) int { return cmpFloat(b.matchScore(), a.matchScore()) })
+	slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.matchScore(), a.matchScore()) })
 	for i := range cands {
 		byKey[rowKey{cands[i].Kind, cands[i].ID}] = &cands[i]
 	}
@@ -394,16 +395,7 @@ func (db *DB) rank(ctx context.Context, q query, f searchFilter, limit, window i
 	}
 	cands = append(cands, found...)
 	slices.SortStableFunc(cands, func(a, b candidate) int {
-		sa, sb := a.score(), b.score()
-		switch {
-		case sa > sb:
-			return -1
-		case sa < sb:
-			return 1
-		case a.at != b.at:
-			return -cmpInt(a.at, b.at)
-		}
-		return -cmpInt(a.ID, b.ID)
+		return cmp.Or(cmp.Compare(b.score(), a.score()), cmp.Compare(b.at, a.at), cmp.Compare(b.ID, a.ID))
 	})
 	hits := collapse(cands, limit)
 	if f.noSnippet {
@@ -473,26 +465,6 @@ ORDER BY rowid DESC LIMIT 1 OFFSET ?)`)
 		return dense, true, nil
 	}
 	return kept, false, nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // matches returns the n best own matches over the kinds f allows, each kind ranked
@@ -640,22 +612,6 @@ func (db *DB) details(ctx context.Context, cands []candidate) error {
 func (db *DB) context(ctx context.Context, cands []candidate, byKey map[rowKey]*candidate, q query, f searchFilter) ([]candidate, error) {
 	var found []candidate
 	newByKey := map[rowKey]int{}
-	// Each side's statement is prepared once for every source: preparing one costs about
-	// what running it does.
-	sides := map[string]*sql.Stmt{}
-	for _, side := range []string{"<", ">"} {
-		dir := "DESC"
-		if side == ">" {
-			dir = "ASC"
-		}
-		st, err := db.sql.PrepareContext(ctx, `SELECT id FROM observations WHERE session_id = ? AND (at, id) `+side+` (?, ?)
-ORDER BY at `+dir+`, id `+dir+` LIMIT ?`)
-		if err != nil {
-			return nil, err
-		}
-		defer st.Close()
-		sides[side] = st
-	}
 	for i := range min(contextFrom, len(cands)) {
 		src := cands[i]
 		// An observation's neighbours are the observations just before and after it; a
@@ -665,7 +621,14 @@ ORDER BY at `+dir+`, id `+dir+` LIMIT ?`)
 			pivot = 0
 		}
 		for _, side := range []string{"<", ">"} {
-			rows, err := sides[side].QueryContext(ctx, src.Session, src.at, pivot, contextNear)
+			dir := "DESC"
+			if side == ">" {
+				dir = "ASC"
+			}
+			// Not prepared once for every source: SQLite prepares a statement with an
+			// equality and an ORDER BY again at each new binding anyway.
+			rows, err := db.sql.QueryContext(ctx, `SELECT id FROM observations WHERE session_id = ? AND (at, id) `+side+` (?, ?)
+ORDER BY at `+dir+`, id `+dir+` LIMIT ?`, src.Session, src.at, pivot, contextNear)
 			if err != nil {
 				return nil, err
 			}
