@@ -332,9 +332,9 @@ func run() int {
 			((med(iPending) - med(iStart)) / time.Duration(*pending)).Round(time.Microsecond), *pending)
 	}
 	target("mcp start to tools/list ÷ floor", ratio(med(iMCP), med(iFloor)), mcpVsFloor)
-	// Reported, not checked: search is near its target rather than well inside it (6.4–9.8×
-	// in five runs on a 2-core VM, whose floor p95 alone moves from 3 to 5 ms), so a red
-	// line here would sometimes hold back every other change. Over a coding history every
+	// Reported, not checked: search is at its target rather than inside it (3.8–10.7× in ten
+	// runs on a 2-core VM, whose floor p95 alone moves from 3 to 7 ms), so a red line here
+	// would hold back every other change. Over a coding history every
 	// kind matches (prompts and summaries too) and the context spans thousands of sessions,
 	// so the same question costs more than over one session of observations.
 	report := func(what string, i int) {
