@@ -242,7 +242,7 @@ SELECT title FROM (
 	SELECT title, at, id FROM observations WHERE `+o.where+`
 	UNION ALL
 	SELECT request, at, id FROM summaries WHERE `+s.where+`
-) ORDER BY at, id LIMIT ?`, append(append(append([]any{}, o.args...), s.args...), max(maxTitles, 0))...)
+) ORDER BY at, id`+sqlLimit(max(maxTitles, 0)), append(append([]any{}, o.args...), s.args...)...)
 	if err != nil {
 		return f, err
 	}

@@ -198,12 +198,12 @@ func (db *DB) around(ctx context.Context, a Entry, anchorOrder int, op, dir stri
 			cond, condArgs = `at `+op+` ?`, []any{a.At.UnixNano()}
 		}
 		parts = append(parts, `SELECT * FROM (`+t.entrySelect()+` WHERE project = ? AND `+cond+
-			` ORDER BY at `+dir+`, id `+dir+` LIMIT ?)`)
-		args = append(append(append(args, a.Project), condArgs...), n)
+			` ORDER BY at `+dir+`, id `+dir+sqlLimit(n)+`)`)
+		args = append(append(args, a.Project), condArgs...)
 	}
 	q := `SELECT * FROM (` + strings.Join(parts, " UNION ALL ") + `) ORDER BY at ` + dir + `, ` +
-		orderCase() + ` ` + dir + `, id ` + dir + ` LIMIT ?`
-	rows, err := db.sql.QueryContext(ctx, q, append(args, n)...)
+		orderCase() + ` ` + dir + `, id ` + dir + sqlLimit(n)
+	rows, err := db.sql.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, db.fail("timeline", err)
 	}

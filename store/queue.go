@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -25,10 +26,11 @@ SELECT session_id, min(at) FROM events WHERE state = 'pending'
 GROUP BY session_id HAVING min(at) < ?1
 UNION ALL
 SELECT session_id, at FROM events WHERE state = 'processing' AND claimed_at < ?1`
+	// sqlClaim's %s is its LIMIT (sqlLimit).
 	sqlClaim = `
 UPDATE events SET state = 'processing', run_id = ?1, claimed_at = ?2
 WHERE id IN (
-	SELECT id FROM events WHERE session_id = ?3 AND state = 'pending' ORDER BY at, id LIMIT ?4
+	SELECT id FROM events WHERE session_id = ?3 AND state = 'pending' ORDER BY at, id %s
 )
 RETURNING ` + eventColumns
 	sqlRequeueStale = `
@@ -102,7 +104,7 @@ func (db *DB) Claim(ctx context.Context, sessionID, runID string, limit int, now
 	}
 	var out []Event
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, sqlClaim, runID, now.UnixNano(), sessionID, limit)
+		rows, err := tx.QueryContext(ctx, fmt.Sprintf(sqlClaim, sqlLimit(limit)), runID, now.UnixNano(), sessionID)
 		if err != nil {
 			return err
 		}
@@ -311,6 +313,10 @@ func scanEvents(rows *sql.Rows) ([]Event, error) {
 }
 
 // scanAll calls scan for each row and always closes rows.
+// sqlLimit is a LIMIT clause for n rows, written as a number: SQLite prepares a statement
+// whose LIMIT or OFFSET is a bound parameter a second time, at its first step.
+func sqlLimit(n int) string { return " LIMIT " + strconv.Itoa(n) }
+
 func scanAll(rows *sql.Rows, scan func(*sql.Rows) error) error {
 	defer rows.Close()
 	for rows.Next() {

@@ -4,7 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -385,7 +389,7 @@ func TestStatementsUseIndexes(t *testing.T) {
 	}{
 		"HasPending":          {sqlHasPending, []any{"s"}},
 		"StaleSessions":       {sqlStaleSessions, []any{1}},
-		"Claim":               {sqlClaim, []any{"r", 1, "s", 10}},
+		"Claim":               {fmt.Sprintf(sqlClaim, sqlLimit(10)), []any{"r", 1, "s"}},
 		"RequeueStale":        {sqlRequeueStale, []any{1}},
 		"RunClaim":            {sqlRunClaim, []any{"r"}},
 		"RunSeen":             {sqlRunSeen, []any{"r"}},
@@ -396,19 +400,19 @@ func TestStatementsUseIndexes(t *testing.T) {
 		"PendingAfter":        {sqlPendingAfter, []any{"s", 1}},
 		"TurnEnd":             {sqlTurnEnd, []any{"s", 1}},
 		"TurnStart":           {sqlTurnStart, []any{"s", 1}},
-		"PromptsWithin":       {sqlPromptsWithin, []any{"s", 1, 2, 30}},
-		"AnswersWithin":       {sqlAnswersWithin, []any{"s", 1, 2, 30}},
+		"PromptsWithin":       {sqlPromptsWithin + sqlLimit(30), []any{"s", 1, 2}},
+		"AnswersWithin":       {sqlAnswersWithin + sqlLimit(30), []any{"s", 1, 2}},
 		"PendingFinals":       {sqlPendingFinals, []any{1, 3}},
-		"SessionPrompts":      {sqlSessionPrompts, []any{"s", 20}},
-		"SessionObservations": {sqlSessionObservations, []any{"s", 50}},
+		"SessionPrompts":      {sqlSessionPrompts + sqlLimit(20), []any{"s"}},
+		"SessionObservations": {sqlSessionObservations + sqlLimit(50), []any{"s"}},
 		"RunDone":             {sqlRunDone, []any{"r"}},
 		"ReleasePending":      {sqlReleasePending, []any{"r"}},
 		"ReleaseCounted":      {sqlReleaseCounted, []any{"r", 3}},
 		"Counts":              {sqlCounts, nil},
-		"RecentObservations":  {sqlRecentObservations, []any{"p", 50}},
+		"RecentObservations":  {sqlRecentObservations + sqlLimit(50), []any{"p"}},
 		"LatestSummary":       {sqlLatestSummary, []any{"p"}},
-		"StoryObservations":   {sqlStoryObservations, []any{"p", 400}},
-		"StorySummaries":      {sqlStorySummaries, []any{"p", StorySummaries}},
+		"StoryObservations":   {sqlStoryObservations + sqlLimit(400), []any{"p"}},
+		"StorySummaries":      {sqlStorySummaries + sqlLimit(StorySummaries), []any{"p"}},
 		"StorySessions":       {sqlStorySessions + "?, ?)", []any{"a", "b"}},
 	} {
 		rows, err := db.sql.Query("EXPLAIN QUERY PLAN "+c.sql, c.args...)
@@ -429,6 +433,33 @@ func TestStatementsUseIndexes(t *testing.T) {
 			scan := strings.HasPrefix(step, "SCAN ") && step != "SCAN CONSTANT ROW"
 			if scan && !(name == "Counts" && strings.Contains(step, "COVERING INDEX")) || strings.Contains(step, "TEMP B-TREE") {
 				t.Errorf("%s: %q in plan %q", name, step, plan)
+			}
+		}
+	}
+}
+
+// No statement binds its LIMIT or OFFSET (sqlLimit says why). The control: the pattern finds
+// one written that way.
+func TestNoBoundLimit(t *testing.T) {
+	bound := regexp.MustCompile(`(?i)\b(LIMIT|OFFSET)\s+\?`)
+	if !bound.MatchString("ORDER BY at LIMIT ?") {
+		t.Fatal("the pattern misses a bound LIMIT")
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if bound.MatchString(line) {
+				t.Errorf("%s:%d binds a LIMIT or OFFSET: %s", f, i+1, strings.TrimSpace(line))
 			}
 		}
 	}

@@ -17,7 +17,7 @@ const observationColumns = `id, session_id, project, run_id, type, title, subtit
 	facts, concepts, files_read, files_modified, at`
 
 const sqlRecentObservations = `SELECT ` + observationColumns + ` FROM observations
-WHERE project = ? ORDER BY at DESC, id DESC LIMIT ?`
+WHERE project = ? ORDER BY at DESC, id DESC`
 
 // RecentObservations returns the project's newest observations, newest first. Only that
 // exact project's: observations of other projects never appear. limit <= 0 returns none.
@@ -25,7 +25,7 @@ func (db *DB) RecentObservations(ctx context.Context, project string, limit int)
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := db.sql.QueryContext(ctx, sqlRecentObservations, project, limit)
+	rows, err := db.sql.QueryContext(ctx, sqlRecentObservations+sqlLimit(limit), project)
 	if err != nil {
 		return nil, db.fail("recent observations", err)
 	}

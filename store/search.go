@@ -427,8 +427,8 @@ func (db *DB) informative(ctx context.Context, terms []term) (kept []term, flat 
 	var args []any
 	for i, t := range terms {
 		parts = append(parts, `SELECT `+strconv.Itoa(i)+`, (SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid >= ? AND rowid < ?
-ORDER BY rowid DESC LIMIT 1 OFFSET ?)`)
-		args = append(args, t.fts(), d.offset, d.offset+1<<kindShift, ubiquitySample-1)
+ORDER BY rowid DESC LIMIT 1 OFFSET `+strconv.Itoa(ubiquitySample-1)+`)`)
+		args = append(args, t.fts(), d.offset, d.offset+1<<kindShift)
 	}
 	rows, err := db.sql.QueryContext(ctx, strings.Join(parts, "\nUNION ALL\n"), args...)
 	if err != nil {
@@ -489,13 +489,13 @@ func (db *DB) matches(ctx context.Context, match string, f searchFilter, window,
 		// running it does.
 		from, fargs := d.from(match, f)
 		parts = append(parts, `SELECT * FROM (SELECT search_fts.rowid AS rid, `+score+` AS score`+from+
-			` ORDER BY search_fts.rowid DESC LIMIT ?)`)
-		args = append(append(args, fargs...), window)
+			` ORDER BY search_fts.rowid DESC`+sqlLimit(window)+`)`)
+		args = append(args, fargs...)
 	}
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	rows, err := db.sql.QueryContext(ctx, strings.Join(parts, "\nUNION ALL\n")+"\nORDER BY score"+order+" LIMIT ?", append(args, n)...)
+	rows, err := db.sql.QueryContext(ctx, strings.Join(parts, "\nUNION ALL\n")+"\nORDER BY score"+order+sqlLimit(n), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -625,10 +625,8 @@ func (db *DB) context(ctx context.Context, cands []candidate, byKey map[rowKey]*
 			if side == ">" {
 				dir = "ASC"
 			}
-			// Not prepared once for every source: SQLite prepares a statement with an
-			// equality and an ORDER BY again at each new binding anyway.
 			rows, err := db.sql.QueryContext(ctx, `SELECT id FROM observations WHERE session_id = ? AND (at, id) `+side+` (?, ?)
-ORDER BY at `+dir+`, id `+dir+` LIMIT ?`, src.Session, src.at, pivot, contextNear)
+ORDER BY at `+dir+`, id `+dir+sqlLimit(contextNear), src.Session, src.at, pivot)
 			if err != nil {
 				return nil, err
 			}

@@ -32,9 +32,9 @@ SELECT (EXISTS (SELECT 1 FROM events WHERE session_id = ?1 AND state = 'pending'
 	AND ` + sqlNotTrivial
 	sqlSessionPrompts = `
 SELECT id, session_id, project, text, at FROM prompts
-WHERE session_id = ? ORDER BY at DESC, id DESC LIMIT ?`
+WHERE session_id = ? ORDER BY at DESC, id DESC`
 	sqlSessionObservations = `SELECT ` + observationColumns + ` FROM observations
-WHERE session_id = ? ORDER BY at DESC, id DESC LIMIT ?`
+WHERE session_id = ? ORDER BY at DESC, id DESC`
 )
 
 // TrivialChars is the size under which a session without a tool event is trivial: its
@@ -64,7 +64,7 @@ func (db *DB) SessionPrompts(ctx context.Context, sessionID string, limit int) (
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := db.sql.QueryContext(ctx, sqlSessionPrompts, sessionID, limit)
+	rows, err := db.sql.QueryContext(ctx, sqlSessionPrompts+sqlLimit(limit), sessionID)
 	if err != nil {
 		return nil, db.fail("session prompts", err)
 	}
@@ -89,7 +89,7 @@ func (db *DB) SessionObservations(ctx context.Context, sessionID string, limit i
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := db.sql.QueryContext(ctx, sqlSessionObservations, sessionID, limit)
+	rows, err := db.sql.QueryContext(ctx, sqlSessionObservations+sqlLimit(limit), sessionID)
 	if err != nil {
 		return nil, db.fail("session observations", err)
 	}

@@ -18,9 +18,9 @@ const StorySummaries = 16
 // is never read), newest first, from the (project, at, id) indexes.
 const (
 	sqlStoryObservations = `SELECT id, session_id, type, title, subtitle, at FROM observations
-WHERE project = ? ORDER BY at DESC, id DESC LIMIT ?`
+WHERE project = ? ORDER BY at DESC, id DESC`
 	sqlStorySummaries = `SELECT id, session_id, request, learned, next_steps, at FROM summaries
-WHERE project = ? ORDER BY at DESC, id DESC LIMIT ?`
+WHERE project = ? ORDER BY at DESC, id DESC`
 	// A session's request: its latest summary's request, else its first non-blank prompt
 	// (only its start is read: a pasted log can be megabytes). The ids' placeholders
 	// and ")" follow.
@@ -57,13 +57,13 @@ func (s Story) Empty() bool { return len(s.Observations) == 0 && len(s.Summaries
 func (db *DB) Story(ctx context.Context, project string, limit int) (Story, error) {
 	var st Story
 	if limit > 0 {
-		obs, err := rowsOf(ctx, db, "story", scanStoryObservations, sqlStoryObservations, project, limit)
+		obs, err := rowsOf(ctx, db, "story", scanStoryObservations, sqlStoryObservations+sqlLimit(limit), project)
 		if err != nil {
 			return Story{}, err
 		}
 		st.Observations = obs
 	}
-	sums, err := rowsOf(ctx, db, "story", scanStorySummaries, sqlStorySummaries, project, StorySummaries)
+	sums, err := rowsOf(ctx, db, "story", scanStorySummaries, sqlStorySummaries+sqlLimit(StorySummaries), project)
 	if err != nil {
 		return Story{}, err
 	}

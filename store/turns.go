@@ -16,10 +16,10 @@ const (
 	sqlTurnStart     = `SELECT max(at) FROM prompts WHERE session_id = ? AND at <= ?`
 	sqlPromptsWithin = `
 SELECT id, session_id, project, text, at FROM prompts
-WHERE session_id = ? AND at > ? AND at <= ? ORDER BY at DESC, id DESC LIMIT ?`
+WHERE session_id = ? AND at > ? AND at <= ? ORDER BY at DESC, id DESC`
 	sqlAnswersWithin = `
 SELECT id, session_id, project, text, at, record_id FROM answers
-WHERE session_id = ? AND at > ? AND at <= ? ORDER BY at DESC, id DESC LIMIT ?`
+WHERE session_id = ? AND at > ? AND at <= ? ORDER BY at DESC, id DESC`
 )
 
 // Turns are the user prompts and the assistant's answers one observer run is shown, each
@@ -52,7 +52,7 @@ func (db *DB) TurnsOf(ctx context.Context, sessionID string, batch []Event, limi
 			return t, db.fail("turns of", err)
 		}
 	}
-	rows, err := db.sql.QueryContext(ctx, sqlPromptsWithin, sessionID, lo, hi, limit)
+	rows, err := db.sql.QueryContext(ctx, sqlPromptsWithin+sqlLimit(limit), sessionID, lo, hi)
 	if err != nil {
 		return t, db.fail("turns of", err)
 	}
@@ -67,7 +67,7 @@ func (db *DB) TurnsOf(ctx context.Context, sessionID string, batch []Event, limi
 	if err != nil {
 		return t, db.fail("turns of", err)
 	}
-	if rows, err = db.sql.QueryContext(ctx, sqlAnswersWithin, sessionID, lo, hi, limit); err != nil {
+	if rows, err = db.sql.QueryContext(ctx, sqlAnswersWithin+sqlLimit(limit), sessionID, lo, hi); err != nil {
 		return t, db.fail("turns of", err)
 	}
 	err = scanAll(rows, func(r *sql.Rows) error {

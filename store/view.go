@@ -125,7 +125,7 @@ func (db *DB) TimelinePage(ctx context.Context, project, typ string, after *Curs
 		} else if after != nil {
 			q, args = q+` AND (at, id) < (?, ?)`, append(args, after.At.UnixNano(), after.ID)
 		}
-		obs, err := rowsOf(ctx, db, "timeline", scanObservations, q+` ORDER BY at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
+		obs, err := rowsOf(ctx, db, "timeline", scanObservations, q+` ORDER BY at DESC, id DESC`+sqlLimit(limit+1), args...)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -140,7 +140,7 @@ func (db *DB) TimelinePage(ctx context.Context, project, typ string, after *Curs
 		} else if after != nil {
 			q, args = q+` AND at < ?`, append(args, after.At.UnixNano())
 		}
-		sums, err := rowsOf(ctx, db, "timeline", scanSummaries, q+` ORDER BY at DESC, id DESC LIMIT ?`, append(args, limit+1)...)
+		sums, err := rowsOf(ctx, db, "timeline", scanSummaries, q+` ORDER BY at DESC, id DESC`+sqlLimit(limit+1), args...)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -198,13 +198,13 @@ func oneOf[T any](ctx context.Context, db *DB, op string, scan func(*sql.Rows) (
 // first: what was stored since the viewer's live feed last looked.
 func (db *DB) ObservationsAfter(ctx context.Context, afterID int64, limit int) ([]Observation, error) {
 	return rowsOf(ctx, db, "observations after", scanObservations,
-		`SELECT `+observationColumns+` FROM observations WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
+		`SELECT `+observationColumns+` FROM observations WHERE id > ? ORDER BY id`+sqlLimit(limit), afterID)
 }
 
 // LatestObservations returns the newest limit observations of every project, newest first.
 func (db *DB) LatestObservations(ctx context.Context, limit int) ([]Observation, error) {
 	return rowsOf(ctx, db, "latest observations", scanObservations,
-		`SELECT `+observationColumns+` FROM observations ORDER BY id DESC LIMIT ?`, limit)
+		`SELECT `+observationColumns+` FROM observations ORDER BY id DESC`+sqlLimit(limit))
 }
 
 // Observation returns one observation, or ErrNotFound.
