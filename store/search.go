@@ -610,39 +610,53 @@ func (db *DB) details(ctx context.Context, cands []candidate) error {
 // session, a share of that candidate's own score, and returns the observations it found
 // that way which matched nothing themselves (within f).
 func (db *DB) context(ctx context.Context, cands []candidate, byKey map[rowKey]*candidate, q query, f searchFilter) ([]candidate, error) {
-	var found []candidate
-	newByKey := map[rowKey]int{}
-	for i := range min(contextFrom, len(cands)) {
-		src := cands[i]
-		// An observation's neighbours are the observations just before and after it; a
-		// prompt's or a summary's, those just before and after its time.
-		pivot := src.ID
-		if src.Kind != KindObservation {
+	n := min(contextFrom, len(cands))
+	if n == 0 {
+		return nil, nil
+	}
+	// An observation's neighbours are the observations just before and after it; a
+	// prompt's or a summary's, those just before and after its time (pivot 0). One
+	// statement for every source: each prepared alone cost more than it ran.
+	src := make([][3]any, n)
+	for i, c := range cands[:n] {
+		pivot := c.ID
+		if c.Kind != KindObservation {
 			pivot = 0
 		}
-		for _, side := range []string{"<", ">"} {
-			dir := "DESC"
-			if side == ">" {
-				dir = "ASC"
-			}
-			rows, err := db.sql.QueryContext(ctx, `SELECT id FROM observations WHERE session_id = ? AND (at, id) `+side+` (?, ?)
-ORDER BY at `+dir+`, id `+dir+sqlLimit(contextNear), src.Session, src.at, pivot)
-			if err != nil {
-				return nil, err
-			}
-			var ids []int64
-			err = scanAll(rows, func(r *sql.Rows) error {
-				var id int64
-				err := r.Scan(&id)
-				ids = append(ids, id)
-				return err
-			})
-			if err != nil {
-				return nil, err
-			}
+		src[i] = [3]any{c.Session, c.at, pivot}
+	}
+	list, _ := json.Marshal(src)
+	rows, err := db.sql.QueryContext(ctx, `SELECT s.key,
+ (SELECT json_group_array(id) FROM (SELECT id FROM observations WHERE session_id = s.value->>0
+  AND (at, id) < (s.value->>1, s.value->>2) ORDER BY at DESC, id DESC`+sqlLimit(contextNear)+`)),
+ (SELECT json_group_array(id) FROM (SELECT id FROM observations WHERE session_id = s.value->>0
+  AND (at, id) > (s.value->>1, s.value->>2) ORDER BY at ASC, id ASC`+sqlLimit(contextNear)+`))
+FROM json_each(?) s ORDER BY s.key`, string(list))
+	if err != nil {
+		return nil, err
+	}
+	near := make([][2][]int64, n) // each source's neighbours before and after it, nearest first
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var i int
+		var before, after string
+		if err := r.Scan(&i, &before, &after); err != nil {
+			return err
+		}
+		if err := json.Unmarshal([]byte(before), &near[i][0]); err != nil {
+			return err
+		}
+		return json.Unmarshal([]byte(after), &near[i][1])
+	})
+	if err != nil {
+		return nil, err
+	}
+	var found []candidate
+	newByKey := map[rowKey]int{}
+	for i, src := range cands[:n] {
+		for side, ids := range near[i] {
 			for _, id := range ids {
 				share := contextShare * src.matchScore()
-				if side == "<" {
+				if side == 0 {
 					share *= earlierShare
 				}
 				k := rowKey{KindObservation, id}
@@ -663,7 +677,7 @@ ORDER BY at `+dir+`, id `+dir+sqlLimit(contextNear), src.Session, src.at, pivot)
 	if err := db.details(ctx, found); err != nil {
 		return nil, err
 	}
-	found, err := db.withoutExcluded(ctx, found, q)
+	found, err = db.withoutExcluded(ctx, found, q)
 	if err != nil {
 		return nil, err
 	}
