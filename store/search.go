@@ -285,9 +285,9 @@ type searchFilter struct {
 }
 
 // from is the FROM … WHERE clause of d's index rows matching match and f, with its
-// arguments: d's rowid range, which FTS5 seeks to. The content table is joined only when f
-// looks at it.
-func (d searchDoc) from(match string, f searchFilter) (string, []any) {
+// arguments: d's rowid range, which FTS5 seeks to. The content table is joined, as c, only
+// when f looks at it or joined is set.
+func (d searchDoc) from(match string, f searchFilter, joined bool) (string, []any) {
 	conds := []string{`search_fts MATCH ?`, `search_fts.rowid >= ?`, `search_fts.rowid < ?`}
 	args := []any{match, d.offset, d.offset + 1<<kindShift}
 	add := func(cond string, arg any) { conds = append(conds, cond); args = append(args, arg) }
@@ -304,7 +304,7 @@ func (d searchDoc) from(match string, f searchFilter) (string, []any) {
 		add("c.at < ?", f.until.UnixNano())
 	}
 	join := ""
-	if len(conds) > 3 {
+	if len(conds) > 3 || joined {
 		// The filter index (migration 8) holds every column filtered on: the planner would
 		// seek each match's wide row by its rowid instead.
 		join = ` JOIN ` + d.table + ` c INDEXED BY ` + d.table + `_filter ON c.id = search_fts.rowid - ` + strconv.FormatInt(d.offset, 10)
@@ -476,7 +476,9 @@ func (db *DB) matches(ctx context.Context, match string, f searchFilter, window,
 	// breaks ties by recency (rank).
 	score, order := searchRank, ", rid"
 	if flat {
-		score, order = "-1.0", ", rid DESC" // every match alike: the newest first (see informative)
+		// Every match alike (see informative): the newest first, by the record's time,
+		// whatever its kind (rowids put every prompt after every observation).
+		score, order = "-c.at", ", rid DESC"
 	}
 	var parts []string
 	var args []any
@@ -487,7 +489,7 @@ func (db *DB) matches(ctx context.Context, match string, f searchFilter, window,
 		// Each kind's newest window matches are scored as FTS5 reads them, newest first, in
 		// one pass; one statement for every kind, since preparing one costs about what
 		// running it does.
-		from, fargs := d.from(match, f)
+		from, fargs := d.from(match, f, flat)
 		parts = append(parts, `SELECT * FROM (SELECT search_fts.rowid AS rid, `+score+` AS score`+from+
 			` ORDER BY search_fts.rowid DESC`+sqlLimit(window)+`)`)
 		args = append(args, fargs...)
@@ -505,6 +507,9 @@ func (db *DB) matches(ctx context.Context, match string, f searchFilter, window,
 		var c candidate
 		err := r.Scan(&rid, &c.own)
 		c.own = -c.own
+		if flat {
+			c.own = 1
+		}
 		c.Kind, c.ID = searchDocs[rid>>kindShift].kind, rid&(1<<kindShift-1)
 		c.terms = 1
 		out = append(out, c)

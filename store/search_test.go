@@ -707,3 +707,32 @@ func TestSearchPhraseAloneNewestFirst(t *testing.T) {
 		t.Errorf("words: %v, want the one holding them most first", titles(hits))
 	}
 }
+
+// A phrase alone ranks newest first across kinds: an observation newer than a pool's worth
+// of older prompts holding the phrase is the first hit. The control: the oldest prompt is
+// left out of the first page.
+func TestSearchPhraseAloneNewestAcrossKinds(t *testing.T) {
+	db, _ := openTest(t)
+	s := session("s", "web")
+	var recs []Captured
+	for i := range pool + 10 {
+		recs = append(recs, Captured{Kind: CapturePrompt, Session: s, Prompt: Prompt{RecordID: "p" + strconv.Itoa(i),
+			Text: "why does the refresh token expire, take " + strconv.Itoa(i), At: at(i + 1)}})
+	}
+	ingest(t, db, recs...)
+	// Another session: no prompt lends it context.
+	remember(t, db, session("t", "web"), 1000, []Observation{{Type: "change", Title: "Refresh token lifetime raised",
+		Narrative: "The refresh token now lives 30 days.", At: at(1000)}}, nil)
+	hits, err := db.Search(context.Background(), `"refresh token"`, "web", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 10 || hits[0].Kind != KindObservation || hits[0].Context {
+		t.Fatalf("hits %v: want 10, the newer observation first, by its own match", keys(hits))
+	}
+	for _, h := range hits[1:] {
+		if h.Kind != KindPrompt || h.Title == "why does the refresh token expire, take 0" {
+			t.Errorf("hit %v: want the newest prompts after the observation, not the oldest", keys([]Hit{h}))
+		}
+	}
+}
