@@ -133,7 +133,8 @@ func read(path string) (string, []byte, error) {
 }
 
 // write replaces path with b atomically, keeping its mode (0600 for a new file), after
-// copying the old content to backup ("" for none).
+// copying the old content to backup ("" for none) the same way: a failed backup leaves the
+// one before it whole.
 func write(path string, b []byte, backup string) error {
 	mode := os.FileMode(0o600)
 	if fi, err := os.Stat(path); err == nil {
@@ -143,7 +144,7 @@ func write(path string, b []byte, backup string) error {
 			if err != nil {
 				return err
 			}
-			if err := os.WriteFile(backup, old, 0o600); err != nil {
+			if err := replace(backup, old, 0o600); err != nil {
 				return fmt.Errorf("backup: %w", err)
 			}
 		}
@@ -151,7 +152,13 @@ func write(path string, b []byte, backup string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".settings-*.json")
+	return replace(path, b, mode)
+}
+
+// replace writes b to path through a synced temporary file beside it and a rename, so
+// path holds its old content or the new, never part of either (a full disk, a kill).
+func replace(path string, b []byte, mode os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
