@@ -22,22 +22,9 @@ import (
 func TestAllowTools_FullAndReadOnlyClaudeDir(t *testing.T) {
 	track(t)
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skipf("needs root to mount a tmpfs as ~/.claude (running as uid %d); CI runs as root", os.Geteuid())
-	}
 	h := newHarness(t)
 	dir := filepath.Join(h.home, ".claude")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs at ~/.claude (%v: %s): this test needs a Linux root with mount rights", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
+	mountTmpfs(t, dir, "64k")
 	settings, backup := filepath.Join(dir, "settings.json"), filepath.Join(dir, "settings.json.bak-claude-mem")
 	userSettings := []byte("{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(npm test)\"\n    ]\n  }\n}\n")
 	oldBackup := []byte("{\"model\": \"sonnet\"}\n")

@@ -1125,6 +1125,28 @@ func clip(text, needle string) string {
 var trackedTests sync.WaitGroup
 
 // track registers a top-level test; call it first, before t.Parallel.
+// mountTmpfs mounts a tmpfs of size (mount's size=, as "1m") at dir, made if missing, and
+// unmounts it when the test ends. Where it cannot mount (not root: root ignores file
+// modes, so a full or read-only disk has to be a real filesystem) the test is skipped;
+// CI runs as root.
+func mountTmpfs(t *testing.T, dir, size string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skipf("needs root to mount a %s tmpfs at %s (running as uid %d); CI runs as root", size, dir, os.Geteuid())
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size+",mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs at %s (%v: %s): this test needs a Linux root with mount rights", dir, err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+}
+
 func track(t *testing.T) {
 	trackedTests.Add(1)
 	t.Cleanup(trackedTests.Done)

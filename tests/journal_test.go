@@ -264,21 +264,8 @@ func lockDB(t *testing.T, path string) (release func()) {
 func TestJournal_FullDisk(t *testing.T) {
 	track(t)
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skipf("needs root to mount a 1 MiB tmpfs as the data dir (running as uid %d); CI runs as root", os.Geteuid())
-	}
 	h := journalHarness(t)
-	if err := os.MkdirAll(h.data, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", h.data).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs at the data dir (%v: %s): this test needs a Linux root with mount rights", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", h.data).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", h.data, err, out)
-		}
-	})
+	mountTmpfs(t, h.data, "1m")
 	const sid, n = "full", 120
 	var slowest time.Duration
 	diskFull := "claude-mem: disk full — " + h.data + " has "

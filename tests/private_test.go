@@ -198,17 +198,8 @@ func TestPrivate_FallbackRefusedAppend(t *testing.T) {
 // doctor says the same.
 func TestPrivate_NoWritablePlace(t *testing.T) {
 	track(t)
-	if os.Geteuid() != 0 {
-		t.Skipf("needs root to mount a read-only tmpfs as the data dir (running as uid %d); CI runs as root", os.Geteuid())
-	}
 	h := journalHarness(t)
-	if err := os.MkdirAll(h.data, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", h.data).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs at the data dir (%v: %s): this test needs a Linux root with mount rights", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", h.data).Run() })
+	mountTmpfs(t, h.data, "8m")
 	h.sessionStart("ro") // the database, health.json and the journal dir exist
 	if out, err := exec.Command("mount", "-o", "remount,ro", h.data).CombinedOutput(); err != nil {
 		t.Fatalf("remount ro: %v: %s", err, out)
