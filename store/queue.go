@@ -312,11 +312,11 @@ func scanEvents(rows *sql.Rows) ([]Event, error) {
 	return out, err
 }
 
-// scanAll calls scan for each row and always closes rows.
 // sqlLimit is a LIMIT clause for n rows, written as a number: SQLite prepares a statement
 // whose LIMIT or OFFSET is a bound parameter a second time, at its first step.
 func sqlLimit(n int) string { return " LIMIT " + strconv.Itoa(n) }
 
+// scanAll calls scan for each row and always closes rows.
 func scanAll(rows *sql.Rows, scan func(*sql.Rows) error) error {
 	defer rows.Close()
 	for rows.Next() {

@@ -504,11 +504,12 @@ func (db *DB) matches(ctx context.Context, match string, f searchFilter, window,
 	var out []candidate
 	err = scanAll(rows, func(r *sql.Rows) error {
 		var rid int64
+		var score float64
 		var c candidate
-		err := r.Scan(&rid, &c.own)
-		c.own = -c.own
+		err := r.Scan(&rid, &score)
+		c.own = -score
 		if flat {
-			c.own = 1
+			c.own = 1 // the score was the record's time: every match weighs alike
 		}
 		c.Kind, c.ID = searchDocs[rid>>kindShift].kind, rid&(1<<kindShift-1)
 		c.terms = 1
