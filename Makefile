@@ -26,19 +26,21 @@ DIST ?= dist
 # Code (so nothing else of the checkout lands in its cache).
 PLUGIN_DIR ?= $(DIST)/plugin
 CLAUDE ?= claude
+# The binary make build writes and make install stages (tests point it outside the checkout).
+HOOK_BIN ?= bin/hook
 
 export CGO_ENABLED := 0
 
 .PHONY: build install uninstall test unit e2e cli binaries cross dist bench clean
 
 build:
-	$(GOBUILD) -o bin/hook ./cmd/hook
+	$(GOBUILD) -o $(HOOK_BIN) ./cmd/hook
 
 # Checks for claude first: without it there is nothing to install into.
 install:
 	@CLAUDE=$(CLAUDE) ./scripts/install.sh check $(abspath $(PLUGIN_DIR))
-	@$(MAKE) --no-print-directory build VERSION=$(VERSION)
-	go run ./cmd/dist stage -version $(VERSION) -hook bin/hook -goos $$(go env GOOS) -dir $(PLUGIN_DIR)
+	@$(MAKE) --no-print-directory build VERSION=$(VERSION) HOOK_BIN=$(HOOK_BIN)
+	go run ./cmd/dist stage -version $(VERSION) -hook $(HOOK_BIN) -goos $$(go env GOOS) -dir $(PLUGIN_DIR)
 	CLAUDE=$(CLAUDE) ./scripts/install.sh install $(abspath $(PLUGIN_DIR))
 
 # The plugin and its marketplace go; the data dir (your memory) stays.

@@ -63,7 +63,7 @@ func TestInstallAllowsMemoryTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := p.installEnv() // ALLOW_TOOLS=yes
-	out, err := makeIn(env, "install", "PLUGIN_DIR="+p.Plugin, "CLAUDE="+cli)
+	out, err := makeIn(env, "install", "PLUGIN_DIR="+p.Plugin, "HOOK_BIN="+p.Hook, "CLAUDE="+cli)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestInstallAllowsMemoryTools(t *testing.T) {
 	}
 
 	// The control: installed again without the rule, the same call is refused.
-	out, err = makeIn(append(p.installEnv(), "ALLOW_TOOLS=no"), "install", "PLUGIN_DIR="+p.Plugin, "CLAUDE="+cli)
+	out, err = makeIn(append(p.installEnv(), "ALLOW_TOOLS=no"), "install", "PLUGIN_DIR="+p.Plugin, "HOOK_BIN="+p.Hook, "CLAUDE="+cli)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,10 +49,22 @@ func TestMain(m *testing.M) {
 }
 
 // makeIn runs make in the repository with args and env (nil: this process's environment).
+// A make target that builds bin/hook must be given HOOK_BIN, and one that installs or
+// uninstalls a PLUGIN_DIR: no test writes the checkout's bin/ or dist/, which a user's own
+// `make install` fills (and an uninstall of that plugin would take back the user's rule).
 func makeIn(env []string, args ...string) ([]byte, error) {
 	root, err := repoRoot()
 	if err != nil {
 		return nil, err
+	}
+	has := func(v string) bool {
+		return slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, v+"=") })
+	}
+	switch target := args[0]; {
+	case (target == "install" || target == "build") && !has("HOOK_BIN"):
+		return nil, fmt.Errorf("make %s without HOOK_BIN would write the checkout's bin/hook", target)
+	case (target == "install" || target == "uninstall") && !has("PLUGIN_DIR"):
+		return nil, fmt.Errorf("make %s without PLUGIN_DIR would use the checkout's dist/plugin", target)
 	}
 	cmd := exec.Command("make", append([]string{"--no-print-directory"}, args...)...)
 	cmd.Dir = root
@@ -514,7 +526,7 @@ func TestInstallFromCheckout(t *testing.T) {
 	env := p.installEnv()
 	install := func(dir string) {
 		t.Helper()
-		out, err := makeIn(env, "install", "PLUGIN_DIR="+dir, "CLAUDE="+cli)
+		out, err := makeIn(env, "install", "PLUGIN_DIR="+dir, "HOOK_BIN="+dir+".hook", "CLAUDE="+cli)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -594,12 +606,22 @@ func TestInstallFromCheckout(t *testing.T) {
 		t.Errorf("doctor of another build: exit %d %+v", code, d)
 	}
 
-	// make uninstall: not installed, and the memory is still there.
+	// make uninstall of the plugin installed last: not installed, the permission rule and
+	// its record taken back, and the memory still there.
+	record := filepath.Join(p.DataDir, "permissions-added.json")
+	settingsPath := filepath.Join(p.Home, ".claude", "settings.json")
+	if st, err := permit.Check(settingsPath); err != nil || st != permit.Allowed {
+		t.Fatalf("before uninstall the settings' rule is %s (%v), want %s", st, err, permit.Allowed)
+	}
+	if _, err := os.Stat(record); err != nil {
+		t.Fatalf("before uninstall: %v", err)
+	}
 	before := snapshot(t, p.DataDir)
+	delete(before, "permissions-added.json")
 	if len(before) == 0 {
 		t.Fatal("the data dir is empty before uninstall")
 	}
-	out, err := makeIn(env, "uninstall", "CLAUDE="+cli)
+	out, err := makeIn(env, "uninstall", "PLUGIN_DIR="+fresh, "CLAUDE="+cli)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -607,7 +629,13 @@ func TestInstallFromCheckout(t *testing.T) {
 		t.Errorf("make uninstall does not name the data dir %s:\n%s", p.DataDir, out)
 	}
 	if after := snapshot(t, p.DataDir); !maps.Equal(before, after) {
-		t.Errorf("uninstall changed the data dir:\nbefore %v\nafter  %v", before, after)
+		t.Errorf("uninstall changed the memory in the data dir:\nbefore %v\nafter  %v", before, after)
+	}
+	if st, err := permit.Check(settingsPath); err != nil || st == permit.Allowed {
+		t.Errorf("after uninstall the settings' rule is %s (%v)", st, err)
+	}
+	if _, err := os.Stat(record); !os.IsNotExist(err) {
+		t.Errorf("after uninstall the rule's record %s is still there: %v", record, err)
 	}
 	d, code = p.doctor(freshHook)
 	if code != 1 || d.Plugin.Installed || !hasFinding(d, "plugin not installed in Claude Code — run: claude plugin marketplace add "+fresh) {
@@ -626,7 +654,7 @@ func TestInstallWithoutClaude(t *testing.T) {
 	}
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "PATH=" + filepath.Dir(makeBin) + ":/usr/bin:/bin"}
-	out, err := makeIn(env, "install", "CLAUDE=claude-not-installed", "PLUGIN_DIR="+filepath.Join(home, "plugin"))
+	out, err := makeIn(env, "install", "CLAUDE=claude-not-installed", "PLUGIN_DIR="+filepath.Join(home, "plugin"), "HOOK_BIN="+filepath.Join(home, "hook"))
 	if err == nil {
 		t.Fatalf("make install succeeded without claude:\n%s", out)
 	}
