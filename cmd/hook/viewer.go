@@ -40,6 +40,11 @@ func viewerCmd(p *proc, port int, noOpen bool) int {
 		fmt.Fprintf(p.stderr, "%s viewer: %v\n", p.prog(), err)
 		return 1
 	}
+	host, err := viewer.NewHost()
+	if err != nil {
+		fmt.Fprintf(p.stderr, "%s viewer: %v\n", p.prog(), err)
+		return 1
+	}
 	ln, bound, err := viewer.Listen(port)
 	if err != nil {
 		fmt.Fprintf(p.stderr, "%s viewer: %v\n", p.prog(), err)
@@ -50,7 +55,7 @@ func viewerCmd(p *proc, port int, noOpen bool) int {
 		JournalDirs: journalDirs(p, st),
 		Ingest:      memoryOf(p, st).Ingest,
 		Report:      func(ctx context.Context) *doctor.Report { return doctor.Build(ctx, doctorInputs(ctx, p, st)) },
-		Now:         p.now, Loc: p.loc, BudgetUSD: st.s.DailyBudgetUSD, Port: bound, Token: token,
+		Now:         p.now, Loc: p.loc, BudgetUSD: st.s.DailyBudgetUSD, Host: host, Port: bound, Token: token,
 		ContextObservations: st.s.ContextObservations,
 	})
 	if err != nil {
@@ -58,7 +63,7 @@ func viewerCmd(p *proc, port int, noOpen bool) int {
 		fmt.Fprintf(p.stderr, "%s viewer: %v\n", p.prog(), err)
 		return 1
 	}
-	url := viewer.URL(bound, token)
+	url := viewer.URL(host, bound, token)
 	fmt.Fprintf(p.stdout, "claude-mem viewer: %s\nPress Ctrl-C to stop it.\n", url)
 	if argv := viewer.Opener(p.goos, p.env.Get, ""); argv != nil && !noOpen {
 		if launcher, err := viewer.WriteLauncher(st.s.DataDir, bound, url); err != nil {
