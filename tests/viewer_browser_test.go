@@ -375,7 +375,8 @@ func TestViewerInABrowser(t *testing.T) {
 }
 
 // TestViewerCookieStaysHome is issue 31's attack, in a browser: the person opens the
-// printed address, then visits another local user's server on another port of
+// printed address (whose port on ::1, where the browser looks first, is the viewer's
+// too), then visits another local user's server on another port of
 // 127.0.0.1, of localhost, of another .localhost name. That server records every Cookie
 // header it receives (navigation, image, fetch with credentials) and every cookie its
 // page's script can see, and replays each against the viewer: all are refused, and it
@@ -416,6 +417,17 @@ func TestViewerCookieStaysHome(t *testing.T) {
 		}
 	}()
 	base := "http://" + name + ":" + vport
+	// A browser tries ::1 first for a .localhost name: were the viewer's port free there,
+	// the other user would take it and receive the tokened address itself.
+	if probe, err := net.Listen("tcp6", "[::1]:0"); err == nil {
+		probe.Close()
+		if ln, err := net.Listen("tcp6", "[::1]:"+vport); err == nil {
+			ln.Close()
+			t.Fatalf("[::1]:%s is free for another program to take", vport)
+		}
+	} else {
+		t.Logf("no ::1 on this machine (%v): nobody can take it", err)
+	}
 	// replay is the attacker with curl: the viewer's own Host name, the cookie it got.
 	replay := func(cookie string) (int, string) {
 		t.Helper()

@@ -1,5 +1,5 @@
 // Package viewer is `hook viewer`: a local web UI over the memory, served from the same
-// binary (net/http, html/template, embedded assets), bound to 127.0.0.1, answering only to
+// binary (net/http, html/template, embedded assets), bound to loopback, answering only to
 // a per-launch host name under .localhost and locked to the person who started it by a
 // per-launch token.
 package viewer
@@ -101,37 +101,79 @@ func session(token, origin string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// Listen takes 127.0.0.1:port (0: a free port chosen by the system), never another
-// interface, and returns the listener with the port it holds.
-func Listen(port int) (net.Listener, int, error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return nil, 0, err
+// Loopback is what the viewer listens on: one port on 127.0.0.1 and on ::1.
+type Loopback []net.Listener
+
+// Close closes every listener.
+func (l Loopback) Close() error {
+	var errs []error
+	for _, ln := range l {
+		errs = append(errs, ln.Close())
 	}
-	return ln, ln.Addr().(*net.TCPAddr).Port, nil
+	return errors.Join(errs...)
 }
 
-// Serve answers on ln until ctx ends, then lets requests under way finish for up to 2 s
+// ErrPortTaken: the port is free on 127.0.0.1 but another program holds it on ::1.
+var ErrPortTaken = errors.New("viewer: the port is held on ::1 by another program")
+
+// Listen takes port (0: a free one) on 127.0.0.1 and on ::1, never another interface,
+// and returns the listeners with the port they hold. Both: a browser tries ::1 first
+// for a .localhost name, so a port left free there is one another local user could take
+// to receive the tokened address. A machine without ::1 has nothing to take.
+func Listen(port int) (Loopback, int, error) {
+	for range 8 { // with port 0, the system picks on 127.0.0.1 a port that may be taken on ::1
+		v4, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			return nil, 0, err
+		}
+		bound := v4.Addr().(*net.TCPAddr).Port
+		v6, err := net.Listen("tcp6", net.JoinHostPort("::1", strconv.Itoa(bound)))
+		if err == nil {
+			return Loopback{v4, v6}, bound, nil
+		}
+		probe, perr := net.Listen("tcp6", "[::1]:0")
+		if perr != nil {
+			return Loopback{v4}, bound, nil // no ::1 here
+		}
+		probe.Close()
+		v4.Close()
+		if port != 0 {
+			return nil, 0, fmt.Errorf("%w: [::1]:%d: %v", ErrPortTaken, port, err)
+		}
+	}
+	return nil, 0, ErrPortTaken
+}
+
+// Serve answers on lns until ctx ends, then lets requests under way finish for up to 2 s
 // (the live feed's streams end with ctx) and closes what is left: a browser's idle
 // preconnected socket would otherwise hold Shutdown for 5 s. Every request only reads,
 // or writes in one transaction, so nothing is lost by closing.
-func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+func Serve(ctx context.Context, lns Loopback, h http.Handler) error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	done := make(chan error, len(lns))
+	for _, ln := range lns {
+		go func() { done <- srv.Serve(ln) }()
+	}
+	errs := make([]error, 0, len(lns))
 	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
+	case err := <-done: // a listener failed: stop the others too
+		errs = append(errs, err)
 		srv.Close()
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			srv.Close()
+		}
 	}
-	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-		return err
+	for len(errs) < len(lns) {
+		errs = append(errs, <-done)
+	}
+	for _, err := range errs {
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
 	}
 	return nil
 }

@@ -545,7 +545,7 @@ func TestPagesSurviveTheDatabaseBeingReplaced(t *testing.T) {
 // ends the stream with "reset", as the ids of the old file mean nothing in the new one.
 func TestLiveStreamSendsNewObservations(t *testing.T) {
 	f, db := seeded(t)
-	ln, port, err := Listen(0)
+	lns, port, err := Listen(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,16 +553,12 @@ func TestLiveStreamSendsNewObservations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(h)
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	defer srv.Close()
+	serve(t, lns, h)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	latest, _ := db.LatestObservations(ctx, 1)
-	r, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/live/events?after="+strconv.FormatInt(latest[0].ID, 10), nil)
+	r, _ := http.NewRequestWithContext(ctx, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/live/events?after="+strconv.FormatInt(latest[0].ID, 10), nil)
 	r.Host = net.JoinHostPort(testName, strconv.Itoa(port)) // srv.URL names 127.0.0.1, which the viewer refuses
 	r.AddCookie(&http.Cookie{Name: cookieName, Value: session(testToken, r.Host)})
 	res, err := http.DefaultClient.Do(r)
@@ -605,6 +601,76 @@ func TestLiveStreamSendsNewObservations(t *testing.T) {
 	}
 	if ctx.Err() != nil {
 		t.Fatal("the stream did not end after reset")
+	}
+}
+
+// serve runs Serve on lns until the test ends, which must then return nil.
+func serve(t *testing.T, lns Loopback, h http.Handler) {
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, lns, h) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+}
+
+// TestListenHoldsBothLoopbacks: a browser tries ::1 before 127.0.0.1 for a .localhost
+// name, so the viewer holds its port on both, and the page is served on both; a port
+// another program holds on ::1 is refused, and nothing is left held on 127.0.0.1.
+func TestListenHoldsBothLoopbacks(t *testing.T) {
+	probe, err := net.Listen("tcp6", "[::1]:0")
+	if err != nil {
+		// Without ::1 nothing can take it: one listener, on 127.0.0.1.
+		lns, _, err := Listen(0)
+		if err != nil || len(lns) != 1 {
+			t.Fatalf("no ::1 here: %d listeners, %v", len(lns), err)
+		}
+		lns.Close()
+		return
+	}
+	// A port someone holds on ::1 only.
+	taken := probe.Addr().(*net.TCPAddr).Port
+	if _, _, err := Listen(taken); !errors.Is(err, ErrPortTaken) {
+		t.Errorf("Listen(%d) with [::1]:%d held: %v, want ErrPortTaken", taken, taken, err)
+	}
+	if ln, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(taken))); err != nil {
+		t.Errorf("127.0.0.1:%d is still held after the refusal: %v", taken, err)
+	} else {
+		ln.Close()
+	}
+	probe.Close()
+
+	lns, port, err := Listen(0)
+	if err != nil || len(lns) != 2 {
+		t.Fatalf("Listen(0): %d listeners, %v; want 127.0.0.1 and ::1", len(lns), err)
+	}
+	for _, addr := range []string{"127.0.0.1", "::1"} {
+		if ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(port))); err == nil {
+			ln.Close()
+			t.Errorf("another program could take %s:%d", addr, port)
+		}
+	}
+	f, _ := seeded(t)
+	h, err := New(Config{DBPath: f.dbPath, Loc: time.UTC, Now: time.Now, Host: testName, Port: port, Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve(t, lns, h)
+	for _, addr := range []string{"127.0.0.1", "::1"} {
+		r, _ := http.NewRequest("GET", "http://"+net.JoinHostPort(addr, strconv.Itoa(port))+"/", nil)
+		r.Host = net.JoinHostPort(testName, strconv.Itoa(port))
+		r.AddCookie(&http.Cookie{Name: cookieName, Value: session(testToken, r.Host)})
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("on %s: %s", addr, res.Status)
+		}
 	}
 }
 

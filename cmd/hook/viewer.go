@@ -14,9 +14,9 @@ import (
 // viewerCommand is `hook viewer [--port N] [--no-open]`: serves the local web UI until
 // Ctrl-C or SIGTERM. Nothing listens before it starts or after it returns.
 var viewerCommand = &command{
-	name: "viewer", summary: "open the local web viewer (127.0.0.1 only) until Ctrl-C",
+	name: "viewer", summary: "open the local web viewer (loopback only) until Ctrl-C",
 	flags: func(fs *flag.FlagSet) action {
-		port := fs.Int("port", 0, "`N`: the port on 127.0.0.1 (0: a free one)")
+		port := fs.Int("port", 0, "`N`: the port on 127.0.0.1 and ::1 (0: a free one)")
 		noOpen := fs.Bool("no-open", false, "print the address without opening a browser")
 		return func(p *proc, ops []string) int {
 			switch {
