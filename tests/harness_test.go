@@ -718,7 +718,7 @@ func (h *harness) startViewer() *viewerRun {
 		h.t.Fatalf("hook viewer printed nothing (stderr %q)", v.stderr.String())
 	}
 	_, url, _ := strings.Cut(lines.Text(), "viewer: ")
-	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.Contains(url, "/?token=") {
+	if !viewerURL.MatchString(url) {
 		h.t.Fatalf("no address in %q", lines.Text())
 	}
 	go func() {
@@ -731,7 +731,7 @@ func (h *harness) startViewer() *viewerRun {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	v.client = &http.Client{Jar: jar, Timeout: time.Minute}
+	v.client = &http.Client{Jar: jar, Timeout: time.Minute, Transport: localhostTransport()}
 	v.fetch(url)
 	return v
 }

@@ -8,24 +8,30 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/viewer"
 )
 
 // viewerArtifacts is where the browser test leaves its screenshots (gitignored).
@@ -52,6 +58,23 @@ func chromium(t *testing.T) string {
 	}
 	t.Skip("no chromium on PATH (apt-get install -y chromium); the viewer's browser test needs it")
 	return ""
+}
+
+// headless starts Chromium with a fresh profile; it ends with the test.
+func headless(t *testing.T, chrome string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.Headless,
+		chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1100, 860),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.NoFirstRun)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelA)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil { // starts the browser, without a deadline
+		t.Fatal(err)
+	}
+	return ctx
 }
 
 // memory stores what the screenshots show, through the store as the observer would.
@@ -159,28 +182,19 @@ func TestViewerInABrowser(t *testing.T) {
 	if !lines.Scan() {
 		t.Fatalf("hook viewer printed nothing: %v", lines.Err())
 	}
-	m := regexp.MustCompile(`http://127\.0\.0\.1:(\d+)/\?token=[0-9a-f]{32}`).FindStringSubmatch(lines.Text())
+	_, url, _ := strings.Cut(lines.Text(), "viewer: ")
+	m := viewerURL.FindStringSubmatch(url)
 	if m == nil {
 		t.Fatalf("no URL in %q", lines.Text())
 	}
-	url, port := m[0], m[1]
+	port, base := m[2], "http://"+m[1]+":"+m[2]
 	go func() {
 		for lines.Scan() {
 		}
 		exited <- cmd.Wait()
 	}()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.Headless,
-		chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1100, 860),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.NoFirstRun)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	if err := chromedp.Do(ctx); err != nil { // starts the browser, without a deadline
-		t.Fatal(err)
-	}
+	ctx := headless(t, chrome)
 	step := func(name string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		sctx, scancel := context.WithTimeout(ctx, 15*time.Second)
@@ -224,12 +238,12 @@ func TestViewerInABrowser(t *testing.T) {
 		return len(launcher) > 0
 	})
 	step("open the launcher file", chromedp.Navigate("file://"+string(launcher)), chromedp.WaitVisible(`a[href="/timeline?project=claude-mem-go"]`))
-	if l := location(); strings.Contains(l, "token") || l != "http://127.0.0.1:"+port+"/" {
+	if l := location(); strings.Contains(l, "token") || l != base+"/" {
 		t.Fatalf("address after opening the launcher: %s", l)
 	}
 	// The printed URL, opened by hand, does the same.
 	step("open the printed URL", chromedp.Navigate(url), chromedp.WaitVisible(`a[href="/timeline?project=claude-mem-go"]`))
-	if l := location(); strings.Contains(l, "token") || l != "http://127.0.0.1:"+port+"/" {
+	if l := location(); strings.Contains(l, "token") || l != base+"/" {
 		t.Fatalf("address after opening: %s", l)
 	}
 	if h := text("main h1"); h != "Projects" {
@@ -259,7 +273,7 @@ func TestViewerInABrowser(t *testing.T) {
 	step("forget: confirm", chromedp.Click(`form.danger button`), chromedp.WaitVisible(`form[method=post] button`))
 	shot("forget")
 	step("forget: apply", chromedp.Click(`form[method=post] button`), chromedp.WaitVisible(`h1.forgotten`))
-	step("gone from search", chromedp.Navigate("http://127.0.0.1:"+port+"/search?q=keyset"), chromedp.WaitVisible(`section.empty`))
+	step("gone from search", chromedp.Navigate(base+"/search?q=keyset"), chromedp.WaitVisible(`section.empty`))
 	if s := text("main"); !strings.Contains(s, "Nothing matches") {
 		t.Fatalf("the forgotten observation is still found:\n%s", s)
 	}
@@ -268,7 +282,7 @@ func TestViewerInABrowser(t *testing.T) {
 		t.Fatalf("forgotten record page: %q", h)
 	}
 
-	step("session", chromedp.Navigate("http://127.0.0.1:"+port+"/session/9b1f-session-a"), chromedp.WaitVisible(`ol.prompts`))
+	step("session", chromedp.Navigate(base+"/session/9b1f-session-a"), chromedp.WaitVisible(`ol.prompts`))
 	if h := text("main h1"); h != "Make capture never block the user" {
 		t.Errorf("session page headed %q, want its request", h)
 	}
@@ -276,7 +290,7 @@ func TestViewerInABrowser(t *testing.T) {
 
 	// The context page holds, byte for byte, what SessionStart gives the project's next
 	// session (the same environment and zone; no problem to report, so no notice line).
-	step("context", chromedp.Navigate("http://127.0.0.1:"+port+"/context?project=claude-mem-go"), chromedp.WaitVisible(`pre#context`))
+	step("context", chromedp.Navigate(base+"/context?project=claude-mem-go"), chromedp.WaitVisible(`pre#context`))
 	shown := text("pre#context")
 	shot("context")
 	proj := filepath.Join(t.TempDir(), "claude-mem-go")
@@ -296,7 +310,7 @@ func TestViewerInABrowser(t *testing.T) {
 	}
 
 	// The live feed: an observation stored while the page is open appears within 5 s.
-	step("live", chromedp.Navigate("http://127.0.0.1:"+port+"/live"), chromedp.WaitVisible(`#feed li`))
+	step("live", chromedp.Navigate(base+"/live"), chromedp.WaitVisible(`#feed li`))
 	const liveTitle = "Live feed shows this without a reload"
 	mem.observe("9b1f-session-a", "claude-mem-go", []store.Observation{{Type: "feature", Title: liveTitle,
 		Subtitle: "server-sent events", At: time.Now()}}, nil)
@@ -311,7 +325,7 @@ func TestViewerInABrowser(t *testing.T) {
 		{"/cost", "svg.chart rect", "cost"},
 		{"/settings", "table.list td", "settings"},
 	} {
-		step(p.name, chromedp.Navigate("http://127.0.0.1:"+port+p.path), chromedp.WaitVisible(p.wait))
+		step(p.name, chromedp.Navigate(base+p.path), chromedp.WaitVisible(p.wait))
 		shot(p.name)
 		// Every page fits the window (1100 px wide here, under the 1280 of issue 25): no
 		// column hidden past its right edge, no sideways scrolling.
@@ -334,7 +348,7 @@ func TestViewerInABrowser(t *testing.T) {
 		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
 		return err
-	}), chromedp.Navigate("http://127.0.0.1:"+port+"/timeline?project=claude-mem-go"), chromedp.WaitVisible(`.day h2`))
+	}), chromedp.Navigate(base+"/timeline?project=claude-mem-go"), chromedp.WaitVisible(`.day h2`))
 	bg, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.body).backgroundColor`))
 	if err != nil || bg != "rgb(22, 23, 26)" {
 		t.Fatalf("dark background %q, %v", bg, err)
@@ -358,4 +372,200 @@ func TestViewerInABrowser(t *testing.T) {
 		t.Fatal("something still listens on the viewer's port")
 	}
 	t.Logf("screenshots in %s", art)
+}
+
+// TestViewerCookieStaysHome is issue 31's attack, in a browser: the person opens the
+// printed address (whose port on ::1, where the browser looks first, is the viewer's
+// too), then visits another local user's server on another port of
+// 127.0.0.1, of localhost, of another .localhost name. That server records every Cookie
+// header it receives (navigation, image, fetch with credentials) and every cookie its
+// page's script can see, and replays each against the viewer: all are refused, and it
+// receives none. Controls: the browser still reads the viewer's private page; the same
+// recorder under the viewer's own name on its port (cookies name no port) receives the
+// cookie, whose replay is served, so neither the recorder nor the replay is blind.
+func TestViewerCookieStaysHome(t *testing.T) {
+	chrome := chromium(t)
+	dataDir := t.TempDir()
+	seedViewerMemory(t, dataDir)
+	const private = "why does Stop hang when the observer is running?" // a prompt: the session page shows it
+
+	cmd := exec.Command(hookBin, "viewer", "--port", "0", "--no-open")
+	cmd.Dir = dataDir
+	cmd.Env = []string{"HOME=" + t.TempDir(), "CLAUDE_MEM_DATA_DIR=" + dataDir, "PATH=" + binDir, "TZ=UTC"}
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() {
+		t.Fatalf("hook viewer printed nothing: %v", lines.Err())
+	}
+	// --no-open prints the one address to click: the per-launch name, the token once.
+	_, url, _ := strings.Cut(lines.Text(), "claude-mem viewer: ")
+	m := viewerURL.FindStringSubmatch(url)
+	if m == nil {
+		t.Fatalf("no per-launch address in %q", lines.Text())
+	}
+	name, vport, token := m[1], m[2], m[3]
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	base := "http://" + name + ":" + vport
+	// A browser tries ::1 first for a .localhost name: were the viewer's port free there,
+	// the other user would take it and receive the tokened address itself.
+	if probe, err := net.Listen("tcp6", "[::1]:0"); err == nil {
+		probe.Close()
+		if ln, err := net.Listen("tcp6", "[::1]:"+vport); err == nil {
+			ln.Close()
+			t.Fatalf("[::1]:%s is free for another program to take", vport)
+		}
+	} else {
+		t.Logf("no ::1 on this machine (%v): nobody can take it", err)
+	}
+	// replay is the attacker with curl: the viewer's own Host name, the cookie it got.
+	replay := func(cookie string) (int, string) {
+		t.Helper()
+		r, _ := http.NewRequest("GET", "http://127.0.0.1:"+vport+"/session/9b1f-session-a", nil)
+		r.Host = name + ":" + vport
+		r.Header.Set("Cookie", cookie)
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+
+	// The other user's server, on a port of its own.
+	type seen struct{ host, path, cookie string }
+	var mu sync.Mutex
+	var got []seen
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	aport := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	attacker := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := r.Header.Get("Cookie")
+		if r.URL.Path == "/doc" { // what the page's script reads in document.cookie
+			c = r.URL.Query().Get("c")
+		}
+		mu.Lock()
+		got = append(got, seen{r.Host, r.URL.Path, c})
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, `<!doctype html><title>a local page</title><img id="px" src="/pixel">
+<script>
+const img = new Promise(ok => { const i = document.getElementById("px"); i.complete ? ok() : (i.onload = i.onerror = ok); });
+Promise.all([img, fetch("/fetch", {credentials: "include"}), fetch("/doc?c=" + encodeURIComponent(document.cookie))])
+  .then(() => document.body.insertAdjacentHTML("beforeend", '<p id="done">done</p>'));
+</script>`)
+		default:
+			w.WriteHeader(http.StatusNoContent)
+		}
+	})}
+	go attacker.Serve(ln)
+	t.Cleanup(func() { attacker.Close() })
+
+	ctx := headless(t, chrome)
+	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	readsPrivate := func(when string) {
+		t.Helper()
+		step(when, chromedp.Navigate(base+"/session/9b1f-session-a"), chromedp.WaitVisible(`ol.prompts`))
+		if s, err := chromedp.Run(ctx, chromedp.Text("main")); err != nil || !strings.Contains(s, private) {
+			t.Fatalf("%s: the browser does not read the private prompt (%v):\n%s", when, err, s)
+		}
+	}
+	step("open the printed address", chromedp.Navigate(url), chromedp.WaitVisible(`a[href="/timeline?project=claude-mem-go"]`))
+	readsPrivate("control: the viewer's private page")
+
+	// What the browser holds: one host-only, HttpOnly, Strict session cookie for the
+	// per-launch name, whose value is not the token.
+	var jar []*network.Cookie
+	step("the browser's cookies", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		res, err := cdp.Call(ctx, tg, network.GetCookies, network.GetCookiesParams{URLs: []string{base + "/",
+			"http://127.0.0.1:" + aport + "/", "http://localhost:" + aport + "/", "http://other.localhost:" + aport + "/"}})
+		jar = res.Cookies
+		return err
+	}))
+	if len(jar) != 1 {
+		t.Fatalf("the browser holds %d cookies, want the viewer's one: %+v", len(jar), jar)
+	}
+	if c := jar[0]; c.Domain != name || !c.HTTPOnly || c.SameSite != network.CookieSameSiteStrict || !c.Session || c.Path != "/" || strings.Contains(c.Value, token) {
+		t.Fatalf("the viewer's cookie in the browser: %+v (domain %q, want %q, not the token)", c, c.Domain, name)
+	}
+	held := jar[0].Name + "=" + jar[0].Value
+	if code, _ := replay("claude_mem_viewer=" + token); code != http.StatusForbidden {
+		t.Errorf("the URL token as the cookie: %d, want 403", code)
+	}
+
+	// The other server under every name a page of another user can have, and last, as the
+	// control, under the viewer's own name.
+	other, err := viewer.NewHost() // another launch's name
+	if err != nil {
+		t.Fatal(err)
+	}
+	origins := []string{"127.0.0.1", "localhost", "other.localhost", other}
+	for _, host := range append(origins, name) {
+		step("visit "+host+":"+aport, chromedp.Navigate("http://"+host+":"+aport+"/"), chromedp.WaitVisible(`#done`))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	leaked := 0
+	for _, host := range append(origins, name) {
+		paths := map[string]bool{}
+		var cookies []string
+		for _, s := range got {
+			if s.host == host+":"+aport {
+				paths[s.path] = true
+				if s.cookie != "" {
+					cookies = append(cookies, s.cookie)
+				}
+			}
+		}
+		if !paths["/"] || !paths["/pixel"] || !paths["/fetch"] || !paths["/doc"] {
+			t.Fatalf("control: the page at %s:%s did not load whole: %v", host, aport, paths)
+		}
+		if host == name {
+			if !slices.Contains(cookies, held) {
+				t.Fatalf("control: the recorder under the viewer's name got %q, not the cookie %q", cookies, held)
+			}
+			if code, body := replay(held); code != http.StatusOK || !strings.Contains(body, private) {
+				t.Fatalf("control: replaying the browser's cookie: %d", code)
+			}
+			continue
+		}
+		if leaked += len(cookies); len(cookies) > 0 {
+			t.Errorf("%s:%s received cookies %q", host, aport, cookies)
+		}
+		slices.Sort(cookies)
+		for _, h := range slices.Compact(cookies) {
+			cs, _ := http.ParseCookie(h)
+			for _, c := range cs {
+				for _, try := range []string{c.Name + "=" + c.Value, "claude_mem_viewer=" + c.Value} {
+					if code, body := replay(try); code != http.StatusForbidden || strings.Contains(body, private) {
+						t.Errorf("%s:%s replayed %q: %d, the viewer answered", host, aport, try, code)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d requests to the other server; %d under %v carried a cookie", len(got), leaked, origins)
+	readsPrivate("control: the viewer's private page, after the visits")
 }

@@ -5,6 +5,9 @@ package tests
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,10 +21,28 @@ import (
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 )
 
+// viewerURL is the address `hook viewer` prints: its per-launch name, port and token.
+var viewerURL = regexp.MustCompile(`^http://(claude-mem-[a-z2-7]{16}\.localhost):(\d+)/\?token=([0-9a-f]{32})$`)
+
+// localhostTransport dials loopback for every name under .localhost, as browsers do
+// (Go's resolver leaves them to /etc/hosts and DNS).
+func localhostTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if host, port, err := net.SplitHostPort(addr); err == nil && strings.HasSuffix(host, ".localhost") {
+			addr = net.JoinHostPort("127.0.0.1", port)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}
+	return t
+}
+
 // TestViewerOpen_TokenOnNoArgv: `hook viewer` opens the browser on a 0600 redirect file in
 // a user-only dir, so while the opener runs (a fake xdg-open that sleeps) no process's
-// argv, readable by every local user in /proc, holds the token; the printed URL still
-// does, for the terminal. The file goes when the viewer stops.
+// argv, readable by every local user in /proc, holds the token or the per-launch host
+// name; the printed URL still does, for the terminal. The file goes when the viewer
+// stops.
 func TestViewerOpen_TokenOnNoArgv(t *testing.T) {
 	track(t)
 	h := journalHarness(t)
@@ -49,11 +70,12 @@ func TestViewerOpen_TokenOnNoArgv(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no address printed: %v (stderr %q)", err, stderr.String())
 	}
-	m := regexp.MustCompile(`\?token=([0-9a-f]{32})`).FindStringSubmatch(first)
+	_, url, _ := strings.Cut(strings.TrimSpace(first), "viewer: ")
+	m := viewerURL.FindStringSubmatch(url)
 	if m == nil {
-		t.Fatalf("control: the printed address has no token: %q", first)
+		t.Fatalf("control: the printed address is not the per-launch name with a token: %q", first)
 	}
-	token := m[1]
+	name, token := m[1], m[3]
 
 	var args []string
 	ran := testkit.Within(20*time.Second, func() bool {
@@ -90,8 +112,8 @@ func TestViewerOpen_TokenOnNoArgv(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		if bytes.Contains(b, []byte(token)) {
-			t.Errorf("process %s has the token in its argv: %q", e.Name(), bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+		if bytes.Contains(b, []byte(token)) || bytes.Contains(b, []byte(name)) {
+			t.Errorf("process %s has the token or the host name in its argv: %q", e.Name(), bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
 		}
 		if e.Name() == args[0] && bytes.Contains(b, []byte("sleep")) {
 			sawOpener = true
@@ -101,7 +123,7 @@ func TestViewerOpen_TokenOnNoArgv(t *testing.T) {
 		t.Errorf("control: the opener (pid %d) was not found running in /proc", pid)
 	}
 	page, err := os.ReadFile(launcher)
-	if err != nil || !bytes.Contains(page, []byte("token="+token)) {
+	if err != nil || !bytes.Contains(page, []byte(`content="0;url=`+url+`"`)) {
 		t.Fatalf("the launcher %s does not redirect to the tokened address (%v): %s", launcher, err, page)
 	}
 	fi, _ := os.Stat(launcher)

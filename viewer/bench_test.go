@@ -41,7 +41,7 @@ func bigFixture(b *testing.B) *fixture {
 	}
 	f := newFixture(b)
 	f.dbPath = filepath.Join(bigProject.dir, "claude-mem.db")
-	h, err := New(Config{DBPath: f.dbPath, Loc: time.UTC, Now: func() time.Time { return t0 }, Port: testPort, Token: testToken})
+	h, err := New(Config{DBPath: f.dbPath, Loc: time.UTC, Now: func() time.Time { return t0 }, Host: testName, Port: testPort, Token: testToken})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func BenchmarkTimelinePage100k(b *testing.B) {
 				w := httptest.NewRecorder()
 				r := httptest.NewRequest("GET", c.path, nil)
 				r.Host = testHost
-				r.AddCookie(&http.Cookie{Name: "claude_mem_viewer_48123", Value: testToken})
+				r.AddCookie(testCookie())
 				f.h.ServeHTTP(w, r)
 				if w.Code != http.StatusOK {
 					b.Fatalf("%d", w.Code)

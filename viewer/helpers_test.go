@@ -26,8 +26,15 @@ var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 const (
 	testPort  = 48123
 	testToken = "0123456789abcdef0123456789abcdef"
-	testHost  = "127.0.0.1:48123"
+	testName  = "claude-mem-abcdefghijklmnop.localhost"
+	testHost  = testName + ":48123" // the Host a browser sends for the printed URL
 )
+
+// testCookie is the session cookie the viewer hands out for testHost (what
+// TestTokenInURLBecomesCookieAndLeavesTheURL checks it hands out).
+func testCookie() *http.Cookie {
+	return &http.Cookie{Name: cookieName, Value: session(testToken, testHost)}
+}
 
 // fixture is a viewer over a temp data dir.
 type fixture struct {
@@ -52,7 +59,7 @@ func newFixture(t testing.TB) *fixture {
 				Settings: []settings.Value{{Key: "CLAUDE_MEM_MODEL", Value: "haiku", Origin: settings.FromEnv}},
 				Queue:    &doctor.Queue{Pending: 3}}
 		},
-		Loc: time.UTC, Now: func() time.Time { return t0 }, Port: testPort, Token: testToken, Poll: 20 * time.Millisecond,
+		Loc: time.UTC, Now: func() time.Time { return t0 }, Host: testName, Port: testPort, Token: testToken, Poll: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +139,7 @@ func (f *fixture) do(r req) (int, string, *http.Response) {
 		hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	if !r.noCookie {
-		hr.AddCookie(&http.Cookie{Name: fmt.Sprint("claude_mem_viewer_", testPort), Value: testToken})
+		hr.AddCookie(testCookie())
 	}
 	for k, v := range r.header {
 		hr.Header.Set(k, v)

@@ -31,6 +31,9 @@ type server struct {
 
 // New returns the viewer's handler: every page behind the guard.
 func New(cfg Config) (http.Handler, error) {
+	if !strings.HasSuffix(cfg.Host, ".localhost") || cfg.Port == 0 || cfg.Token == "" {
+		return nil, ErrNoHost
+	}
 	if cfg.Loc == nil {
 		cfg.Loc = time.UTC
 	}

@@ -3,7 +3,9 @@ package viewer
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -54,8 +56,16 @@ func TestTokenInURLBecomesCookieAndLeavesTheURL(t *testing.T) {
 		t.Fatalf("%d %q, want a page moving on to /search?q=x, without the token", code, body)
 	}
 	c := res.Cookies()
-	if len(c) != 1 || c[0].Value != testToken || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode || c[0].Path != "/" {
+	if len(c) != 1 || c[0].Name != cookieName || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode || c[0].Path != "/" {
 		t.Fatalf("cookie %+v", c)
+	}
+	// Host-only (no Domain): the browser sends it to the per-launch name alone.
+	if c[0].Domain != "" || c[0].Secure {
+		t.Errorf("cookie scoped %q (secure %v), want host-only over http", c[0].Domain, c[0].Secure)
+	}
+	// Not the token, nor anything that holds it, and what the other tests send.
+	if strings.Contains(c[0].Value, testToken) || c[0].Value != testCookie().Value {
+		t.Errorf("cookie value %q: want the session value, not the token", c[0].Value)
 	}
 	// A session cookie: the browser drops it when it closes, and the next launch's token
 	// differs anyway.
@@ -72,6 +82,86 @@ func TestTokenInURLBecomesCookieAndLeavesTheURL(t *testing.T) {
 	if code != http.StatusForbidden || len(res.Cookies()) != 0 {
 		t.Fatalf("wrong token: %d %v", code, res.Cookies())
 	}
+	// The right token under another Host sets nothing either: 127.0.0.1's cookies go to
+	// every port.
+	for _, host := range []string{"127.0.0.1:48123", "localhost:48123"} {
+		code, _, res = f.do(req{path: "/?token=" + testToken, host: host, noCookie: true})
+		if code != http.StatusForbidden || len(res.Cookies()) != 0 {
+			t.Errorf("token at %s: %d %v, want 403 and no cookie", host, code, res.Cookies())
+		}
+	}
+}
+
+// TestCookieIsBoundToThisViewer: what the browser holds opens this viewer, at its own
+// name and port, and nothing else; the URL's token is no cookie; another viewer's cookie
+// (another name, or another port, even with the same token) opens nothing here.
+func TestCookieIsBoundToThisViewer(t *testing.T) {
+	f, _ := seeded(t)
+	const private = "please look at the zebra tests" // the prompt on sess-1's page
+	cookie := func(v string) map[string]string { return map[string]string{"Cookie": cookieName + "=" + v} }
+	// Control: the cookie the exchange hands out reads the private page.
+	_, _, res := f.do(req{path: "/?token=" + testToken, noCookie: true})
+	issued := res.Cookies()[0].Value
+	if code, body, _ := f.do(req{path: "/session/sess-1", noCookie: true, header: cookie(issued)}); code != 200 || !strings.Contains(body, private) {
+		t.Fatalf("control: the issued cookie reads %d\n%s", code, body)
+	}
+	other := func(host string, port int) string {
+		return session(testToken, net.JoinHostPort(host, strconv.Itoa(port)))
+	}
+	for _, c := range []struct {
+		name string
+		r    req
+	}{
+		{"the URL token as the cookie", req{header: cookie(testToken)}},
+		{"the URL token under the old per-port name", req{header: map[string]string{"Cookie": "claude_mem_viewer_48123=" + testToken}}},
+		{"the cookie under another name", req{header: map[string]string{"Cookie": "claude_mem_viewer_48123=" + issued}}},
+		{"the cookie replayed with Host 127.0.0.1", req{host: "127.0.0.1:48123", header: cookie(issued)}},
+		{"the cookie replayed with Host localhost", req{host: "localhost:48123", header: cookie(issued)}},
+		{"the cookie replayed with another .localhost name", req{host: "other.localhost:48123", header: cookie(issued)}},
+		{"the cookie replayed with another port", req{host: testName + ":48124", header: cookie(issued)}},
+		{"another name's cookie, same token", req{header: cookie(other("claude-mem-qrstuvwxyz234567.localhost", testPort))}},
+		{"another port's cookie, same token", req{header: cookie(other(testName, testPort+1))}},
+		{"127.0.0.1's cookie, same token", req{header: cookie(other("127.0.0.1", testPort))}},
+		{"another launch's cookie", req{header: cookie(session(strings.Repeat("f", 32), testHost))}},
+		{"the cookie cut short", req{header: cookie(issued[:len(issued)-1])}},
+	} {
+		c.r.path, c.r.noCookie = "/session/sess-1", true
+		if code, body, _ := f.do(c.r); code != http.StatusForbidden || strings.Contains(body, private) {
+			t.Errorf("%s: %d, want 403\n%s", c.name, code, body)
+		}
+	}
+	// A cookie of the same name planted beside the real one, in either order, hides
+	// nothing.
+	for _, h := range []string{cookieName + "=planted; " + cookieName + "=" + issued, cookieName + "=" + issued + "; " + cookieName + "=planted"} {
+		if code, _, _ := f.do(req{path: "/session/sess-1", noCookie: true, header: map[string]string{"Cookie": h}}); code != 200 {
+			t.Errorf("Cookie: %s: %d, want 200", h, code)
+		}
+	}
+}
+
+// TestNewHost: a fresh name under .localhost at every launch, one DNS label before it;
+// New refuses to serve without one (127.0.0.1's cookies go to every port).
+func TestNewHost(t *testing.T) {
+	a, err := NewHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewHost()
+	if !regexp.MustCompile(`^claude-mem-[a-z2-7]{16}\.localhost$`).MatchString(a) || a == b {
+		t.Fatalf("hosts %q, %q: want two different claude-mem-<16 base32>.localhost", a, b)
+	}
+	if u := URL(a, 48123, "t&k"); u != "http://"+a+":48123/?token=t%26k" {
+		t.Errorf("URL %q", u)
+	}
+	for _, c := range []Config{{Host: "127.0.0.1", Port: 1, Token: "t"}, {Host: "localhost", Port: 1, Token: "t"},
+		{Port: 1, Token: "t"}, {Host: a, Token: "t"}, {Host: a, Port: 1}} {
+		if _, err := New(c); !errors.Is(err, ErrNoHost) {
+			t.Errorf("New(%q, %d, %q): %v, want ErrNoHost", c.Host, c.Port, c.Token, err)
+		}
+	}
+	if _, err := New(Config{Host: a, Port: 1, Token: "t"}); err != nil {
+		t.Errorf("control: %v", err)
+	}
 }
 
 func TestRefusals(t *testing.T) {
@@ -83,10 +173,15 @@ func TestRefusals(t *testing.T) {
 		{"no token", req{path: "/", noCookie: true}},
 		{"no token, static", req{path: "/static/style.css", noCookie: true}},
 		{"no token, stream", req{path: "/live/events", noCookie: true}},
-		{"wrong cookie", req{path: "/", noCookie: true, header: map[string]string{"Cookie": fmt.Sprintf("claude_mem_viewer_%d=nope", testPort)}}},
+		{"wrong cookie", req{path: "/", noCookie: true, header: map[string]string{"Cookie": cookieName + "=nope"}}},
 		{"foreign host", req{path: "/", host: "evil.example:48123"}},
-		{"other port", req{path: "/", host: "127.0.0.1:1"}},
-		{"no port", req{path: "/", host: "localhost"}},
+		{"127.0.0.1", req{path: "/", host: "127.0.0.1:48123"}},
+		{"localhost", req{path: "/", host: "localhost:48123"}},
+		{"another .localhost name", req{path: "/", host: "claude-mem-qrstuvwxyz234567.localhost:48123"}},
+		{"a name ending in the viewer's", req{path: "/", host: "x." + testHost}},
+		{"trailing dot", req{path: "/", host: testName + ".:48123"}},
+		{"other port", req{path: "/", host: testName + ":1"}},
+		{"no port", req{path: "/", host: testName}},
 		{"cross-origin POST", req{method: "POST", path: "/forget", form: url.Values{"id": {"1"}},
 			header: map[string]string{"Origin": "http://evil.example"}}},
 		{"cross-origin POST by referer", req{method: "POST", path: "/forget", form: url.Values{"id": {"1"}},
@@ -97,7 +192,9 @@ func TestRefusals(t *testing.T) {
 		{"POST from an opaque origin, no fetch metadata", req{method: "POST", path: "/forget", form: url.Values{"id": {"1"}},
 			header: map[string]string{"Origin": "null"}}},
 		{"cross-origin POST on the viewer's port", req{method: "POST", path: "/forget", form: url.Values{"id": {"1"}},
-			header: map[string]string{"Origin": "https://127.0.0.1:48123"}}},
+			header: map[string]string{"Origin": "https://" + testHost}}},
+		{"POST from 127.0.0.1 on the viewer's port", req{method: "POST", path: "/forget", form: url.Values{"id": {"1"}},
+			header: map[string]string{"Origin": "http://127.0.0.1:48123"}}},
 		{"same-origin POST without the form token", req{method: "POST", path: "/forget", form: url.Values{"id": {"1"}},
 			header: map[string]string{"Origin": "http://" + testHost}}},
 		{"same-origin POST with a wrong form token", req{method: "POST", path: "/forget", form: url.Values{"id": {"1"}, "csrf": {"x"}},
@@ -111,12 +208,7 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("%s: no CSP on the refusal", c.name)
 		}
 	}
-	// Controls: the same requests, done right, are served.
-	for _, host := range []string{testHost, "localhost:48123"} {
-		if code, _, _ := f.do(req{path: "/", host: host}); code != http.StatusOK {
-			t.Errorf("host %s: %d, want 200", host, code)
-		}
-	}
+	// Control: the same requests, done right, are served.
 	if n := len(f.get("/", 200)); n == 0 {
 		t.Fatal("empty page")
 	}
@@ -199,7 +291,7 @@ func TestProjectsPage(t *testing.T) {
 func TestIngestRunsBeforeTheRead(t *testing.T) {
 	f := newFixture(t)
 	var fail error
-	h, err := New(Config{DBPath: f.dbPath, Loc: time.UTC, Now: func() time.Time { return t0 }, Port: testPort, Token: testToken,
+	h, err := New(Config{DBPath: f.dbPath, Loc: time.UTC, Now: func() time.Time { return t0 }, Host: testName, Port: testPort, Token: testToken,
 		Ingest: func(ctx context.Context) error {
 			if fail != nil {
 				return fail
@@ -453,25 +545,22 @@ func TestPagesSurviveTheDatabaseBeingReplaced(t *testing.T) {
 // ends the stream with "reset", as the ids of the old file mean nothing in the new one.
 func TestLiveStreamSendsNewObservations(t *testing.T) {
 	f, db := seeded(t)
-	ln, port, err := Listen(0)
+	lns, port, err := Listen(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(Config{DBPath: f.dbPath, Loc: time.UTC, Now: time.Now, Port: port, Token: testToken, Poll: 20 * time.Millisecond})
+	h, err := New(Config{DBPath: f.dbPath, Loc: time.UTC, Now: time.Now, Host: testName, Port: port, Token: testToken, Poll: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(h)
-	srv.Listener.Close()
-	srv.Listener = ln
-	srv.Start()
-	defer srv.Close()
+	serve(t, lns, h)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	latest, _ := db.LatestObservations(ctx, 1)
-	r, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/live/events?after="+strconv.FormatInt(latest[0].ID, 10), nil)
-	r.AddCookie(&http.Cookie{Name: fmt.Sprint("claude_mem_viewer_", port), Value: testToken})
+	r, _ := http.NewRequestWithContext(ctx, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/live/events?after="+strconv.FormatInt(latest[0].ID, 10), nil)
+	r.Host = net.JoinHostPort(testName, strconv.Itoa(port)) // srv.URL names 127.0.0.1, which the viewer refuses
+	r.AddCookie(&http.Cookie{Name: cookieName, Value: session(testToken, r.Host)})
 	res, err := http.DefaultClient.Do(r)
 	if err != nil {
 		t.Fatal(err)
@@ -515,18 +604,88 @@ func TestLiveStreamSendsNewObservations(t *testing.T) {
 	}
 }
 
+// serve runs Serve on lns until the test ends, which must then return nil.
+func serve(t *testing.T, lns Loopback, h http.Handler) {
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, lns, h) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+}
+
+// TestListenHoldsBothLoopbacks: a browser tries ::1 before 127.0.0.1 for a .localhost
+// name, so the viewer holds its port on both, and the page is served on both; a port
+// another program holds on ::1 is refused, and nothing is left held on 127.0.0.1.
+func TestListenHoldsBothLoopbacks(t *testing.T) {
+	probe, err := net.Listen("tcp6", "[::1]:0")
+	if err != nil {
+		// Without ::1 nothing can take it: one listener, on 127.0.0.1.
+		lns, _, err := Listen(0)
+		if err != nil || len(lns) != 1 {
+			t.Fatalf("no ::1 here: %d listeners, %v", len(lns), err)
+		}
+		lns.Close()
+		return
+	}
+	// A port someone holds on ::1 only.
+	taken := probe.Addr().(*net.TCPAddr).Port
+	if _, _, err := Listen(taken); !errors.Is(err, ErrPortTaken) {
+		t.Errorf("Listen(%d) with [::1]:%d held: %v, want ErrPortTaken", taken, taken, err)
+	}
+	if ln, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(taken))); err != nil {
+		t.Errorf("127.0.0.1:%d is still held after the refusal: %v", taken, err)
+	} else {
+		ln.Close()
+	}
+	probe.Close()
+
+	lns, port, err := Listen(0)
+	if err != nil || len(lns) != 2 {
+		t.Fatalf("Listen(0): %d listeners, %v; want 127.0.0.1 and ::1", len(lns), err)
+	}
+	for _, addr := range []string{"127.0.0.1", "::1"} {
+		if ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(port))); err == nil {
+			ln.Close()
+			t.Errorf("another program could take %s:%d", addr, port)
+		}
+	}
+	f, _ := seeded(t)
+	h, err := New(Config{DBPath: f.dbPath, Loc: time.UTC, Now: time.Now, Host: testName, Port: port, Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve(t, lns, h)
+	for _, addr := range []string{"127.0.0.1", "::1"} {
+		r, _ := http.NewRequest("GET", "http://"+net.JoinHostPort(addr, strconv.Itoa(port))+"/", nil)
+		r.Host = net.JoinHostPort(testName, strconv.Itoa(port))
+		r.AddCookie(&http.Cookie{Name: cookieName, Value: session(testToken, r.Host)})
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("on %s: %s", addr, res.Status)
+		}
+	}
+}
+
 func TestSameOrigin(t *testing.T) {
-	hosts := map[string]bool{testHost: true, "localhost:48123": true}
 	for _, c := range []struct {
 		h    map[string]string
 		want bool
 	}{
-		{map[string]string{"Origin": "http://127.0.0.1:48123"}, true},
-		{map[string]string{"Origin": "http://localhost:48123"}, true},
-		{map[string]string{"Origin": "http://127.0.0.1:48124"}, false},
+		{map[string]string{"Origin": "http://" + testHost}, true},
+		{map[string]string{"Origin": "http://127.0.0.1:48123"}, false},
+		{map[string]string{"Origin": "http://localhost:48123"}, false},
+		{map[string]string{"Origin": "http://" + testName + ":48124"}, false},
 		{map[string]string{"Origin": "http://evil.example", "Sec-Fetch-Site": "same-origin"}, false},
-		{map[string]string{"Referer": "http://localhost:48123/forget?id=1"}, true},
-		{map[string]string{"Referer": "http://localhost.evil.example:48123/"}, false},
+		{map[string]string{"Referer": "http://" + testHost + "/forget?id=1"}, true},
+		{map[string]string{"Referer": "http://" + testName + ".evil.example:48123/"}, false},
 		{map[string]string{"Origin": "null", "Sec-Fetch-Site": "same-origin"}, true},
 		{map[string]string{"Origin": "null", "Sec-Fetch-Site": "same-site"}, false},
 		{map[string]string{}, false},
@@ -535,7 +694,7 @@ func TestSameOrigin(t *testing.T) {
 		for k, v := range c.h {
 			r.Header.Set(k, v)
 		}
-		if got := sameOrigin(r, hosts); got != c.want {
+		if got := sameOrigin(r, testHost); got != c.want {
 			t.Errorf("%v: %v, want %v", c.h, got, c.want)
 		}
 	}

@@ -14,9 +14,9 @@ import (
 // viewerCommand is `hook viewer [--port N] [--no-open]`: serves the local web UI until
 // Ctrl-C or SIGTERM. Nothing listens before it starts or after it returns.
 var viewerCommand = &command{
-	name: "viewer", summary: "open the local web viewer (127.0.0.1 only) until Ctrl-C",
+	name: "viewer", summary: "open the local web viewer (loopback only) until Ctrl-C",
 	flags: func(fs *flag.FlagSet) action {
-		port := fs.Int("port", 0, "`N`: the port on 127.0.0.1 (0: a free one)")
+		port := fs.Int("port", 0, "`N`: the port on 127.0.0.1 and ::1 (0: a free one)")
 		noOpen := fs.Bool("no-open", false, "print the address without opening a browser")
 		return func(p *proc, ops []string) int {
 			switch {
@@ -40,6 +40,11 @@ func viewerCmd(p *proc, port int, noOpen bool) int {
 		fmt.Fprintf(p.stderr, "%s viewer: %v\n", p.prog(), err)
 		return 1
 	}
+	host, err := viewer.NewHost()
+	if err != nil {
+		fmt.Fprintf(p.stderr, "%s viewer: %v\n", p.prog(), err)
+		return 1
+	}
 	ln, bound, err := viewer.Listen(port)
 	if err != nil {
 		fmt.Fprintf(p.stderr, "%s viewer: %v\n", p.prog(), err)
@@ -50,7 +55,7 @@ func viewerCmd(p *proc, port int, noOpen bool) int {
 		JournalDirs: journalDirs(p, st),
 		Ingest:      memoryOf(p, st).Ingest,
 		Report:      func(ctx context.Context) *doctor.Report { return doctor.Build(ctx, doctorInputs(ctx, p, st)) },
-		Now:         p.now, Loc: p.loc, BudgetUSD: st.s.DailyBudgetUSD, Port: bound, Token: token,
+		Now:         p.now, Loc: p.loc, BudgetUSD: st.s.DailyBudgetUSD, Host: host, Port: bound, Token: token,
 		ContextObservations: st.s.ContextObservations,
 	})
 	if err != nil {
@@ -58,7 +63,7 @@ func viewerCmd(p *proc, port int, noOpen bool) int {
 		fmt.Fprintf(p.stderr, "%s viewer: %v\n", p.prog(), err)
 		return 1
 	}
-	url := viewer.URL(bound, token)
+	url := viewer.URL(host, bound, token)
 	fmt.Fprintf(p.stdout, "claude-mem viewer: %s\nPress Ctrl-C to stop it.\n", url)
 	if argv := viewer.Opener(p.goos, p.env.Get, ""); argv != nil && !noOpen {
 		if launcher, err := viewer.WriteLauncher(st.s.DataDir, bound, url); err != nil {
