@@ -79,8 +79,11 @@ type Journal struct {
 	// data dir.
 	Dir       string
 	Fallbacks []string
-	bases     []string // the shared dir each fallback is under: checked from there down
-	now       func() time.Time
+	// Refused is why the data dir is not the user's alone (a *private.Error), or nil:
+	// Append then skips Dir, whose records another user could read or replace.
+	Refused error
+	bases   []string // the shared dir each fallback is under: checked from there down
+	now     func() time.Time
 }
 
 // New is the journal of dataDir. runtimeDir ($XDG_RUNTIME_DIR: per user, 0700), cacheHome
@@ -185,6 +188,8 @@ func (j *Journal) Append(r Record) (dir string, err error) {
 		var err error
 		if i > 0 {
 			err = j.checkFallback(i-1, true)
+		} else if j.Refused != nil {
+			err = j.Refused
 		}
 		if err == nil {
 			err = appendLine(filepath.Join(d, FileName(r.Session)), line)
