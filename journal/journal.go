@@ -112,6 +112,19 @@ func (j *Journal) checkFallback(i int, create bool) error {
 	return private.Dirs(j.bases[i], j.Fallbacks[i])
 }
 
+// checkDir checks journal dir i (0: Dir, then the fallbacks), making a fallback when
+// create: each must be the user's alone (Dir is made by its first append, and refused
+// with the data dir).
+func (j *Journal) checkDir(i int, create bool) error {
+	switch {
+	case i > 0:
+		return j.checkFallback(i-1, create)
+	case j.Refused != nil:
+		return j.Refused
+	}
+	return private.Lstat(j.Dir)
+}
+
 // Dirs is every dir a record may wait in: Dir, then the fallbacks.
 func (j *Journal) Dirs() []string { return append([]string{j.Dir}, j.Fallbacks...) }
 
@@ -185,11 +198,9 @@ func (j *Journal) Append(r Record) (dir string, err error) {
 	line = append(line, '\n')
 	ae := &AppendError{}
 	for i, d := range j.Dirs() {
-		var err error
-		if i > 0 {
-			err = j.checkFallback(i-1, true)
-		} else if j.Refused != nil {
-			err = j.Refused
+		err := j.checkDir(i, true)
+		if i == 0 && errors.Is(err, fs.ErrNotExist) {
+			err = nil // made by appendLine
 		}
 		if err == nil {
 			err = appendLine(filepath.Join(d, FileName(r.Session)), line)
