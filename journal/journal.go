@@ -20,11 +20,12 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/private"
+	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // DirName is the journal dir under the data dir.
-const DirName = "journal"
+const DirName = settings.JournalDir
 
 // Version is the newest record format this build writes and reads. A line of a later
 // version (a newer claude-mem wrote it) is left for that version to ingest. Each record

@@ -63,8 +63,9 @@ func Check(path string, fi fs.FileInfo) error {
 // ssh's StrictModes does, so no other user can swap dir or an entry of it for their own
 // between a check and an open. Above dir, symlinks are resolved first (a home under
 // /home -> /usr/home is fine: the dirs checked are the real ones), and each real dir must
-// be owned by root or the user and not writable by group or others, unless sticky (/tmp:
-// others cannot rename or remove what is the user's there).
+// be owned by root or the user and not writable by others, unless sticky (/tmp: others
+// cannot rename or remove what is the user's there), nor by a group other than the user's
+// own primary group (with user private groups and umask 002, ~/.local/share is 0775).
 func Root(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
@@ -88,11 +89,14 @@ func Root(dir string) error {
 		if err != nil {
 			return err
 		}
-		if uid, ok := owner(fi); ok && uid != 0 && uid != euid() {
+		uid, _ := owner(fi)
+		if uid != 0 && uid != euid() {
 			return &Error{Path: dir, Problem: fmt.Sprintf("%s above it is owned by uid %d, who can replace it", up, uid),
 				Fix: "set CLAUDE_MEM_DATA_DIR to a dir under one of your own"}
 		}
-		if perm := fi.Mode().Perm(); perm&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+		gid, _ := group(fi)
+		ownGroup := uid == euid() && gid == egid()
+		if perm := fi.Mode().Perm(); fi.Mode()&fs.ModeSticky == 0 && (perm&0o002 != 0 || perm&0o020 != 0 && !ownGroup) {
 			return &Error{Path: dir, Problem: fmt.Sprintf("%s above it is writable by group or others (mode %04o), who can replace it", up, perm),
 				Fix: fmt.Sprintf("chmod go-w %s (or chmod +t), or set CLAUDE_MEM_DATA_DIR to a dir under one of your own", up)}
 		}

@@ -71,6 +71,7 @@ func TestRoot(t *testing.T) {
 		{"control", 0o755, dir, false},
 		{"control: sticky parent", os.ModeSticky | 0o777, dir, false},
 		{"control: through a symlinked parent", 0o755, filepath.Join(base, "via", "data"), false},
+		{"control: parent writable by the user's own group (user private groups, umask 002)", 0o775, dir, false},
 		{"world-writable parent", 0o777, dir, true},
 		{"world-writable parent through a symlink", 0o757, filepath.Join(base, "via", "data"), true},
 		{"the data dir a symlink", 0o755, filepath.Join(base, "datalink"), true},
@@ -90,6 +91,13 @@ func TestRoot(t *testing.T) {
 			t.Errorf("a parent of another uid's: %v", err)
 		}
 		os.Chown(parent, 0, 0)
+		os.Chmod(parent, 0o775) // writable by a group that is not the user's own
+		os.Chown(parent, 0, 65534)
+		if err := private.Root(dir); !errors.As(err, &pe) {
+			t.Errorf("a parent writable by another group: %v", err)
+		}
+		os.Chown(parent, 0, 0)
+		os.Chmod(parent, 0o755)
 	}
 	os.Chmod(dir, 0o777)
 	if err := private.Root(dir); !errors.As(err, &pe) || pe.Fix != "chmod 700 "+dir {
