@@ -3,8 +3,9 @@
 package tests
 
 // Issue 31: the data dir is the user's alone. Another user (nobody, through setpriv) plants
-// settings.json, .env, claude-mem.db and logs/hook.log into a data dir in a shared place
-// that others can write; the victim (the test's uid, root) then runs its hooks and doctor.
+// settings.json, .env, claude-mem.db and logs/hook.log into a data dir in a shared place:
+// their own dir at the data dir's path, or the victim's that others can write; the victim
+// (the test's uid, root) then runs its hooks and doctor.
 // Each planted file is refused, named in SessionStart and doctor with its fix, and never
 // read or run, whether the data dir is still writable by others (the whole dir is refused:
 // records wait in the fallback journal) or the victim has since made it 0700 (each planted
@@ -19,6 +20,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -227,15 +229,17 @@ func TestPlanted_DataDirFiles(t *testing.T) {
 	track(t)
 	needSecondUID(t)
 	for _, pf := range plantedFiles {
-		for _, mode := range []string{"shared dir", "dir fixed since", "control: the victim's own"} {
+		for _, mode := range []string{"their dir", "shared dir", "dir fixed since", "control: the victim's own"} {
 			t.Run(pf.name+"/"+mode, func(t *testing.T) {
 				w := newPlantedWorld(t)
 				h := w.h
 				ours := strings.HasPrefix(mode, "control")
-				if err := os.Mkdir(h.data, 0o700); err != nil {
+				if mode == "their dir" {
+					asAttacker(t, fmt.Sprintf("mkdir -m 777 %q", h.data))
+				} else if err := os.Mkdir(h.data, 0o700); err != nil {
 					t.Fatal(err)
 				}
-				if !ours {
+				if mode == "shared dir" || mode == "dir fixed since" {
 					os.Chmod(h.data, 0o777)
 				}
 				pf.plant(t, w, ours)
@@ -266,7 +270,10 @@ func TestPlanted_DataDirFiles(t *testing.T) {
 				// Named: the data dir (writable by others) or the planted file, with the fix.
 				want := "claude-mem: refused " + h.data + " — writable by group or others (mode 0777)"
 				fix := "fix: chmod 700 " + h.data
-				if mode == "dir fixed since" {
+				switch mode {
+				case "their dir":
+					want, fix = "claude-mem: refused "+h.data+" — owned by uid 65534", "fix: move "+h.data+" away"
+				case "dir fixed since":
 					want, fix = "claude-mem: refused "+filepath.Join(h.data, strings.TrimPrefix(pf.name, "symlinked ")), "fix: rm "
 				}
 				found := false
@@ -285,8 +292,12 @@ func TestPlanted_DataDirFiles(t *testing.T) {
 
 				// Nothing lost: once the victim removes what is not theirs and fixes the
 				// mode, the prompt captured meanwhile is stored.
-				clean(t, h.data)
-				os.Chmod(h.data, 0o700)
+				if mode == "their dir" {
+					os.RemoveAll(h.data)
+				} else {
+					clean(t, h.data)
+					os.Chmod(h.data, 0o700)
+				}
 				h.sessionStart("victim")
 				if n := h.count(`SELECT count(*) FROM prompts WHERE text LIKE '%victim''s own prompt%'`); n != 1 {
 					t.Errorf("after the fix the prompt captured meanwhile is stored %d times; want 1", n)
@@ -315,5 +326,40 @@ func clean(t *testing.T, dir string) {
 		} else if e.IsDir() {
 			clean(t, p)
 		}
+	}
+}
+
+// TestDataDir_AncestorWritableByOthers: a data dir of the victim's own (0700) under a dir
+// another user owns and anyone may write (a "team" dir, not sticky: its owner, or anyone,
+// can rename the data dir away and put theirs in its place) is refused, the dir above named
+// with the fix; the control, the same data dir under the sticky shared temp dir, is used.
+func TestDataDir_AncestorWritableByOthers(t *testing.T) {
+	track(t)
+	needSecondUID(t)
+	for _, team := range []bool{true, false} {
+		w := newPlantedWorld(t)
+		h := w.h
+		parent := w.shared
+		if team {
+			parent = filepath.Join(w.shared, "team")
+			asAttacker(t, fmt.Sprintf("mkdir -m 777 %q", parent))
+		}
+		h.useDataDir(filepath.Join(parent, "claude-mem"))
+		if err := os.Mkdir(h.data, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		h.prompt("victim", "the victim's own prompt about the build")
+		o := h.sessionStart("victim")
+		d, _ := h.doctor(nil)
+		want := "claude-mem: refused " + h.data + " — " + parent + " above it is owned by uid 65534, who can replace it"
+		named := strings.Contains(o.SystemMessage, want) && strings.Contains(o.HookSpecificOutput.AdditionalContext, want) &&
+			slices.ContainsFunc(d.Findings, func(f string) bool { return strings.HasPrefix(f, want) })
+		if named != team || d.OK == team {
+			t.Errorf("team dir %v: refusal named %v, doctor ok %v:\n%s\n%q", team, named, d.OK, o.SystemMessage, d.Findings)
+		}
+		if _, err := os.Stat(filepath.Join(h.data, "claude-mem.db")); (err == nil) == team {
+			t.Errorf("team dir %v: a database made in the data dir: %v", team, err == nil)
+		}
+		t.Logf("team dir %v: %s", team, o.SystemMessage)
 	}
 }
