@@ -24,6 +24,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/observer/prompt"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/printable"
+	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/stats"
@@ -140,7 +141,10 @@ func Build(ctx context.Context, in Inputs) *Report {
 	r.Settings = append(r.Settings, s.Values...)
 	r.Observer.Enabled, r.Observer.MaxConcurrentAgents = s.MaxConcurrentAgents > 0, s.MaxConcurrentAgents
 	var err error
-	if r.Health, err = health.Load(s.DataDir); err != nil {
+	var refused *private.Error
+	if errors.As(in.DataDirErr, &refused) {
+		// Nothing in a data dir another user could write is read: its finding says so.
+	} else if r.Health, err = health.Load(s.DataDir); err != nil {
 		r.Findings = append(r.Findings, "health.json unreadable: "+err.Error())
 	}
 	r.LastRun = r.Health.LastRun

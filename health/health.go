@@ -15,6 +15,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/redact"
+	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 // States of Auth.State and Setup.State.
@@ -118,7 +119,7 @@ func (e *CorruptError) Error() string { return "health: corrupt " + e.Path + ": 
 func (e *CorruptError) Unwrap() error { return e.Err }
 
 // Path is the health file of a data dir.
-func Path(dataDir string) string { return filepath.Join(dataDir, "health.json") }
+func Path(dataDir string) string { return filepath.Join(dataDir, settings.HealthFile) }
 
 func lockPath(dataDir string) string { return filepath.Join(dataDir, "locks", "health.lock") }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/redact"
 )
@@ -18,7 +19,10 @@ import (
 // dir took is lost: logged at ERROR, counted in health.json when it can still be written,
 // and returned (SessionStart's notice names the places).
 func (d *Deps) capture(in Input, p project.Project, r journal.Record) *journal.AppendError {
-	if d.DataDirErr != nil {
+	// A data dir that is not the user's alone (a *private.Error) still lets the record wait
+	// in a fallback journal (Journal.Refused skips the data dir's), for when it is fixed.
+	var refused *private.Error
+	if d.DataDirErr != nil && !errors.As(d.DataDirErr, &refused) {
 		d.Log.Error().Err(d.DataDirErr).Str("event", in.Event).Msg("data dir unavailable; event not stored")
 		return nil
 	}

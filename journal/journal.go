@@ -20,11 +20,12 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/private"
+	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // DirName is the journal dir under the data dir.
-const DirName = "journal"
+const DirName = settings.JournalDir
 
 // Version is the newest record format this build writes and reads. A line of a later
 // version (a newer claude-mem wrote it) is left for that version to ingest. Each record
@@ -79,8 +80,11 @@ type Journal struct {
 	// data dir.
 	Dir       string
 	Fallbacks []string
-	bases     []string // the shared dir each fallback is under: checked from there down
-	now       func() time.Time
+	// Refused is why the data dir is not the user's alone (a *private.Error), or nil:
+	// Append then skips Dir, whose records another user could read or replace.
+	Refused error
+	bases   []string // the shared dir each fallback is under: checked from there down
+	now     func() time.Time
 }
 
 // New is the journal of dataDir. runtimeDir ($XDG_RUNTIME_DIR: per user, 0700), cacheHome
@@ -107,6 +111,19 @@ func (j *Journal) checkFallback(i int, create bool) error {
 		return private.MkdirAll(j.bases[i], j.Fallbacks[i])
 	}
 	return private.Dirs(j.bases[i], j.Fallbacks[i])
+}
+
+// checkDir checks journal dir i (0: Dir, then the fallbacks), making a fallback when
+// create: each must be the user's alone (Dir is made by its first append, and refused
+// with the data dir).
+func (j *Journal) checkDir(i int, create bool) error {
+	switch {
+	case i > 0:
+		return j.checkFallback(i-1, create)
+	case j.Refused != nil:
+		return j.Refused
+	}
+	return private.Lstat(j.Dir)
 }
 
 // Dirs is every dir a record may wait in: Dir, then the fallbacks.
@@ -182,9 +199,9 @@ func (j *Journal) Append(r Record) (dir string, err error) {
 	line = append(line, '\n')
 	ae := &AppendError{}
 	for i, d := range j.Dirs() {
-		var err error
-		if i > 0 {
-			err = j.checkFallback(i-1, true)
+		err := j.checkDir(i, true)
+		if i == 0 && errors.Is(err, fs.ErrNotExist) {
+			err = nil // made by appendLine
 		}
 		if err == nil {
 			err = appendLine(filepath.Join(d, FileName(r.Session)), line)

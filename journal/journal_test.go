@@ -22,6 +22,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -511,5 +512,43 @@ func TestWaiting(t *testing.T) {
 	}
 	if !e.j.Waiting() {
 		t.Fatal("not Waiting with a record in a fallback dir")
+	}
+}
+
+// TestDataDirJournalRefused: the data dir's own journal dir is used only when it is the
+// user's alone: refused with the data dir (Refused), or a symlink planted in its place, the
+// record goes to the fallback, nothing reaches the symlink's target, and the listing names
+// the refusal. The control is the journal dir as made.
+func TestDataDirJournalRefused(t *testing.T) {
+	for _, c := range []string{"control", "refused with the data dir", "a symlink"} {
+		t.Run(c, func(t *testing.T) {
+			e := newEnv(t)
+			elsewhere := filepath.Join(t.TempDir(), "theirs")
+			os.Mkdir(elsewhere, 0o700)
+			switch c {
+			case "refused with the data dir":
+				e.j.Refused = &private.Error{Path: e.data, Problem: "writable by group or others (mode 0777)"}
+			case "a symlink":
+				os.Symlink(elsewhere, e.j.Dir)
+			}
+			dir := mustAppend(t, e.j, journal.Record{Kind: store.CapturePrompt, Session: "s1", Text: "p", ID: "r1"})
+			st := e.j.Status(nil)
+			if c == "control" {
+				if dir != e.j.Dir || len(st.Refused) != 0 {
+					t.Fatalf("control: went to %s, refused %v", dir, st.Refused)
+				}
+				return
+			}
+			if dir != e.j.Fallbacks[0] {
+				t.Fatalf("went to %s; want the fallback %s", dir, e.j.Fallbacks[0])
+			}
+			if got := testkit.Entries(t, elsewhere); len(got) != 0 {
+				t.Errorf("the symlink's target received %v", got)
+			}
+			var pe *private.Error
+			if len(st.Refused) != 1 || !errors.As(st.Refused[0], &pe) {
+				t.Errorf("the listing refused %v; want the data dir's journal", st.Refused)
+			}
+		})
 	}
 }

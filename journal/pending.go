@@ -159,19 +159,17 @@ func (j *Journal) Waiting() bool {
 }
 
 // list is every entry of every journal dir; a dir that does not exist has none, one that
-// cannot be read is an error and the others are still listed. A fallback dir, or a pending
+// cannot be read is an error and the others are still listed. A journal dir, or a pending
 // file, that is not the user's alone is refused (each a *private.Error): not listed, so
 // never read.
 func (j *Journal) list() (out []file, refused []error, err error) {
 	var errs []error
 	for i, d := range j.Dirs() {
-		if i > 0 {
-			if err := j.checkFallback(i-1, false); errors.Is(err, fs.ErrNotExist) {
-				continue
-			} else if err != nil {
-				refused = append(refused, err)
-				continue
-			}
+		if err := j.checkDir(i, false); errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			refused = append(refused, err)
+			continue
 		}
 		entries, err := os.ReadDir(d)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -208,11 +206,11 @@ func (j *Journal) list() (out []file, refused []error, err error) {
 func (j *Journal) Probe() *AppendError {
 	ae := &AppendError{Lost: true}
 	for i, d := range j.Dirs() {
-		var err error
-		if i > 0 {
-			err = j.checkFallback(i-1, true)
-		} else {
-			err = os.MkdirAll(d, 0o700)
+		err := j.checkDir(i, true)
+		if i == 0 && errors.Is(err, fs.ErrNotExist) {
+			if err = os.MkdirAll(d, 0o700); err == nil {
+				err = j.checkDir(0, false)
+			}
 		}
 		var f *os.File
 		if err == nil {

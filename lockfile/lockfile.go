@@ -51,6 +51,9 @@ func TryHold(path string) (*Held, bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, false, fmt.Errorf("lockfile: %w", err)
 	}
+	if err := private.Lstat(filepath.Dir(path)); err != nil {
+		return nil, false, fmt.Errorf("lockfile: %w", err) // a planted locks/: its owner could remove a held lock
+	}
 	// os.OpenFile opens close-on-exec, so a child never inherits the lock unless it is
 	// handed File on purpose. A lock file another user planted (or a symlink) is refused:
 	// held by them, it would stop every observer run.

@@ -384,3 +384,27 @@ func TestRefusesForeignLockFile(t *testing.T) {
 	}
 	release()
 }
+
+// TestRefusesAPlantedLockDir: a lock in a dir that is not the user's alone (a locks/
+// symlinked to another user's dir, whose owner could remove a held lock) is refused and
+// nothing is made there; the control is the user's own dir.
+func TestRefusesAPlantedLockDir(t *testing.T) {
+	base := t.TempDir()
+	theirs := filepath.Join(base, "theirs")
+	os.Mkdir(theirs, 0o700)
+	os.Symlink(theirs, filepath.Join(base, "locks"))
+	if h, ok, err := TryHold(filepath.Join(base, "locks", "x.lock")); err == nil || ok {
+		if h != nil {
+			h.Release()
+		}
+		t.Fatalf("a lock taken in a symlinked dir: %v", err)
+	}
+	if got := testkit.Entries(t, theirs); len(got) != 0 {
+		t.Errorf("made %v in the symlink's target", got)
+	}
+	h, ok, err := TryHold(filepath.Join(theirs, "x.lock"))
+	if err != nil || !ok {
+		t.Fatalf("control: %v", err)
+	}
+	h.Release()
+}

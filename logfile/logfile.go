@@ -11,14 +11,16 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/redact"
+	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 // MaxSize is the size past which hook.log is rotated to hook.log.1 (one old file is kept).
 var MaxSize int64 = 5 << 20
 
 // Name is the log file's name inside <data>/logs.
-const Name = "hook.log"
+const Name = settings.LogFile
 
 func init() {
 	// zerolog's default reports a failed write on stderr, which hook mode must keep empty.
@@ -27,8 +29,9 @@ func init() {
 }
 
 // Open returns a logger writing to <dataDir>/logs/hook.log at level, each line carrying pid,
-// and a closer. When the file cannot be opened the logger discards everything: losing a log
-// line must never cost the user a hook.
+// and a closer. When the file cannot be opened, or it or its dir is not the user's alone (a
+// hook.log symlinked to ~/.profile would append there), the logger discards everything:
+// losing a log line must never cost the user a hook. settings.Load names such a file.
 func Open(dataDir, level string, pid int, now func() time.Time) (zerolog.Logger, io.Closer) {
 	lvl, err := zerolog.ParseLevel(strings.ToLower(level))
 	if err != nil || level == "" {
@@ -37,7 +40,7 @@ func Open(dataDir, level string, pid int, now func() time.Time) (zerolog.Logger,
 	w := io.Writer(io.Discard)
 	closer := io.Closer(nopCloser{})
 	if dataDir != "" {
-		if f, err := openRotated(filepath.Join(dataDir, "logs", Name)); err == nil {
+		if f, err := openRotated(filepath.Join(dataDir, settings.LogsDir, Name)); err == nil {
 			w, closer = scrubWriter{f}, f
 		}
 	}
@@ -60,12 +63,15 @@ func openRotated(path string) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxSize {
+	if err := private.Lstat(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxSize {
 		// Rename is atomic: concurrent hooks that race here each end up appending to a
 		// fresh hook.log, and at worst one rotation's worth of lines lands in hook.log.1.
 		_ = os.Rename(path, path+".1")
 	}
-	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	return private.Open(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 }
 
 // scrubWriter scrubs every line (zerolog writes one per event) before it reaches the file,

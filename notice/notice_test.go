@@ -13,6 +13,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
@@ -193,5 +194,35 @@ func TestBudgetNotice(t *testing.T) {
 	in.Budget.Spent = 4.99 // under the budget, and the next day's zero: no notice
 	if got := Collect(in); len(got) != 0 {
 		t.Fatalf("under budget: %q", got)
+	}
+}
+
+// TestRefusedNotice: a data dir, or a file in it, that another user could have written is
+// one Refused line with its fix, in place of "memory unavailable" or "settings error"; the
+// control is the same errors without a refusal, said as before.
+func TestRefusedNotice(t *testing.T) {
+	dir := &private.Error{Path: "/shared/claude-mem", Problem: "writable by group or others (mode 0777)", Fix: "chmod 700 /shared/claude-mem"}
+	want := "claude-mem: refused /shared/claude-mem — writable by group or others (mode 0777); another user could have written it, so nothing in it is read or run (fix: chmod 700 /shared/claude-mem; details: " + hook + " doctor)"
+	if got := Refused(dir, hook); got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	file := &private.Error{Path: "/d/settings.json", Problem: "owned by uid 65534, not by you (uid 1000)", Fix: "rm /d/settings.json"}
+	got := Collect(Inputs{
+		Hook:     hook,
+		StoreErr: fmt.Errorf("store: database unavailable: %w", dir),
+		SettingsErrors: []*settings.Error{
+			{Key: "settings.json", Value: file.Path, Problem: file.Error(), Default: "defaults for every key", Err: file},
+			{Key: "settings.json", Value: file.Path, Problem: file.Error(), Default: "defaults for every key", Err: file},
+		},
+	})
+	if len(got) != 2 || got[0] != want || got[1] != Refused(file, hook) {
+		t.Fatalf("got %q", got)
+	}
+	control := Collect(Inputs{
+		Hook: hook, StoreErr: errors.New("disk I/O error"),
+		SettingsErrors: []*settings.Error{{Key: "settings.json", Value: file.Path, Problem: "not a JSON object", Default: "defaults for every key"}},
+	})
+	if len(control) != 2 || !strings.HasPrefix(control[0], "claude-mem: memory unavailable") || !strings.HasPrefix(control[1], "claude-mem: settings error") {
+		t.Fatalf("control: %q", control)
 	}
 }

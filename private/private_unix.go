@@ -24,3 +24,13 @@ func owner(fi fs.FileInfo) (int, bool) {
 }
 
 func euid() int { return os.Geteuid() }
+
+func group(fi fs.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Gid), true
+}
+
+func egid() int { return os.Getegid() }

@@ -13,3 +13,7 @@ const groupWritable = false
 func owner(fs.FileInfo) (int, bool) { return 0, false }
 
 func euid() int { return -1 }
+
+func group(fs.FileInfo) (int, bool) { return 0, false }
+
+func egid() int { return -1 }

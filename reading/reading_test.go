@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/reading"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -115,5 +116,55 @@ func TestOpenReadsOnWhenIngestionFails(t *testing.T) {
 	defer db.Close()
 	if n := prompts(t, db, "s2"); n != 1 {
 		t.Errorf("control: %d prompts of s2 once ingestion works, want 1", n)
+	}
+}
+
+// TestPlantedDatabaseRefused: a claude-mem.db that is a symlink to another user's file, or
+// one others can write, is neither read nor written: a captured prompt is not ingested
+// into it (it waits in the journal), and the reader gets the *private.Error. The control
+// is the user's own database, read with the prompt in it.
+func TestPlantedDatabaseRefused(t *testing.T) {
+	for _, plant := range []string{"control", "symlink", "writable by others"} {
+		t.Run(plant, func(t *testing.T) {
+			m, _ := memory(t)
+			theirs := filepath.Join(t.TempDir(), "theirs.db")
+			db, err := store.Open(theirs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			switch plant {
+			case "control": // the user's own database, made by the ingestion below
+				theirs = m.DBPath
+			case "symlink":
+				os.Symlink(theirs, m.DBPath)
+			case "writable by others":
+				os.Rename(theirs, m.DBPath)
+				os.Chmod(m.DBPath, 0o666)
+				theirs = m.DBPath
+			}
+			before, _ := os.ReadFile(theirs)
+			if _, err := m.Journal.Append(journal.Record{Kind: store.CapturePrompt, Session: "s", Project: "p", Cwd: "/", Text: "the victim's prompt"}); err != nil {
+				t.Fatal(err)
+			}
+			db, err = m.Open(context.Background(), "test")
+			var pe *private.Error
+			if plant == "control" {
+				if err != nil || prompts(t, db, "s") != 1 {
+					t.Fatalf("control: %v", err)
+				}
+				db.Close()
+				return
+			}
+			if !errors.As(err, &pe) || db != nil {
+				t.Fatalf("a planted database opened: %v", err)
+			}
+			if after, _ := os.ReadFile(theirs); string(after) != string(before) {
+				t.Errorf("the planted database was written")
+			}
+			if !m.Journal.Waiting() {
+				t.Errorf("the prompt left the journal")
+			}
+		})
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/envname"
+	"github.com/claude-mem/claude-mem-go/private"
 )
 
 // DirName is the data dir's name under the XDG data home. Never ".claude-mem": that is the
@@ -34,7 +35,20 @@ const (
 	SessionsDir  = "observer-sessions"
 	ConfigDir    = "observer-config"
 	LocksDir     = "locks"
+	HealthFile   = "health.json"
+	JournalDir   = "journal"
+	LogFile      = "hook.log" // in LogsDir
 )
+
+// dataDirEntries are what other packages read or write in the data dir, each checked
+// (private.Lstat) by every Load so that one another user planted is named in SessionStart
+// and doctor; each is also refused where it is opened (on the open fd). settings.json and
+// .env are not here: Load reads them itself, through private.
+var dataDirEntries = []string{
+	DBFile, DBFile + "-wal", DBFile + "-shm", DBFile + "-journal", HealthFile,
+	LogsDir, filepath.Join(LogsDir, LogFile), filepath.Join(LogsDir, LogFile+".1"),
+	LocksDir, SessionsDir, ConfigDir, JournalDir,
+}
 
 // The keys, with their defaults (DESIGN.md §7).
 const (
@@ -171,7 +185,9 @@ func noHome(env Env, goos string) string {
 }
 
 // EnsureDataDir creates the data dir (0700) and its logs dir. An existing data dir keeps its
-// mode: its owner may share it on purpose (a 1777 dir), and every hook runs this.
+// mode, and must be the user's alone (private.Root), a new one too (the dirs above it): a
+// data dir another user can write is refused, with a *private.Error, before anything is
+// written to it.
 func EnsureDataDir(dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return err
@@ -179,23 +195,36 @@ func EnsureDataDir(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
+	if err := private.Root(dir); err != nil {
+		return err
+	}
+	// logs may be refused (logfile checks it): that costs the log, never the memory.
 	return os.MkdirAll(filepath.Join(dir, LogsDir), 0o700)
 }
 
 // Load computes the effective settings: for each key the environment, then
 // <dataDir>/settings.json, then the default. A value that does not parse is recorded as an
 // *Error and the default is used. When the data dir is unknown Load still returns usable
-// settings (environment and defaults, DataDir "") along with the error.
+// settings (environment and defaults, DataDir "") along with the error. A data dir that is
+// not the user's alone (private.Root) is returned as a *private.Error with DataDir set (the
+// fallback journal is named for it) and environment and defaults only: nothing in it is
+// read. In a data dir that is, settings.json, .env and each of dataDirEntries that another
+// user could have written is an *Error whose Err is the *private.Error, and is not read.
 func Load(env Env, xdgDataHome, goos string) (*Settings, error) {
 	dir, dirErr := DataDir(env, xdgDataHome, goos)
 	s := &Settings{DataDir: dir}
+	if dirErr == nil {
+		if err := private.Root(dir); err != nil && !absent(err) {
+			dirErr = err
+		}
+	}
 	var file map[string]string
 	var fileErr error
 	if dirErr == nil {
 		file, fileErr = readSettingsFile(filepath.Join(dir, SettingsFile))
 	}
 	if fileErr != nil {
-		s.Errors = append(s.Errors, &Error{Key: SettingsFile, Value: filepath.Join(dir, SettingsFile), Problem: fileErr.Error(), Default: "defaults for every key"})
+		s.Errors = append(s.Errors, &Error{Key: SettingsFile, Value: filepath.Join(dir, SettingsFile), Problem: fileErr.Error(), Default: "defaults for every key", Err: fileErr})
 	}
 	for _, k := range keys {
 		raw, origin := k.def, FromDefault
@@ -226,7 +255,14 @@ func Load(env Env, xdgDataHome, goos string) (*Settings, error) {
 	var err error
 	s.DotEnv, s.DotEnvIgnored, err = readDotEnv(filepath.Join(dir, DotEnvFile))
 	if err != nil {
-		s.Errors = append(s.Errors, &Error{Key: DotEnvFile, Value: filepath.Join(dir, DotEnvFile), Problem: err.Error(), Default: "no .env values"})
+		s.Errors = append(s.Errors, &Error{Key: DotEnvFile, Value: filepath.Join(dir, DotEnvFile), Problem: err.Error(), Default: "no .env values", Err: err})
+	}
+	for _, name := range dataDirEntries {
+		path := filepath.Join(dir, name)
+		var pe *private.Error
+		if err := private.Lstat(path); errors.As(err, &pe) {
+			s.Errors = append(s.Errors, &Error{Key: name, Value: path, Problem: pe.Problem, Default: "never read or written", Err: pe})
+		}
 	}
 	return s, nil
 }
@@ -235,7 +271,7 @@ func Load(env Env, xdgDataHome, goos string) (*Settings, error) {
 // boolean values are taken as their text; anything else is an error for the whole file, so a
 // half-understood file is never half applied.
 func readSettingsFile(path string) (map[string]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := private.ReadFile(path)
 	if absent(err) {
 		return nil, nil
 	}
@@ -273,7 +309,7 @@ func readSettingsFile(path string) (map[string]string, error) {
 // readDotEnv reads KEY=VALUE lines ("export " prefix, # comments and quotes allowed) and
 // keeps only the allowlisted keys; the others are returned so the caller can WARN by name.
 func readDotEnv(path string) (Env, []string, error) {
-	f, err := os.Open(path)
+	f, err := private.Open(path, os.O_RDONLY)
 	if absent(err) {
 		return Env{}, nil, nil
 	}

@@ -29,7 +29,7 @@ type Settings struct {
 	DotEnv        Env      // the allowlisted entries of <data>/.env
 	DotEnvIgnored []string // keys .env set that are not allowlisted (WARNed by name)
 	Values        []Value  // every key with its effective value and origin, for `hook doctor`
-	Errors        []*Error // settings errors, in key order
+	Errors        []*Error // settings errors, in key order, then the data dir's refused entries
 }
 
 // Origin is where an effective value came from.
@@ -55,8 +55,11 @@ type Error struct {
 	Value   string
 	Problem string
 	Default string
+	Err     error // the cause, when there is one: a *private.Error for a file another user could have written
 }
 
 func (e *Error) Error() string {
 	return e.Key + "=" + e.Value + ": " + e.Problem + "; using " + e.Default
 }
+
+func (e *Error) Unwrap() error { return e.Err }

@@ -1,12 +1,15 @@
 package settings
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/private"
 )
 
 func load(t *testing.T, env Env, file, dotenv string) *Settings {
@@ -268,23 +271,28 @@ func TestEnsureDataDir(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("mode %v err %v", fi.Mode(), err)
 	}
-	// An existing dir keeps its mode: it may be shared on purpose (a 1777 dir became 0700).
-	for _, mode := range []os.FileMode{0o755, os.ModeSticky | 0o777} {
+	// An existing dir keeps its mode; one others can write is refused, nothing made in it.
+	for _, tc := range []struct {
+		mode    os.FileMode
+		refused bool
+	}{{0o755, false}, {0o700, false}, {os.ModeSticky | 0o777, true}, {0o770, true}} {
 		shared := filepath.Join(t.TempDir(), "shared")
 		if err := os.Mkdir(shared, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Chmod(shared, mode); err != nil {
+		if err := os.Chmod(shared, tc.mode); err != nil {
 			t.Fatal(err)
 		}
-		if err := EnsureDataDir(shared); err != nil {
-			t.Fatal(err)
+		err := EnsureDataDir(shared)
+		var pe *private.Error
+		if tc.refused != errors.As(err, &pe) {
+			t.Fatalf("mode %v: refused %v, want %v (err %v)", tc.mode, err != nil, tc.refused, err)
 		}
-		if fi, err := os.Stat(shared); err != nil || fi.Mode()&(os.ModePerm|os.ModeSticky) != mode {
-			t.Fatalf("existing dir: mode %v, want %v kept (err %v)", fi.Mode(), mode, err)
+		if fi, err := os.Stat(shared); err != nil || fi.Mode()&(os.ModePerm|os.ModeSticky) != tc.mode {
+			t.Fatalf("existing dir: mode %v, want %v kept (err %v)", fi.Mode(), tc.mode, err)
 		}
-		if _, err := os.Stat(filepath.Join(shared, LogsDir)); err != nil {
-			t.Fatalf("no logs dir in an existing data dir: %v", err)
+		if _, err := os.Stat(filepath.Join(shared, LogsDir)); (err == nil) == tc.refused {
+			t.Fatalf("mode %v: logs dir made %v in a dir refused %v", tc.mode, err == nil, tc.refused)
 		}
 	}
 	// A parent that is a file fails for root too (a read-only dir would not stop root).

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
+	"github.com/claude-mem/claude-mem-go/private"
 )
 
 func TestOpenCreatesPrivateFilesWhateverTheUmask(t *testing.T) {
@@ -273,10 +274,11 @@ func TestOpenUnusablePath(t *testing.T) {
 	}{
 		{"a directory at the path", func(t *testing.T, path string) { mkdir(t, path) }, false},
 		{"a dangling symlink to a missing dir", func(t *testing.T, path string) {
+			// Refused as a symlink (private), never followed.
 			if err := os.Symlink(filepath.Join(filepath.Dir(path), "gone", "x.db"), path); err != nil {
 				t.Fatal(err)
 			}
-		}, true},
+		}, false},
 		{"parent is a file", func(t *testing.T, path string) {
 			if err := os.WriteFile(filepath.Dir(path), []byte("x"), 0o600); err != nil {
 				t.Fatal(err)
@@ -404,6 +406,7 @@ func TestOpenSetsApplicationID(t *testing.T) {
 // TestOpenRefusesAForeignDatabase: another program's SQLite file at the path (or behind a
 // symlink there) is refused by Open and OpenReadOnly before any connection that could change
 // it: not migrated, not switched to WAL, byte for byte the same, nothing created beside it.
+// A symlink is refused as one (a *private.Error), before the file behind it is read.
 func TestOpenRefusesAForeignDatabase(t *testing.T) {
 	for _, c := range []struct {
 		name, sql string
@@ -435,11 +438,12 @@ func TestOpenRefusesAForeignDatabase(t *testing.T) {
 				for name, open := range map[string]func(string) (*DB, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
 					db, err := open(path)
 					var u *UnavailableError
-					if !errors.As(err, &u) || !errors.Is(err, ErrForeign) {
+					var pe *private.Error
+					if !errors.As(err, &u) || (link && !errors.As(err, &pe)) || (!link && !errors.Is(err, ErrForeign)) {
 						if db != nil {
 							db.Close()
 						}
-						t.Errorf("%s: %v, want *UnavailableError wrapping ErrForeign", name, err)
+						t.Errorf("%s: %v, want *UnavailableError wrapping ErrForeign (a symlink: *private.Error)", name, err)
 					}
 				}
 				if !bytes.Equal(readFile(t, real), before) {
@@ -589,4 +593,44 @@ func headerID(t *testing.T, path string) uint32 {
 		t.Fatalf("%s: %d bytes", path, len(b))
 	}
 	return binary.BigEndian.Uint32(b[68:72])
+}
+
+// TestOpenRefusesWhatOthersCouldWrite: a database, or SQLite's file beside it, that another
+// user could have written (or swapped for a symlink) is refused by Open and OpenReadOnly
+// before SQLite reads it (a planted -wal would be replayed into the database); the control
+// is the same files as the user's own.
+func TestOpenRefusesWhatOthersCouldWrite(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		plant func(path string)
+	}{
+		{"control", func(string) {}},
+		{"the database writable by others", func(p string) { os.Chmod(p, 0o666) }},
+		{"its -wal writable by others", func(p string) { os.WriteFile(p+"-wal", nil, 0o600); os.Chmod(p+"-wal", 0o666) }},
+		{"its -shm a symlink", func(p string) { os.Symlink(p+".elsewhere", p+"-shm") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "claude-mem.db")
+			db, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			c.plant(path)
+			for name, open := range map[string]func(string) (*DB, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+				db, err := open(path)
+				var pe *private.Error
+				if c.name == "control" {
+					if err != nil && !errors.Is(err, ErrNoDatabase) {
+						t.Errorf("control: %s: %v", name, err)
+					}
+				} else if !errors.As(err, &pe) {
+					t.Errorf("%s: %v; want *private.Error", name, err)
+				}
+				if db != nil {
+					db.Close()
+				}
+			}
+		})
+	}
 }

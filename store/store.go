@@ -19,6 +19,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/claude-mem/claude-mem-go/private"
 )
 
 // BusyTimeout is how long a write waits for another process's lock before failing, for
@@ -193,9 +195,17 @@ var ourTables = []string{"events", "observations", "prompts", "sessions", "summa
 // anything. Not SQLite, another application's id, or tables that are not ours with no id:
 // ErrForeign.
 func owner(path string) (ownership, error) {
-	f, err := os.Open(path)
+	// Opened without following a symlink and checked on the fd, as SQLite's own files
+	// beside it: a database another user could write (or swap) is never read or written.
+	f, err := private.Open(path, os.O_RDONLY)
 	if err != nil {
 		return ours, err
+	}
+	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+		if err := private.Lstat(path + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			f.Close()
+			return ours, err
+		}
 	}
 	var h [100]byte
 	n, err := io.ReadFull(f, h[:])
@@ -270,7 +280,10 @@ func leftovers(path string, now time.Time) (backups []string) {
 // database an older claude-mem wrote is upgraded first (Open), and so is one whose heavy
 // migration's clean-up is owed, so a user who updates and searches at once gets results.
 func OpenReadOnly(path string) (*DB, error) {
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
+	if err == nil {
+		err = private.Check(path, fi)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("store: %s: %w", path, ErrNoDatabase)
@@ -327,8 +340,11 @@ func (db *DB) Close() error { return db.sql.Close() }
 // createFile makes sure path is a regular file, creating a new database when there is
 // none.
 func createFile(path string) error {
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	if err == nil {
+		if err := private.Check(path, fi); err != nil {
+			return err
+		}
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("%s is not a regular file", fi.Mode().Type())
 		}

@@ -61,7 +61,8 @@ func sharedTmp(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(d) })
-	if err := os.Chmod(d, 0o1777); err != nil {
+	// os.ModeSticky, not 0o1000: Go's FileMode has its own bit for sticky.
+	if err := os.Chmod(d, os.ModeSticky|0o777); err != nil {
 		t.Fatal(err)
 	}
 	return d

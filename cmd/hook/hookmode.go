@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
@@ -14,6 +15,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
+	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -65,8 +67,15 @@ func hookMode(p *proc) (code int) {
 		}
 	}()
 	s := st.s
+	jr := journalOf(p, s)
+	// A data dir another user could write is never read or written (private.Root): records
+	// wait in a fallback journal, and nothing else of it is touched.
+	var refused *private.Error
+	if errors.As(st.dataDirErr, &refused) {
+		jr.Refused = st.dataDirErr
+	}
 	d := &hooks.Deps{
-		Settings: s, DataDirErr: st.dataDirErr, Journal: journalOf(p, s), Env: p.env, Home: settings.Home(p.env, p.goos), GOOS: p.goos,
+		Settings: s, DataDirErr: st.dataDirErr, Journal: jr, Env: p.env, Home: settings.Home(p.env, p.goos), GOOS: p.goos,
 		Hook: p.exe, ExecutableDir: exeDir(p.exe), Now: p.now, Loc: p.loc, Log: st.log,
 		Ingest: ingestNoted(p, st),
 		OpenStore: func() (*store.DB, error) {
@@ -81,6 +90,11 @@ func hookMode(p *proc) (code int) {
 		StartObserver: startObserver(p, s),
 		ReapOrphans:   func() { observer.ReapOrphans(s.DataDir, p.now(), st.log) },
 		Appended:      appended,
+	}
+	if refused != nil {
+		d.LoadHealth = func() (health.Health, error) { return health.Health{}, nil }
+		d.UpdateHealth = func(func(*health.Health)) error { return st.dataDirErr }
+		d.ReapOrphans = nil
 	}
 	hooks.Run(ctx, d, p.stdin, p.stdout)
 	return 0
