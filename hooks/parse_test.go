@@ -2,12 +2,14 @@ package hooks_test
 
 import (
 	"github.com/claude-mem/claude-mem-go/internal/fixtures"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/clip"
@@ -293,7 +295,20 @@ func TestStripPrivateRemovesPrivateSpans(t *testing.T) {
 		{"unclosed after a closed span", "a<private>s1</private>b<private>s2", "ab"},
 		{"only private", "  <private>all of it</private>  ", ""},
 		{"trimmed", "  hello  ", "hello"},
-		{"stray close tag kept", "a </private> b", "a </private> b"},
+		{"stray close tag dropped", "a </private> b", "a  b"},
+		{"space before >", "x <private >secret</private > y", "x  y"},
+		{"newline before >", "x <private\n>secret</private\n> y", "x  y"},
+		{"space after <", "x < private>secret< / private > y", "x  y"},
+		{"tab and case", "x <PRIVATE\t>secret</Private\t> y", "x  y"},
+		{"nested", "a<private>x<private>secret</private>secret</private>b", "ab"},
+		{"nested spaced", "a<private >x< private>secret</private>secret</private >b", "ab"},
+		{"joined by a removal", "a<priv<private>x</private>ate>secret</private>b", "ab"},
+		// Inside a span nothing is joined: the inner span is private already, so the broken
+		// closer leaves the outer one open, and it hides the rest.
+		{"broken closer inside a span", "a<private>secret</priv<private>x</private>ate>b", "a"},
+		{"spaced unclosed hides the rest", "keep <private\n>secret", "keep"},
+		{"not a tag: no >", "a <private word", "a <private word"},
+		{"not a tag: other word", "a <privacy> b", "a <privacy> b"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := hooks.StripPrivate(tc.in)
@@ -304,5 +319,37 @@ func TestStripPrivateRemovesPrivateSpans(t *testing.T) {
 				t.Errorf("private text leaked: %q", got)
 			}
 		})
+	}
+}
+
+// TestStripPrivateLinear: removing private spans costs in proportion to the text, on
+// inputs made to defeat it (deep nesting, tags that each removal joins anew, long runs of
+// near-tags): 4 MiB costs under 40 times 256 KiB (linear: 16; one pass per joined tag,
+// repeated until none remains, would be quadratic). Each size's best of three runs.
+func TestStripPrivateLinear(t *testing.T) {
+	shapes := map[string]func(n int) string{
+		"nested": func(n int) string { return strings.Repeat("<private>a", n/10) },
+		"joined": func(n int) string {
+			return strings.Repeat("<priv", n/10) + "<private></private>" + strings.Repeat("ate>", n/10)
+		},
+		"spaced":  func(n int) string { return strings.Repeat("<"+strings.Repeat(" ", 15)+"privat>", n/23) },
+		"closers": func(n int) string { return strings.Repeat("x</private >", n/12) },
+	}
+	best := func(s string) time.Duration {
+		d := time.Duration(math.MaxInt64)
+		for range 3 {
+			start := time.Now()
+			hooks.StripPrivate(s)
+			d = min(d, time.Since(start))
+		}
+		return d
+	}
+	for name, make := range shapes {
+		small, large := best(make(256<<10)), best(make(4<<20))
+		ratio := float64(large) / float64(small)
+		t.Logf("%s: 256 KiB %v, 4 MiB %v (ratio %.1f)", name, small, large, ratio)
+		if ratio > 40 {
+			t.Errorf("%s: 4 MiB took %.1f times as long as 256 KiB (%v, %v); want under 40 (linear: 16)", name, ratio, large, small)
+		}
 	}
 }
