@@ -12,6 +12,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/project"
+	"github.com/claude-mem/claude-mem-go/reading"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -47,11 +48,16 @@ func searchCmd(p *proc, opts searchOpts) int {
 	ctx, stop := signalContext()
 	defer stop()
 	var db *store.DB
+	var unstored *reading.UnstoredError
 	var err error
 	if st.dataDirErr == nil {
-		db, err = memoryOf(p, st).Open(ctx, "search")
+		db, unstored, err = memoryOf(p, st).OpenAll(ctx, "search")
 	} else {
 		db, err = store.OpenReadOnly(dbPath(st.s)) // a data dir it cannot make may still be readable
+	}
+	if unstored != nil {
+		// Said whatever is found: "No results" alone would deny a prompt that is only waiting.
+		defer fmt.Fprintf(p.stderr, "%s search: %v; they were not searched: search again once the database is free\n", p.prog(), unstored)
 	}
 	if errors.Is(err, store.ErrNoDatabase) {
 		if !opts.json {
