@@ -1,6 +1,7 @@
 package hooks_test
 
 import (
+	"encoding/json"
 	"github.com/claude-mem/claude-mem-go/internal/fixtures"
 	"math"
 	"os"
@@ -351,5 +352,40 @@ func TestStripPrivateLinear(t *testing.T) {
 		if ratio > 40 {
 			t.Errorf("%s: 4 MiB took %.1f times as long as 256 KiB (%v, %v); want under 40 (linear: 16)", name, ratio, large, small)
 		}
+	}
+}
+
+// The long text fields (prompt, last_assistant_message, error) are decoded by Parse's own
+// scan, into one copy: each decodes as encoding/json does, wherever the member sits (after
+// nested values, strings holding braces and quotes, an escaped key), the first of two
+// members named alike winning as in gjson.
+func TestParseDecodesTextFieldsAsJSON(t *testing.T) {
+	values := []string{
+		`"plain"`, `""`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\u4e2d\ud83d\ude00"`, `"lone \ud83d here"`,
+		`"pair split \ud83d\u0041"`, `"<&>\u2028"`, `"tail\\"`, `"\\u0041 is not an escape"`,
+	}
+	for _, v := range values {
+		var want string
+		if err := json.Unmarshal([]byte(v), &want); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		for _, doc := range []string{
+			`{"hook_event_name":"Stop","prompt":` + v + `,"last_assistant_message":` + v + `}`,
+			` { "x" : {"prompt":"no","a":["}",{"b":"\"]"}]} , "n":-1.5e3,"t":true,"z":null, "prompt" : ` + v + ` , "last_assistant_message":` + v + `, "hook_event_name":"Stop" } `,
+			`{"hook_event_name":"Stop","pro\u006dpt":` + v + `,"prompt":"second","last_assistant_message":` + v + `,"last_assistant_message":"second"}`,
+		} {
+			in, _ := hooks.Parse(doc)
+			if in.Prompt != want || in.LastMessage != want {
+				t.Errorf("%s in %s: prompt %q, answer %q; want %q", v, doc, in.Prompt, in.LastMessage, want)
+			}
+		}
+	}
+	in, _ := hooks.Parse(`{"hook_event_name":"PostToolUseFailure","error":"bad \"x\"\n"}`)
+	if in.ToolResponse != "bad \"x\"\n" || !in.IsError {
+		t.Errorf("error: %q", in.ToolResponse)
+	}
+	in, _ = hooks.Parse(`{"hook_event_name":"Stop","prompt":12}`)
+	if in.Prompt != "" {
+		t.Errorf("a number is no prompt: %q", in.Prompt)
 	}
 }
