@@ -371,5 +371,67 @@ func optionalTime(field, s string) (time.Time, error) {
 // Import reads, checks and stores the file in one transaction, in parts: a file with a
 // bad line, wherever it is, adds nothing.
 func Import(ctx context.Context, db *store.DB, r io.Reader) (store.ImportResult, error) {
-	return db.ImportParts(ctx, func(add func(store.ImportBatch) error) error { return scan(r, add) })
+	return db.ImportParts(ctx, func(add func(store.ImportBatch) error) error { return scan(readUntil(ctx, r), add) })
+}
+
+// readUntil is r whose Read returns ctx's error once ctx is done, even while r is silent: a
+// read from a pipe (import -, its writer idle) blocks in the kernel and no signal would
+// end it. The reading goes on in a goroutine, into one buffer handed over chunk by chunk;
+// after ctx is done it is left blocked, and goes with the process.
+func readUntil(ctx context.Context, r io.Reader) io.Reader {
+	u := &untilReader{ctx: ctx, chunks: make(chan chunk), next: make(chan struct{})}
+	go func() {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := r.Read(buf)
+			select {
+			case u.chunks <- chunk{buf[:n], err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+			select {
+			case <-u.next: // the chunk was read: buf is free
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return u
+}
+
+type chunk struct {
+	data []byte
+	err  error
+}
+
+type untilReader struct {
+	ctx    context.Context
+	chunks chan chunk
+	next   chan struct{}
+	rest   []byte // of the chunk being read
+	err    error  // r's error, after rest
+}
+
+func (u *untilReader) Read(p []byte) (int, error) {
+	if len(u.rest) == 0 && u.err == nil {
+		select {
+		case c := <-u.chunks:
+			u.rest, u.err = c.data, c.err
+		case <-u.ctx.Done():
+			return 0, u.ctx.Err()
+		}
+	}
+	n := copy(p, u.rest)
+	u.rest = u.rest[n:]
+	if len(u.rest) > 0 {
+		return n, nil
+	}
+	if u.err != nil {
+		return n, u.err
+	}
+	u.next <- struct{}{}
+	return n, nil
 }

@@ -86,3 +86,53 @@ func Head(s string, max int) string {
 	}
 	return s[:cut] + ellipsis
 }
+
+// MaxLine is the most characters a line printed for a person holds (search hits, forget's
+// titles): one long word in a stored title would otherwise print a line of any length.
+const MaxLine = 200
+
+// Line returns s when it shows at most max characters; otherwise the first max-1 and "…".
+// An SGR sequence (ESC [ … m, the bold a terminal shows marks in) takes no room and is
+// never cut, and a cut inside bold ends it, so the terminal's later text is not bold.
+func Line(s string, max int) string {
+	shown, open := 0, false
+	cut, cutOpen := 0, false
+	for i := 0; i < len(s); {
+		if n := sgr(s[i:]); n > 0 {
+			code := s[i+2 : i+n-1]
+			open = code != "" && code != "0"
+			i += n
+			continue
+		}
+		switch shown {
+		case max - 1:
+			cut, cutOpen = i, open
+		case max: // a character past max
+			out := s[:cut] + "…"
+			if cutOpen {
+				out += "\x1b[0m"
+			}
+			return out
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		shown++
+	}
+	return s
+}
+
+// sgr is the length of the SGR sequence s starts with (ESC [ digits and ; m), 0 for none.
+func sgr(s string) int {
+	if len(s) < 3 || s[0] != '\x1b' || s[1] != '[' {
+		return 0
+	}
+	for j := 2; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == 'm':
+			return j + 1
+		case c != ';' && (c < '0' || c > '9'):
+			return 0
+		}
+	}
+	return 0
+}

@@ -72,3 +72,29 @@ func TestHead(t *testing.T) {
 		}
 	}
 }
+
+func TestLine(t *testing.T) {
+	bold, off := "\x1b[1m", "\x1b[0m"
+	for _, tc := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"0123456789", 10, "0123456789"},
+		{"0123456789a", 10, "012345678…"},
+		{"ééééééééééé", 10, "ééééééééé…"}, // characters, not bytes
+		{"a " + bold + "word" + off + " after", 10, "a " + bold + "word" + off + " af…"},
+		{"a " + bold + "longwordhere" + off, 10, "a " + bold + "longwor…" + off}, // a cut in bold ends it
+		{bold + "0123456789" + off, 10, bold + "0123456789" + off},               // escapes take no room
+		{"\x1b[31x0123456789", 10, "\x1b[31x0123…"},                              // not SGR: characters
+	} {
+		if got := Line(tc.in, tc.max); got != tc.want {
+			t.Errorf("Line(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+		}
+	}
+	long := strings.Repeat("w", 100<<10)
+	if got := Line(long, MaxLine); utf8.RuneCountInString(got) != MaxLine || !strings.HasSuffix(got, "…") {
+		t.Errorf("a 100 KB word: %d characters, want %d ending in …", utf8.RuneCountInString(got), MaxLine)
+	}
+}

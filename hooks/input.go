@@ -4,8 +4,11 @@ package hooks
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -84,17 +87,23 @@ func Parse(data string) (Input, error) {
 		Cwd:            str(root, "cwd"),
 		Source:         str(root, "source"),
 		Reason:         str(root, "reason"),
-		Prompt:         str(root, "prompt"),
-		LastMessage:    str(root, "last_assistant_message"),
+		Prompt:         text(data, "prompt"),
+		LastMessage:    text(data, "last_assistant_message"),
 		ToolName:       str(root, "tool_name"),
 		ToolUseID:      str(root, "tool_use_id"),
 		ToolInput:      raw(root, "tool_input"),
 		AgentID:        str(root, "agent_id"),
 	}
 	if in.Event == PostToolUseFailure {
-		in.ToolResponse, in.IsError = str(root, "error"), true
+		in.ToolResponse, in.IsError = text(data, "error"), true
 	} else {
 		in.ToolResponse = raw(root, "tool_response")
+	}
+	// The short fields are copied out of data (gjson's values are slices of it), so the
+	// input is freed once parsed when the long ones are copies too (an escaped prompt):
+	// a 15 MB prompt then costs one copy of itself, not that and the input.
+	for _, f := range []*string{&in.Event, &in.SessionID, &in.TranscriptPath, &in.Cwd, &in.Source, &in.Reason, &in.ToolName, &in.ToolUseID, &in.AgentID} {
+		*f = strings.Clone(*f)
 	}
 	if !handled(in.Event) {
 		return in, nil
@@ -123,6 +132,131 @@ func str(root gjson.Result, path string) string {
 		return clean(v.Str)
 	}
 	return ""
+}
+
+// text is the string value of the top-level member key of obj (valid JSON), as str gives
+// it, decoded into one copy: gjson decodes an escaped string into a buffer and copies that
+// again, and a prompt may be 16 MiB.
+func text(obj, key string) string {
+	if v, ok := member(obj, key); ok && v[0] == '"' {
+		return clean(unquote(v))
+	}
+	return ""
+}
+
+// member is the raw value of obj's first top-level member named key; obj is valid JSON
+// (gjson.Valid).
+func member(obj, key string) (string, bool) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return "", false
+	}
+	for i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '"'; {
+		end := skipValue(obj, i)
+		name := obj[i:end]
+		i = skipSpace(obj, skipSpace(obj, end)+1) // past the colon
+		vend := skipValue(obj, i)
+		if name == `"`+key+`"` || strings.IndexByte(name, '\\') >= 0 && unquote(name) == key {
+			return obj[i:vend], true
+		}
+		if i = skipSpace(obj, vend); i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+	return "", false
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue is the end of the valid JSON value that starts at s[i].
+func skipValue(s string, i int) int {
+	switch s[i] {
+	case '"':
+		for j := i + 1; ; {
+			k := strings.IndexAny(s[j:], `"\`)
+			if k < 0 {
+				return len(s)
+			}
+			if j += k; s[j] == '"' {
+				return j + 1
+			}
+			j += 2
+		}
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(s); {
+			switch s[j] {
+			case '"':
+				j = skipValue(s, j)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+			j++
+		}
+		return len(s)
+	}
+	j := i
+	for j < len(s) && !strings.ContainsRune(",}] \t\r\n", rune(s[j])) {
+		j++
+	}
+	return j
+}
+
+// unquote decodes the JSON string literal q (valid), in at most one copy: none when it
+// holds no escape.
+func unquote(q string) string {
+	body := q[1 : len(q)-1]
+	i := strings.IndexByte(body, '\\')
+	if i < 0 {
+		return body
+	}
+	b := make([]byte, 0, len(body))
+	for i >= 0 {
+		b = append(b, body[:i]...)
+		e := body[i+1]
+		body = body[i+2:]
+		switch e {
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r := hex4(body)
+			body = body[4:]
+			if utf16.IsSurrogate(r) && len(body) >= 6 && body[0] == '\\' && body[1] == 'u' {
+				if d := utf16.DecodeRune(r, hex4(body[2:])); d != utf8.RuneError {
+					r, body = d, body[6:]
+				}
+			}
+			b = utf8.AppendRune(b, r) // a lone surrogate: U+FFFD
+		default: // " \ /
+			b = append(b, e)
+		}
+		i = strings.IndexByte(body, '\\')
+	}
+	b = append(b, body...)
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
+}
+
+func hex4(s string) rune {
+	n, _ := strconv.ParseUint(s[:4], 16, 32)
+	return rune(n)
 }
 
 func raw(root gjson.Result, path string) string {

@@ -225,6 +225,27 @@ func TestStopJournalsTheTurnsAnswer(t *testing.T) {
 	}
 }
 
+// The answer's private spans go as the prompt's do (StripPrivate): an answer that quotes a
+// prompt's <private> span keeps nothing of it, and an answer that is only one is not
+// stored. The control: the prompt and answer without tags keep the word.
+func TestStopAnswerDropsPrivateSpans(t *testing.T) {
+	h := newHarness(t)
+	h.run(h.event(hooks.Stop, map[string]any{"last_assistant_message": "I used < private >hunter2</private > as asked. Done."}))
+	h.run(h.event(hooks.Stop, map[string]any{"last_assistant_message": "<private>hunter2</private>"}))
+	h.run(h.event(hooks.Stop, map[string]any{"last_assistant_message": "control: the word otter stays."}))
+	all := h.journalBytes()
+	if n := h.count("answers"); n != 2 {
+		t.Fatalf("%d answers stored, want 2 (the one that is only a private span is not)", n)
+	}
+	all += h.query("SELECT group_concat(text, ' | ') FROM answers").(string)
+	if strings.Contains(all, "hunter2") {
+		t.Errorf("a private span of an answer was kept:\n%s", all)
+	}
+	if !strings.Contains(all, "otter") || !strings.Contains(all, "as asked. Done.") {
+		t.Errorf("control: the answers' other words were not kept:\n%s", all)
+	}
+}
+
 // Issue 21: a token that starts a line (after \n, \r\n or \t, which JSON spells \n…) is
 // redacted in the tool input, the tool response, a failure's error text and the prompt; a
 // response over MaxField is redacted before it is cut, and the cut keeps no piece of a

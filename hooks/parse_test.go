@@ -1,13 +1,16 @@
 package hooks_test
 
 import (
+	"encoding/json"
 	"github.com/claude-mem/claude-mem-go/internal/fixtures"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/clip"
@@ -293,7 +296,20 @@ func TestStripPrivateRemovesPrivateSpans(t *testing.T) {
 		{"unclosed after a closed span", "a<private>s1</private>b<private>s2", "ab"},
 		{"only private", "  <private>all of it</private>  ", ""},
 		{"trimmed", "  hello  ", "hello"},
-		{"stray close tag kept", "a </private> b", "a </private> b"},
+		{"stray close tag dropped", "a </private> b", "a  b"},
+		{"space before >", "x <private >secret</private > y", "x  y"},
+		{"newline before >", "x <private\n>secret</private\n> y", "x  y"},
+		{"space after <", "x < private>secret< / private > y", "x  y"},
+		{"tab and case", "x <PRIVATE\t>secret</Private\t> y", "x  y"},
+		{"nested", "a<private>x<private>secret</private>secret</private>b", "ab"},
+		{"nested spaced", "a<private >x< private>secret</private>secret</private >b", "ab"},
+		{"joined by a removal", "a<priv<private>x</private>ate>secret</private>b", "ab"},
+		// Inside a span nothing is joined: the inner span is private already, so the broken
+		// closer leaves the outer one open, and it hides the rest.
+		{"broken closer inside a span", "a<private>secret</priv<private>x</private>ate>b", "a"},
+		{"spaced unclosed hides the rest", "keep <private\n>secret", "keep"},
+		{"not a tag: no >", "a <private word", "a <private word"},
+		{"not a tag: other word", "a <privacy> b", "a <privacy> b"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := hooks.StripPrivate(tc.in)
@@ -304,5 +320,72 @@ func TestStripPrivateRemovesPrivateSpans(t *testing.T) {
 				t.Errorf("private text leaked: %q", got)
 			}
 		})
+	}
+}
+
+// TestStripPrivateLinear: removing private spans costs in proportion to the text, on
+// inputs made to defeat it (deep nesting, tags that each removal joins anew, long runs of
+// near-tags): 4 MiB costs under 40 times 256 KiB (linear: 16; one pass per joined tag,
+// repeated until none remains, would be quadratic). Each size's best of three runs.
+func TestStripPrivateLinear(t *testing.T) {
+	shapes := map[string]func(n int) string{
+		"nested": func(n int) string { return strings.Repeat("<private>a", n/10) },
+		"joined": func(n int) string {
+			return strings.Repeat("<priv", n/10) + "<private></private>" + strings.Repeat("ate>", n/10)
+		},
+		"spaced":  func(n int) string { return strings.Repeat("<"+strings.Repeat(" ", 15)+"privat>", n/23) },
+		"closers": func(n int) string { return strings.Repeat("x</private >", n/12) },
+	}
+	best := func(s string) time.Duration {
+		d := time.Duration(math.MaxInt64)
+		for range 3 {
+			start := time.Now()
+			hooks.StripPrivate(s)
+			d = min(d, time.Since(start))
+		}
+		return d
+	}
+	for name, make := range shapes {
+		small, large := best(make(256<<10)), best(make(4<<20))
+		ratio := float64(large) / float64(small)
+		t.Logf("%s: 256 KiB %v, 4 MiB %v (ratio %.1f)", name, small, large, ratio)
+		if ratio > 40 {
+			t.Errorf("%s: 4 MiB took %.1f times as long as 256 KiB (%v, %v); want under 40 (linear: 16)", name, ratio, large, small)
+		}
+	}
+}
+
+// The long text fields (prompt, last_assistant_message, error) are decoded by Parse's own
+// scan, into one copy: each decodes as encoding/json does, wherever the member sits (after
+// nested values, strings holding braces and quotes, an escaped key), the first of two
+// members named alike winning as in gjson.
+func TestParseDecodesTextFieldsAsJSON(t *testing.T) {
+	values := []string{
+		`"plain"`, `""`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\u4e2d\ud83d\ude00"`, `"lone \ud83d here"`,
+		`"pair split \ud83d\u0041"`, `"<&>\u2028"`, `"tail\\"`, `"\\u0041 is not an escape"`,
+	}
+	for _, v := range values {
+		var want string
+		if err := json.Unmarshal([]byte(v), &want); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		for _, doc := range []string{
+			`{"hook_event_name":"Stop","prompt":` + v + `,"last_assistant_message":` + v + `}`,
+			` { "x" : {"prompt":"no","a":["}",{"b":"\"]"}]} , "n":-1.5e3,"t":true,"z":null, "prompt" : ` + v + ` , "last_assistant_message":` + v + `, "hook_event_name":"Stop" } `,
+			`{"hook_event_name":"Stop","pro\u006dpt":` + v + `,"prompt":"second","last_assistant_message":` + v + `,"last_assistant_message":"second"}`,
+		} {
+			in, _ := hooks.Parse(doc)
+			if in.Prompt != want || in.LastMessage != want {
+				t.Errorf("%s in %s: prompt %q, answer %q; want %q", v, doc, in.Prompt, in.LastMessage, want)
+			}
+		}
+	}
+	in, _ := hooks.Parse(`{"hook_event_name":"PostToolUseFailure","error":"bad \"x\"\n"}`)
+	if in.ToolResponse != "bad \"x\"\n" || !in.IsError {
+		t.Errorf("error: %q", in.ToolResponse)
+	}
+	in, _ = hooks.Parse(`{"hook_event_name":"Stop","prompt":12}`)
+	if in.Prompt != "" {
+		t.Errorf("a number is no prompt: %q", in.Prompt)
 	}
 }

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"context"
-	"strings"
 
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/observer"
@@ -21,8 +20,9 @@ func handleStop(ctx context.Context, d *Deps, in Input) Result {
 	if !ok {
 		return Result{}
 	}
-	if strings.TrimSpace(in.LastMessage) != "" {
-		r := journal.Record{Kind: store.CaptureAnswer, Text: in.LastMessage}
+	// An answer may quote the prompt's private spans: they go as the prompt's did.
+	if text := StripPrivate(in.LastMessage); text != "" {
+		r := journal.Record{Kind: store.CaptureAnswer, Text: text}
 		d.redacted(&r, MaxAnswer, asText(&r.Text))
 		d.capture(in, p, r)
 	}

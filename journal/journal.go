@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/settings"
@@ -192,11 +194,10 @@ func (j *Journal) Append(r Record) (dir string, err error) {
 	if r.At == 0 {
 		r.At = j.now().UnixNano()
 	}
-	line, err := json.Marshal(r)
+	line, err := encode(r)
 	if err != nil {
 		return "", err
 	}
-	line = append(line, '\n')
 	ae := &AppendError{}
 	for i, d := range j.Dirs() {
 		err := j.checkDir(i, true)
@@ -222,6 +223,38 @@ func (e *AppendError) errOrNil() error {
 		return nil
 	}
 	return e
+}
+
+// encode is r as one journal line, newline included, built in one buffer sized for it: the
+// record's small fields by json.Marshal, then its text fields appended to that object (a
+// 15 MB prompt through json.Marshal cost its buffer's doublings and a final copy, some
+// 50 MB; DESIGN.md §4 keeps every event under 64 MB).
+func encode(r Record) ([]byte, error) {
+	big := []struct {
+		key string
+		val *string
+	}{{"text", &r.Text}, {"input", &r.Input}, {"response", &r.Response}}
+	n := 0
+	for _, f := range big {
+		n += len(*f.val)
+	}
+	vals := make([]string, len(big))
+	for i, f := range big {
+		vals[i], *f.val = *f.val, ""
+	}
+	small, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	line := make([]byte, 0, len(small)+n+n/8+64) // JSON escapes: a few per line of text
+	line = append(line, small[:len(small)-1]...) // without its closing }
+	for i, f := range big {
+		if vals[i] != "" {
+			line = append(line, `,"`+f.key+`":`...)
+			line = gjson.AppendJSONString(line, vals[i])
+		}
+	}
+	return append(line, '}', '\n'), nil
 }
 
 func newID() string {

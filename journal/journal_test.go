@@ -221,6 +221,47 @@ func TestAppendWritesOneLinePerRecord(t *testing.T) {
 	}
 }
 
+// A line's text fields are appended to the rest of the record rather than marshalled with
+// it (one buffer for a 15 MB prompt): the line decodes to the record json.Marshal gives,
+// for text with every kind of escape, invalid UTF-8 included, in each field and none.
+func TestAppendLineDecodesAsMarshalled(t *testing.T) {
+	e := newEnv(t)
+	odd := "quote \" back \\ tab\t nl\n cr\r ctl\x01\x1f <html> & \u2028\u2029 é 中 😀 bad \xff\xfe end"
+	recs := []journal.Record{
+		{Kind: store.CapturePrompt, Session: "enc", Text: odd, ID: "p", At: 1, Redacted: map[string]int{"github": 2}, Day: "2026-12-01"},
+		{Kind: store.CaptureEvent, Session: "enc", Hook: "PostToolUse", Tool: "Bash", ToolUseID: "t", Input: `{"command":"` + odd + `"}`, Response: odd, IsError: true, ID: "e", At: 2},
+		{Kind: store.CaptureEnd, Session: "enc", Final: true, ID: "x", At: 3},
+	}
+	for _, r := range recs {
+		mustAppend(t, e.j, r)
+	}
+	data, err := os.ReadFile(filepath.Join(e.j.Dir, "enc.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != len(recs) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(recs), data)
+	}
+	for i, r := range recs {
+		r.V = 1
+		if r.Kind == store.CaptureAnswer {
+			r.V = 2
+		}
+		want, _ := json.Marshal(r)
+		var got, wantRec journal.Record
+		if err := json.Unmarshal([]byte(lines[i]), &got); err != nil {
+			t.Fatalf("line %d is not JSON (%v): %s", i, err, lines[i])
+		}
+		if err := json.Unmarshal(want, &wantRec); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, wantRec) {
+			t.Errorf("line %d decodes to\n%+v\nwant (json.Marshal)\n%+v", i, got, wantRec)
+		}
+	}
+}
+
 // FileName keeps a plain session id and hashes any other, so no id names a path outside
 // the journal dir.
 func TestFileName(t *testing.T) {

@@ -7,6 +7,7 @@ package reading
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/rs/zerolog"
 
@@ -41,8 +42,37 @@ func (m Memory) Ingest(ctx context.Context) error {
 // Open ingests, then opens the database for reading. A failed ingestion is logged (as
 // by whom) and reading goes on without what waits: the records stay in the journal.
 func (m Memory) Open(ctx context.Context, by string) (*store.DB, error) {
-	if err := m.Ingest(ctx); err != nil {
-		m.Log.Warn().Err(err).Str("command", by).Msg("ingesting the capture journal failed; reading without what it holds")
-	}
-	return store.OpenReadOnly(m.DBPath)
+	db, _, err := m.OpenAll(ctx, by)
+	return db, err
 }
+
+// OpenAll is Open for a reader that says what it could not read: unstored is non-nil when
+// records wait in the journal that the database would not take (it is locked by another
+// process past the wait, or full), so the database lacks them.
+func (m Memory) OpenAll(ctx context.Context, by string) (db *store.DB, unstored *UnstoredError, err error) {
+	if ierr := m.Ingest(ctx); ierr != nil {
+		m.Log.Warn().Err(ierr).Str("command", by).Msg("ingesting the capture journal failed; reading without what it holds")
+		if b, _ := m.Journal.Pending(); b.Records > 0 {
+			unstored = &UnstoredError{Records: b.Records, Err: ierr}
+		}
+	}
+	db, err = store.OpenReadOnly(m.DBPath)
+	return db, unstored, err
+}
+
+// UnstoredError is records waiting in the capture journal that ingestion could not store
+// (Err says why): a reader of the database alone would answer as if they were not there.
+type UnstoredError struct {
+	Records int
+	Err     error
+}
+
+func (e *UnstoredError) Error() string {
+	n := fmt.Sprintf("%d captured records wait", e.Records)
+	if e.Records == 1 {
+		n = "1 captured record waits"
+	}
+	return fmt.Sprintf("%s in the capture journal, not yet in the database: %v", n, e.Err)
+}
+
+func (e *UnstoredError) Unwrap() error { return e.Err }

@@ -141,37 +141,42 @@ type ImportResult struct {
 // ImportRunID is the run id of imported observations and summaries.
 const ImportRunID = "import"
 
-// The import's statements. A row is already there when a row with its content hash is, or
-// a row never hashed (captured here) has its content: found through the session-and-time
-// index, so no existing row has to be hashed first. The inserts take a JSON array of rows,
-// each an array in the order of the lookup's numbered arguments (from 0).
+// The import's statements. A row is already there when a row with its content hash is
+// (hashedThere, through the hash index), or a row never hashed (captured here) has its
+// content: the group query lists the unhashed rows of one session and time, in the order
+// of the lookup's numbered arguments from 1, and each group is read once per import (a
+// lookup per row that scanned its session and time made rows sharing a timestamp
+// quadratic: 9,851 prompts, 76 s). The inserts take a JSON array of rows, each an array in
+// the order of the lookup's arguments (from 0: the content hash first).
 const (
 	sqlImportSession = `
 INSERT INTO sessions (id, project, cwd, started_at, ended_at) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (id) DO NOTHING`
-	sqlPromptThere = `
-SELECT EXISTS (SELECT 1 FROM prompts WHERE content_hash = ?1 AND content_hash <> '')
-	OR EXISTS (SELECT 1 FROM prompts WHERE session_id = ?2 AND at = ?3 AND content_hash = ''
-		AND project = ?4 AND text = ?5)`
+	sqlPromptHashed = `
+SELECT EXISTS (SELECT 1 FROM prompts WHERE content_hash = ?1 AND content_hash <> '')`
+	sqlPromptGroup = `
+SELECT session_id, at, project, text FROM prompts
+WHERE session_id = ?1 AND at = ?2 AND content_hash = ''`
 	sqlInsertPrompts = `
 INSERT INTO prompts (session_id, project, text, at, content_hash)
 SELECT value->>1, value->>3, value->>4, value->>2, value->>0 FROM json_each(?) ORDER BY key`
-	sqlObservationThere = `
-SELECT EXISTS (SELECT 1 FROM observations WHERE content_hash = ?1 AND content_hash <> '')
-	OR EXISTS (SELECT 1 FROM observations WHERE session_id = ?2 AND at = ?3 AND content_hash = ''
-		AND project = ?4 AND type = ?5 AND title = ?6 AND subtitle = ?7 AND narrative = ?8
-		AND facts = ?9 AND concepts = ?10 AND files_read = ?11 AND files_modified = ?12)`
+	sqlObservationHashed = `
+SELECT EXISTS (SELECT 1 FROM observations WHERE content_hash = ?1 AND content_hash <> '')`
+	sqlObservationGroup = `
+SELECT session_id, at, project, type, title, subtitle, narrative, facts, concepts, files_read,
+	files_modified FROM observations
+WHERE session_id = ?1 AND at = ?2 AND content_hash = ''`
 	sqlInsertObservations = `
 INSERT INTO observations (session_id, project, run_id, type, title, subtitle, narrative,
 	facts, concepts, files_read, files_modified, at, origin, content_hash)
 SELECT value->>1, value->>3, '` + ImportRunID + `', value->>4, value->>5, value->>6, value->>7,
 	value->>8, value->>9, value->>10, value->>11, value->>2, 'import', value->>0
 FROM json_each(?) ORDER BY key`
-	sqlSummaryThere = `
-SELECT EXISTS (SELECT 1 FROM summaries WHERE content_hash = ?1 AND content_hash <> '')
-	OR EXISTS (SELECT 1 FROM summaries WHERE session_id = ?2 AND at = ?3 AND content_hash = ''
-		AND project = ?4 AND request = ?5 AND investigated = ?6 AND learned = ?7
-		AND completed = ?8 AND next_steps = ?9 AND notes = ?10)`
+	sqlSummaryHashed = `
+SELECT EXISTS (SELECT 1 FROM summaries WHERE content_hash = ?1 AND content_hash <> '')`
+	sqlSummaryGroup = `
+SELECT session_id, at, project, request, investigated, learned, completed, next_steps, notes
+FROM summaries WHERE session_id = ?1 AND at = ?2 AND content_hash = ''`
 	sqlInsertSummaries = `
 INSERT INTO summaries (session_id, project, run_id, request, investigated, learned, completed,
 	next_steps, notes, at, content_hash)
@@ -196,8 +201,13 @@ func (db *DB) ImportParts(ctx context.Context, parts func(add func(ImportBatch) 
 	var partsErr error // the file's own problem, returned as it is (not a store failure)
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		res = ImportResult{}
+		lk := importLookups{
+			prompts:      lookup{hashed: sqlPromptHashed, group: sqlPromptGroup},
+			observations: lookup{hashed: sqlObservationHashed, group: sqlObservationGroup},
+			summaries:    lookup{hashed: sqlSummaryHashed, group: sqlSummaryGroup},
+		}
 		var addErr error
-		err := parts(func(b ImportBatch) error { addErr = importPart(ctx, tx, b, &res); return addErr })
+		err := parts(func(b ImportBatch) error { addErr = importPart(ctx, tx, b, &lk, &res); return addErr })
 		if err != nil && addErr == nil {
 			partsErr = err
 		}
@@ -209,8 +219,25 @@ func (db *DB) ImportParts(ctx context.Context, parts func(add func(ImportBatch) 
 	return res, db.fail("import", err)
 }
 
+// importLookups are an import's lookups, one per kind, kept from part to part.
+type importLookups struct{ prompts, observations, summaries lookup }
+
+// lookup finds whether a row of one kind is stored: by its content hash, or among the
+// unhashed rows of its session and time, read once per import (the import adds hashed
+// rows only, so what it read stays true) and kept as the hashes of their values (an int64
+// time and the columns' text, compared exactly as SQL's = would).
+type lookup struct {
+	hashed, group string // the queries: sqlPromptHashed, sqlPromptGroup, …
+	unhashed      map[groupKey]map[string]bool
+}
+
+type groupKey struct {
+	session string
+	at      int64
+}
+
 // importPart stores one part of an import in tx, counting into res.
-func importPart(ctx context.Context, tx *sql.Tx, b ImportBatch, res *ImportResult) error {
+func importPart(ctx context.Context, tx *sql.Tx, b ImportBatch, lk *importLookups, res *ImportResult) error {
 	for _, s := range b.Sessions {
 		r, err := tx.ExecContext(ctx, sqlImportSession, s.ID, s.Project, s.Cwd, nanos(s.StartedAt), nanos(s.EndedAt))
 		if err != nil {
@@ -239,13 +266,13 @@ func importPart(ctx context.Context, tx *sql.Tx, b ImportBatch, res *ImportResul
 			s.Investigated, s.Learned, s.Completed, s.NextSteps, s.Notes})
 	}
 	var err error
-	if prompts, err = newRows(ctx, tx, &res.Prompts, sqlPromptThere, prompts); err != nil {
+	if prompts, err = lk.prompts.newRows(ctx, tx, &res.Prompts, prompts); err != nil {
 		return err
 	}
-	if observations, err = newRows(ctx, tx, &res.Observations, sqlObservationThere, observations); err != nil {
+	if observations, err = lk.observations.newRows(ctx, tx, &res.Observations, observations); err != nil {
 		return err
 	}
-	if summaries, err = newRows(ctx, tx, &res.Summaries, sqlSummaryThere, summaries); err != nil {
+	if summaries, err = lk.summaries.newRows(ctx, tx, &res.Summaries, summaries); err != nil {
 		return err
 	}
 	for _, ins := range []struct {
@@ -259,19 +286,27 @@ func importPart(ctx context.Context, tx *sql.Tx, b ImportBatch, res *ImportResul
 	return nil
 }
 
-// newRows keeps the rows (content hash first) that `there` does not find stored, nor
-// earlier in the batch, and counts added and skipped.
-func newRows(ctx context.Context, tx *sql.Tx, c *ImportCount, there string, rows [][]any) ([][]any, error) {
-	stmt, err := tx.PrepareContext(ctx, there)
+// newRows keeps the rows (content hash, session, time, then the rest of the content) that
+// l does not find stored, nor earlier in the batch, and counts added and skipped.
+func (l *lookup) newRows(ctx context.Context, tx *sql.Tx, c *ImportCount, rows [][]any) ([][]any, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	hashed, err := tx.PrepareContext(ctx, l.hashed)
 	if err != nil {
 		return nil, err
 	}
-	defer stmt.Close()
+	defer hashed.Close()
+	group, err := tx.PrepareContext(ctx, l.group)
+	if err != nil {
+		return nil, err
+	}
+	defer group.Close()
 	seen := map[any]bool{}
 	var out [][]any
 	for _, r := range rows {
-		var found bool
-		if err := stmt.QueryRowContext(ctx, r...).Scan(&found); err != nil {
+		found, err := l.there(ctx, hashed, group, r)
+		if err != nil {
 			return nil, err
 		}
 		if found || seen[r[0]] {
@@ -283,6 +318,43 @@ func newRows(ctx context.Context, tx *sql.Tx, c *ImportCount, there string, rows
 		c.Added++
 	}
 	return out, nil
+}
+
+// there reports whether row r is stored: its hash is, or an unhashed row of its session
+// and time has its content.
+func (l *lookup) there(ctx context.Context, hashed, group *sql.Stmt, r []any) (bool, error) {
+	var found bool
+	if err := hashed.QueryRowContext(ctx, r[0]).Scan(&found); err != nil || found {
+		return found, err
+	}
+	k := groupKey{r[1].(string), r[2].(int64)}
+	set, ok := l.unhashed[k]
+	if !ok {
+		rows, err := group.QueryContext(ctx, k.session, k.at)
+		if err != nil {
+			return false, err
+		}
+		set = map[string]bool{}
+		vals := make([]any, len(r)-1)
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := scanAll(rows, func(rs *sql.Rows) error {
+			if err := rs.Scan(ptrs...); err != nil {
+				return err
+			}
+			set[contentHash(vals...)] = true
+			return nil
+		}); err != nil {
+			return false, err
+		}
+		if l.unhashed == nil {
+			l.unhashed = map[groupKey]map[string]bool{}
+		}
+		l.unhashed[k] = set
+	}
+	return set[contentHash(r[1:]...)], nil
 }
 
 // importBatch is how many rows one insert statement takes.

@@ -11,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	clippkg "github.com/claude-mem/claude-mem-go/clip"
 )
 
 const importHeader = `{"kind":"header","format":1,"product":"claude-mem-go","version":"test","exported_at":"2026-12-01T10:00:00Z"}` + "\n" +
@@ -127,5 +130,57 @@ func TestImport_Bounds(t *testing.T) {
 	}
 	if got := prompts(); got != 1 {
 		t.Errorf("control: %d prompts imported from the good file; want 1 (the rest are the same prompt)", got)
+	}
+}
+
+// TestImport_LongWordsPrintClippedLines: a stored title, subtitle and prompt holding one
+// 100 KB word print lines of at most clippkg.MaxLine characters in `search` and `forget`
+// (ending in …); the control: the same records are whole in the database and in
+// `search --json`.
+func TestImport_LongWordsPrintClippedLines(t *testing.T) {
+	track(t)
+	t.Parallel()
+	h := journalHarness(t)
+	word := strings.Repeat("w", 100<<10)
+	file := filepath.Join(t.TempDir(), "long-words.jsonl")
+	writeImport(t, file, 2, func(i int) string {
+		if i == 0 {
+			return `{"kind":"prompt","session":"imp1","project":"imp","at":"2026-12-01T10:00:00Z","text":"capybara ` + word + ` end"}` + "\n"
+		}
+		return `{"kind":"observation","session":"imp1","project":"imp","at":"2026-12-01T10:00:01Z","type":"discovery","title":"capybara ` + word +
+			`","subtitle":"` + word + `","narrative":"capybara ` + word + `","facts":[],"concepts":[],"files_read":[],"files_modified":[]}` + "\n"
+	})
+	if r := h.runIn(h.work, nil, nil, "import", file); r.code != 0 {
+		t.Fatalf("import: exit %d: %s", r.code, r.stderr)
+	}
+	if n := h.count(`SELECT count(*) FROM observations WHERE length(title) > 100000`); n != 1 {
+		t.Fatalf("control: %d observations hold the 100 KB title; want 1", n)
+	}
+	if r := h.runIn(h.work, nil, nil, "search", "--json", "capybara"); r.code != 0 || !strings.Contains(r.stdout, word) {
+		t.Errorf("control: search --json does not give the whole title (exit %d, %d bytes)", r.code, len(r.stdout))
+	}
+	for _, args := range [][]string{
+		{"search", "capybara"},
+		{"search", "capybara " + word[:1000]},
+		{"forget", "--project", "imp", "--dry-run"},
+	} {
+		r := h.runIn(h.work, nil, nil, args...)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", args[0], r.code, r.stderr)
+		}
+		clipped := 0
+		for l := range strings.Lines(r.stdout) {
+			l = strings.TrimSuffix(l, "\n")
+			if n := utf8.RuneCountInString(l); n > clippkg.MaxLine {
+				t.Errorf("%s: a line of %d characters; want at most %d: %.80q…", args[0], n, clippkg.MaxLine, l)
+			}
+			if strings.HasSuffix(l, "…") {
+				clipped++
+			}
+		}
+		if clipped == 0 {
+			t.Errorf("%s %.20q: no line clipped with …; the long word was not printed:\n%.500s", args[0], args[1], r.stdout)
+		}
+		t.Logf("%s %.20q: %d bytes on stdout, %d lines clipped", args[0], args[1], len(r.stdout), clipped)
 	}
 }

@@ -861,3 +861,54 @@ func TestJournal_KilledIngesterLeftovers(t *testing.T) {
 		t.Errorf("files left after the pass: %v", left)
 	}
 }
+
+// TestJournal_LargePromptPeakRSS: UserPromptSubmit with a 15 MB prompt (prose with
+// newlines, quotes and a tab, so JSON escapes it) journals the whole prompt with a peak RSS
+// (wait4's ru_maxrss) of at most 64 MB: the event is read once, and the prompt is not copied
+// whole again on its way to the journal line. The control, a one-line prompt, prints the
+// plain figure: what the hook costs before any prompt.
+func TestJournal_LargePromptPeakRSS(t *testing.T) {
+	track(t)
+	h := journalHarness(t)
+	const limit = 64 << 20
+	para := "The upload test flakes when the \"retry\" path runs twice;\tthe fix keeps one handle.\n"
+	prompt := strings.Repeat(para, 15<<20/len(para))
+	event := func(text string) *os.File {
+		f := h.base("big-prompt")
+		f["prompt"] = text
+		path := filepath.Join(t.TempDir(), "event.json")
+		if err := os.WriteFile(path, fixtureEvent(t, "UserPromptSubmit-prompt.json", f), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		in, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { in.Close() })
+		return in
+	}
+	r, plain := h.measured(h.work, event("fix the flaky upload test"))
+	if r.code != 0 {
+		t.Fatalf("control: hook mode exit %d: %s", r.code, r.stderr)
+	}
+	in := event(prompt)
+	fi, _ := in.Stat()
+	r, rss := h.measured(h.work, in)
+	t.Logf("UserPromptSubmit peak RSS: a one-line prompt %.1f MB; a %.1f MB prompt (%.1f MB event) %.1f MB",
+		float64(plain)/1e6, float64(len(prompt))/1e6, float64(fi.Size())/1e6, float64(rss)/1e6)
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("hook mode: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	var got int64
+	for _, f := range h.journalFiles() {
+		if fi, err := os.Stat(f); err == nil {
+			got += fi.Size()
+		}
+	}
+	if got < int64(len(prompt)) {
+		t.Fatalf("the journal holds %d bytes; want the whole %d-byte prompt", got, len(prompt))
+	}
+	if rss > limit {
+		t.Errorf("a %.1f MB prompt peaked at %.1f MB RSS; want at most 64 MB", float64(len(prompt))/1e6, float64(rss)/1e6)
+	}
+}

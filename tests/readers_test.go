@@ -239,3 +239,55 @@ func (h *harness) hasDB() bool {
 	_, err := os.Stat(filepath.Join(h.data, "claude-mem.db"))
 	return err == nil
 }
+
+// TestReaders_HeldLock: another process holds the database's write lock (BEGIN EXCLUSIVE)
+// while a prompt waits in the capture journal, so no reader can store it first. `export`
+// then fails after its bounded wait (exit 1, the waiting record and the lock named, no
+// file at -o, nothing on stdout) instead of writing a file without it as if complete;
+// `search` still answers from the database but says, on stderr, that a record waits and
+// was not searched, instead of a bare "No results" for a prompt that was captured. The
+// control: once the lock is released, export holds the prompt and search finds it.
+func TestReaders_HeldLock(t *testing.T) {
+	track(t)
+	t.Parallel()
+	h := journalHarness(t)
+	h.prompt("held-stored", "numbat stored notes")
+	h.ingest()
+	h.prompt("held-waiting", "capybara waiting notes")
+	if h.journalRecords() == 0 {
+		t.Fatal("control: the prompt does not wait in the journal")
+	}
+	release := lockDB(t, filepath.Join(h.data, "claude-mem.db"))
+	out := filepath.Join(t.TempDir(), "export.jsonl")
+	for _, args := range [][]string{{"export", "-o", out}, {"export"}} {
+		r := h.runIn(h.work, nil, nil, args...)
+		t.Logf("%v under the lock: exit %d, stderr %q, %d bytes on stdout", args, r.code, r.stderr, len(r.stdout))
+		if r.code != 1 || !strings.Contains(r.stderr, "1 captured record waits") || !strings.Contains(r.stderr, "locked") || r.stdout != "" {
+			t.Errorf("%v under the lock: exit %d, stderr %q, stdout %.200q; want exit 1 naming the waiting record and the lock, stdout empty", args, r.code, r.stderr, r.stdout)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("export -o under the lock left %s", out)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "*")); len(left) > 0 {
+		t.Errorf("export -o under the lock left %v", left)
+	}
+	r := h.runIn(h.work, nil, nil, "search", "capybara")
+	t.Logf("search under the lock: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	if r.code != 0 || !strings.Contains(r.stderr, "1 captured record waits") || !strings.Contains(r.stderr, "not searched") {
+		t.Errorf("search under the lock: exit %d, stderr %q; want exit 0 and a line saying a record waits, not searched", r.code, r.stderr)
+	}
+	if r := h.runIn(h.work, nil, nil, "search", "--json", "numbat"); r.code != 0 || !strings.Contains(r.stdout, "numbat") || strings.Contains(r.stdout, "waits") {
+		t.Errorf("search --json under the lock: exit %d, stdout %q; want the stored hit, JSON only", r.code, r.stdout)
+	}
+
+	release()
+	r = h.runIn(h.work, nil, nil, "export", "-o", out)
+	data, err := os.ReadFile(out)
+	if r.code != 0 || err != nil || !strings.Contains(string(data), "capybara") || !strings.Contains(string(data), "numbat") {
+		t.Errorf("control: export after the lock: exit %d (%v), stderr %q; want both prompts in the file", r.code, err, r.stderr)
+	}
+	if hits := h.search("capybara", nil); len(hits) != 1 {
+		t.Errorf("control: search after the lock found %d hits for the prompt; want 1", len(hits))
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/forget"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/recordid"
@@ -116,11 +117,11 @@ func vacuum(ctx context.Context, p *proc, db *store.DB) int {
 	return 0
 }
 
-// printPlan shows the counts and the titles that go.
+// printPlan shows the counts and the titles that go, a line each (clipped: clip.Line).
 func printPlan(w io.Writer, head string, plan forget.Plan) {
 	fmt.Fprintf(w, "%s: %s\n", head, planCounts(plan))
 	for _, t := range plan.Titles {
-		fmt.Fprintf(w, "  - %s\n", printable.Text(t))
+		fmt.Fprintln(w, clip.Line("  - "+printable.Text(t), clip.MaxLine))
 	}
 	if plan.More > 0 {
 		fmt.Fprintf(w, "  … and %d more\n", plan.More)

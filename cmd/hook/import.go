@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -49,6 +50,11 @@ func importCmd(p *proc, name string, asJSON bool) int {
 		return 1
 	}
 	res, err := archive.Import(m.ctx, m.db, in)
+	if err != nil && m.ctx.Err() != nil {
+		// A signal (SIGINT, SIGTERM): the import's one transaction rolled back.
+		fmt.Fprintf(p.stderr, "%s import: %s: stopped (%v); nothing imported\n", p.prog(), name, context.Cause(m.ctx))
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(p.stderr, "%s import: %s: %v; nothing imported\n", p.prog(), name, err)
 		return 1

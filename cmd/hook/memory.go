@@ -20,7 +20,9 @@ type memoryCmd struct {
 // openMemory starts a memory command named cmd: it ingests the capture journal first (so
 // the command sees what was captured a moment ago), then opens the database (read-only
 // when readOnly, unless nothing was captured yet). It reports on stderr why the data dir
-// or the database cannot be used and returns false. close releases what it opened.
+// or the database cannot be used and returns false: for a readOnly command also when
+// records wait in the journal that the database would not take. close releases what it
+// opened.
 func openMemory(p *proc, cmd string, readOnly bool) (m memoryCmd, close func(), ok bool) {
 	m.st = setup(p)
 	ctx, stop := signalContext()
@@ -34,7 +36,13 @@ func openMemory(p *proc, cmd string, readOnly bool) (m memoryCmd, close func(), 
 	}
 	err := m.st.dataDirErr
 	if err == nil && readOnly {
-		m.db, err = memoryOf(p, m.st).Open(ctx, cmd)
+		var unstored *reading.UnstoredError
+		m.db, unstored, err = memoryOf(p, m.st).OpenAll(ctx, cmd)
+		if unstored != nil {
+			// What the command writes out (export's file) would lack them, as if complete.
+			fmt.Fprintf(p.stderr, "%s %s: %v; nothing written: run it again once the database is free\n", p.prog(), cmd, unstored)
+			return m, close, false
+		}
 	} else if err == nil {
 		if ierr := memoryOf(p, m.st).Ingest(ctx); ierr != nil {
 			m.st.log.Warn().Err(ierr).Str("command", cmd).Msg("ingesting the capture journal failed; reading without what it holds")

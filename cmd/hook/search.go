@@ -9,8 +9,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/project"
+	"github.com/claude-mem/claude-mem-go/reading"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -46,11 +48,16 @@ func searchCmd(p *proc, opts searchOpts) int {
 	ctx, stop := signalContext()
 	defer stop()
 	var db *store.DB
+	var unstored *reading.UnstoredError
 	var err error
 	if st.dataDirErr == nil {
-		db, err = memoryOf(p, st).Open(ctx, "search")
+		db, unstored, err = memoryOf(p, st).OpenAll(ctx, "search")
 	} else {
 		db, err = store.OpenReadOnly(dbPath(st.s)) // a data dir it cannot make may still be readable
+	}
+	if unstored != nil {
+		// Said whatever is found: "No results" alone would deny a prompt that is only waiting.
+		defer fmt.Fprintf(p.stderr, "%s search: %v; they were not searched: search again once the database is free\n", p.prog(), unstored)
 	}
 	if errors.Is(err, store.ErrNoDatabase) {
 		if !opts.json {
@@ -78,7 +85,7 @@ func searchCmd(p *proc, opts searchOpts) int {
 		return 0
 	}
 	if len(hits) == 0 {
-		fmt.Fprintf(p.stdout, "No results for %q.\n", opts.query)
+		fmt.Fprintln(p.stdout, clip.Line(fmt.Sprintf("No results for %q.", opts.query), clip.MaxLine))
 		return 0
 	}
 	marks := isTerminal(p.stdout)
@@ -90,7 +97,8 @@ func searchCmd(p *proc, opts searchOpts) int {
 
 // hitLines is one hit as `hook search` prints it: the record, its subtitle and how many
 // near-equal records it stands for, then the snippet, its matched words in bold when
-// marks is set (a terminal shows them; a pipe or file gets the plain text).
+// marks is set (a terminal shows them; a pipe or file gets the plain text). Each line is
+// clipped to clip.MaxLine characters.
 func hitLines(h store.Hit, marks bool) string {
 	kind := h.Kind
 	if h.Type != "" {
@@ -109,7 +117,7 @@ func hitLines(h store.Hit, marks bool) string {
 		open, close = "\x1b[1m", "\x1b[0m"
 	}
 	snippet := store.Marked(h.Snippet, h.Marks, open, close, printable.Text)
-	return head + "\n    " + snippet + "\n"
+	return clip.Line(head, clip.MaxLine) + "\n" + clip.Line("    "+snippet, clip.MaxLine) + "\n"
 }
 
 // isTerminal: w is a character device (a terminal), where bold marks render.
