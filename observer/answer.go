@@ -70,7 +70,9 @@ func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (c
 	if again {
 		keep = db.KeepAndRelease
 	}
-	dups, err := keep(ctx, r.id, a.Observations, a.Summary)
+	// The store redacts what the model wrote (it may join or decode a secret no captured
+	// text held) before it compares or stores it, so no later batch is shown it either.
+	dups, err := keep(ctx, r.id, store.RunAnswer{Observations: a.Observations, Summary: a.Summary, AsIs: !o.s.RedactSecrets, Loc: o.d.Loc})
 	if err != nil {
 		o.release(ctx, db, r.batchRun, false)
 		return false, err
