@@ -3,6 +3,7 @@ package observer
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -497,5 +498,120 @@ func TestClaudeStatusRemembersAnUnstartableFile(t *testing.T) {
 	}
 	if bin, err := ClaudeStatus(h.env, s, "linux", failedOn); err != nil || bin.Path != exe {
 		t.Errorf("a changed file: %v, %+v", err, bin)
+	}
+}
+
+// strandRun claims the session's pending events under a run whose process is gone before
+// it finished: its run dir holds the lease owner and the transcript it left ("" none).
+func (h *harness) strandRun(sid string, owner spawn.Owner, transcript string) string {
+	h.t.Helper()
+	id := spawn.NewRunID(h.now.Add(-time.Minute))
+	if evs, err := h.db.Claim(context.Background(), sid, id, 40, h.now.Add(-time.Minute)); err != nil || len(evs) == 0 {
+		h.t.Fatalf("claim %s: %d events, %v", sid, len(evs), err)
+	}
+	dir, _ := spawn.RunDir(filepath.Join(h.dir, settings.SessionsDir), id)
+	if err := spawn.MakeRunDir(h.dir, dir); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := spawn.WriteOwner(dir, owner); err != nil {
+		h.t.Fatal(err)
+	}
+	if transcript != "" {
+		if err := os.WriteFile(filepath.Join(dir, spawn.TranscriptFile), []byte(transcript), 0o600); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	return id
+}
+
+// answeredTranscript is the stream-json of a run that answered with text and cost.
+func answeredTranscript(text string, cost float64) string {
+	t, _ := json.Marshal(text)
+	return `{"type":"system","subtype":"init","model":"claude-haiku"}` + "\n" +
+		`{"type":"assistant","message":{"content":[{"type":"text","text":` + string(t) + `}]}}` + "\n" +
+		fmt.Sprintf(`{"type":"result","subtype":"success","is_error":false,"result":%s,"total_cost_usd":%v}`, t, cost) + "\n"
+}
+
+// A run whose process is gone is settled by the next run at once, not after the stale
+// timeout: its answer, kept in its transcript (the store failed: a full disk), is stored
+// with its cost; without one its events are pending again and the run counted unrecorded.
+// The run's own session is settled whatever its lease says (the next run holds the
+// session's lock); another session's only when its lease's owner is gone: a live one is
+// left alone (the control).
+func TestStrandedRunsSettledAtOnce(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t)
+	h.seed(3, false)
+	addSession := func(sid string) {
+		sess := store.Session{ID: sid, Project: "p"}
+		at := h.now.Add(-time.Hour)
+		if _, err := h.db.Ingest(ctx, []store.Captured{{Kind: store.CaptureEvent, Session: sess, At: at,
+			Event: store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: `{"command":"make"}`, At: at, RecordID: sid + "-e"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addSession("dead")
+	addSession("live")
+	alive := spawn.Owner{Pid: 100, Start: "1", Host: "h"}
+	gone := spawn.Owner{Pid: 200, Start: "1", Host: "h"}
+	own := h.strandRun(session, alive, answeredTranscript(obs("Kept from the transcript"), 0.5))
+	dead := h.strandRun("dead", gone, `{"type":"system","subtype":"init"}`+"\n")
+	h.strandRun("live", alive, "")
+	d := h.deps()
+	asked := 0
+	d.Alive = func(o spawn.Owner) bool { asked++; return o == alive }
+	if err := Run(ctx, d, session, false); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.specs) != 0 {
+		t.Errorf("%d spawns: the stored answer covered the session's events", len(h.specs))
+	}
+	if asked != 2 {
+		t.Errorf("the liveness rule was asked %d times, want 2 (the other sessions' runs)", asked)
+	}
+	obsNow, err := h.db.SessionObservations(ctx, session, 10)
+	if err != nil || len(obsNow) != 1 || obsNow[0].Title != "Kept from the transcript" || obsNow[0].RunID != own {
+		t.Errorf("observations %+v, %v; want the transcript's, of run %s", obsNow, err, own)
+	}
+	if st := h.counts(); st.Done != 3 || st.Pending != 1 || st.Processing != 1 {
+		t.Errorf("queue %+v; want the session's 3 done, the dead run's 1 pending, the live run's 1 processing", st)
+	}
+	ds, err := h.db.DailyStats(ctx, h.now.Add(-24*time.Hour), h.now.Add(time.Hour), time.UTC, "")
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("daily stats %+v, %v", ds, err)
+	}
+	if r := ds[0]; r.Runs != 2 || r.Unrecorded != 1 || r.CostUSD != 0.5 || r.Events != 3 {
+		t.Errorf("runs %d (unrecorded %d), cost $%v, events %d; want 2 (1: the dead run), $0.5, 3", r.Runs, r.Unrecorded, r.CostUSD, r.Events)
+	}
+	for _, want := range []string{"storing the answer of a run whose process was gone", "events of a run whose process was gone are pending again at once", dead} {
+		if !strings.Contains(h.log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, h.log.String())
+		}
+	}
+	st, err := StrandedRuns(ctx, h.db, h.dir, d.Alive)
+	if err != nil || len(st) != 0 {
+		t.Errorf("stranded after the run: %+v, %v; want none (the live run's owner runs)", st, err)
+	}
+}
+
+// StrandedRuns names what SessionStart restarts and doctor reports: runs whose lease's
+// owner is gone, and whether an answer waits in their transcript.
+func TestStrandedRuns(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t)
+	h.seed(2, false)
+	gone := spawn.Owner{Pid: 200, Start: "1", Host: "h"}
+	id := h.strandRun(session, gone, answeredTranscript(obs("Waits"), 0.1))
+	for _, tc := range []struct {
+		alive bool
+		want  int
+	}{{true, 0}, {false, 1}} {
+		st, err := StrandedRuns(ctx, h.db, h.dir, func(spawn.Owner) bool { return tc.alive })
+		if err != nil || len(st) != tc.want {
+			t.Fatalf("owner alive %v: %+v, %v; want %d", tc.alive, st, err, tc.want)
+		}
+		if tc.want == 1 && (st[0].ID != id || !st[0].Answered || st[0].Events != 2 || st[0].SessionID != session) {
+			t.Errorf("stranded %+v; want run %s, answered, 2 events", st[0], id)
+		}
 	}
 }

@@ -49,7 +49,8 @@ UPDATE events SET attempts = attempts + 1, claimed_at = NULL,
 	state = CASE WHEN attempts + 1 >= ?2 THEN 'failed' ELSE 'pending' END
 WHERE run_id = ?1 AND state = 'processing'
 RETURNING state`
-	sqlCounts = `SELECT state, count(*) FROM events GROUP BY state`
+	sqlCounts      = `SELECT state, count(*) FROM events GROUP BY state`
+	sqlClaimedRuns = `SELECT run_id, session_id, project, claimed_at FROM events WHERE state = 'processing'`
 )
 
 // HasPending reports whether the session has events waiting for the observer.
@@ -92,6 +93,46 @@ func (db *DB) StaleSessions(ctx context.Context, olderThan time.Time) ([]string,
 		}
 	}
 	return out, db.fail("stale sessions", err)
+}
+
+// ClaimedRun is a run that holds claimed events (processing): a live run's, or one whose
+// process is gone before it completed or released them.
+type ClaimedRun struct {
+	ID, SessionID, Project string
+	Events                 int
+	ClaimedAt              time.Time
+}
+
+// ClaimedRuns lists the runs holding claimed events, oldest claim first. Few rows (a batch
+// per live run): they are grouped here rather than by temp b-trees.
+func (db *DB) ClaimedRuns(ctx context.Context) ([]ClaimedRun, error) {
+	rows, err := db.sql.QueryContext(ctx, sqlClaimedRuns)
+	if err != nil {
+		return nil, db.fail("claimed runs", err)
+	}
+	var out []ClaimedRun
+	at := map[string]int{}
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var run, session, project string
+		var claimed sql.NullInt64
+		if err := r.Scan(&run, &session, &project, &claimed); err != nil {
+			return err
+		}
+		i, ok := at[run]
+		if !ok {
+			i, at[run] = len(out), len(out)
+			out = append(out, ClaimedRun{ID: run, SessionID: session, Project: project, ClaimedAt: fromNanos(claimed)})
+		}
+		out[i].Events++
+		if t := fromNanos(claimed); t.Before(out[i].ClaimedAt) {
+			out[i].ClaimedAt = t
+		}
+		return nil
+	})
+	slices.SortFunc(out, func(a, b ClaimedRun) int {
+		return cmp.Or(a.ClaimedAt.Compare(b.ClaimedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return out, db.fail("claimed runs", err)
 }
 
 // Claim moves up to limit of the session's pending events, oldest first, to processing

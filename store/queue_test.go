@@ -411,6 +411,7 @@ func TestStatementsUseIndexes(t *testing.T) {
 		"ReleasePending":      {sqlReleasePending, []any{"r"}},
 		"ReleaseCounted":      {sqlReleaseCounted, []any{"r", 3}},
 		"Counts":              {sqlCounts, nil},
+		"ClaimedRuns":         {sqlClaimedRuns, nil},
 		"RecentObservations":  {sqlRecentObservations + sqlLimit(50), []any{"p"}},
 		"LatestSummary":       {sqlLatestSummary, []any{"p"}},
 		"StoryObservations":   {sqlStoryObservations + sqlLimit(400), []any{"p"}},
