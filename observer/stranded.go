@@ -20,9 +20,13 @@ type Stranded struct {
 }
 
 // StrandedRuns lists the claimed runs whose owner, by the lease in the run dir, is gone
-// (alive tells; a run without a lease waits for the stale timeout): SessionStart starts a
-// run for their sessions at once, and doctor names what waits.
+// (alive tells, nil: spawn.OwnerAlive on this machine; a run without a lease waits for the
+// stale timeout): SessionStart starts a run for their sessions at once, and doctor names
+// what waits.
 func StrandedRuns(ctx context.Context, db *store.DB, dataDir string, alive func(spawn.Owner) bool) ([]Stranded, error) {
+	if alive == nil {
+		alive = spawn.OwnerAlive(spawn.OSProcs{})
+	}
 	runs, err := db.ClaimedRuns(ctx)
 	if err != nil {
 		return nil, err
