@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -338,5 +339,73 @@ func TestFaults_ForeignDatabaseUntouched(t *testing.T) {
 				t.Errorf("link=%v: %s appeared", link, filepath.Base(real+suffix))
 			}
 		}
+	}
+}
+
+// TestFaults_FullDiskWhileTheAnswerIsStored: the data dir (an 8 MiB tmpfs) fills up after
+// the observer's answer is in its run's transcript and before the store takes it. Nothing
+// of the answer is lost: while the disk is full its event waits claimed, no cost is
+// counted twice or dropped, and doctor is not ok, saying what waits and why; once space is
+// back, the next SessionStart starts a run that stores the answer from the transcript with
+// its cost, without asking the model again, and doctor is ok.
+func TestFaults_FullDiskWhileTheAnswerIsStored(t *testing.T) {
+	track(t)
+	t.Parallel()
+	h := newHarness(t)
+	mountTmpfs(t, h.data, "8m")
+	lineageTerminal.setup(h)
+	h.env["CLAUDE_CODE_OAUTH_TOKEN"] = secretEnvToken
+	sid := "full-answer"
+	h.prompt(sid, "Fix the refund rounding")
+	h.toolUse(sid, "go test ./refunds")
+	filler := filepath.Join(h.data, "filler")
+	const cost = 0.125
+	h.setScenario(fakeproto.Scenario{Answer: obsXML("bugfix", "Refunds round half to even"), FillDisk: filler,
+		Usage: &fakeproto.Usage{InputTokens: 900, OutputTokens: 80, CostUSD: cost}})
+	if r := h.observe(sid, nil); r.code == 0 {
+		t.Logf("observe on the full disk exited 0: %s", r.stderr)
+	}
+	if fi, err := os.Stat(filler); err != nil || fi.Size() == 0 {
+		t.Fatalf("the fake did not fill the disk (%v): the test tests nothing", err)
+	}
+	full, _ := h.doctor(nil)
+	t.Logf("doctor on the full disk: ok %v, findings %q", full.OK, full.Findings)
+	waits := "1 events' answers wait to be stored: disk full"
+	if full.OK || !slices.ContainsFunc(full.Findings, func(f string) bool { return strings.HasPrefix(f, waits) }) {
+		t.Errorf("doctor on the full disk: ok %v, findings %q; want not ok and %q", full.OK, full.Findings, waits)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	out, procs := h.reaped(fixtureEvent(t, "SessionStart-startup.json", h.base(sid)), nil)
+	if !slices.ContainsFunc(procs, func(p adoptedProc) bool { return isObserveFor(p, sid) }) {
+		t.Errorf("space back: SessionStart started no observer for %s (it printed %.300q, left %+v)", sid, out, procs)
+	}
+	if got := h.observations(sid); !slices.Equal(got, []string{"Refunds round half to even | About Refunds round half to even."}) {
+		t.Errorf("space back: observations %q, want the answer's", got)
+	}
+	if st := h.states(sid); st["done"] != 1 || len(st) != 1 {
+		t.Errorf("space back: events %v, want the one done", st)
+	}
+	var runs []string
+	h.eachRow(`SELECT outcome || ' ' || answer || ' ' || cost_usd FROM runs`, func(r *sql.Rows) error {
+		var s string
+		err := r.Scan(&s)
+		runs = append(runs, s)
+		return err
+	})
+	if want := []string{"ok stored " + strconv.FormatFloat(cost, 'f', -1, 64)}; !slices.Equal(runs, want) {
+		t.Errorf("space back: runs %q, want %q (the run recorded once, with its cost)", runs, want)
+	}
+	if n := len(h.records()); n != 1 {
+		t.Errorf("the model was asked %d times, want once: the stored answer came from the transcript", n)
+	}
+	if logs := h.logsAt("warn", "storing the answer of a run whose process was gone, from its transcript"); len(logs) != 1 {
+		t.Errorf("%d log lines of the answer stored late, want 1", len(logs))
+	}
+	after, _ := h.doctor(nil)
+	if !after.OK || slices.ContainsFunc(after.Findings, func(f string) bool { return strings.Contains(f, "wait to be stored") }) {
+		t.Errorf("space back: doctor ok %v, findings %q", after.OK, after.Findings)
 	}
 }
