@@ -242,11 +242,13 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	r := o.resolve(ctx)
 	if !o.gate(b, r) {
 		o.release(dbctx, db, b, false)
+		o.unlease(o.runDir(b.id)) // no child ran: the run leaves no dir
 		return false, nil
 	}
 	in, err := o.promptInput(ctx, db, events, writeSummary)
 	if err != nil {
 		o.release(dbctx, db, b, false)
+		o.unlease(o.runDir(b.id))
 		return false, err
 	}
 	res := o.spawn(ctx, b, r, in)

@@ -615,3 +615,22 @@ func TestStrandedRuns(t *testing.T) {
 		}
 	}
 }
+
+// A run that starts no child (here: no claude executable) gives its events back and leaves
+// no run dir: its lease goes with its claim. So does a run that claims nothing.
+func TestRunWithoutChildLeavesNoRunDir(t *testing.T) {
+	h := newHarness(t)
+	h.seed(2, false)
+	h.env[settings.KeyClaudePath] = filepath.Join(h.dir, "no-such-claude")
+	if err := h.run(false); err != nil {
+		t.Fatal(err)
+	}
+	if c := h.counts(); c.Pending != 2 {
+		t.Fatalf("queue %+v, want 2 pending", c)
+	}
+	h.run(false) // paused now: claims, then gives back
+	entries, _ := os.ReadDir(filepath.Join(h.dir, settings.SessionsDir))
+	if len(entries) != 0 || len(h.specs) != 0 {
+		t.Errorf("%d run dirs left, %d spawns; want none", len(entries), len(h.specs))
+	}
+}

@@ -48,8 +48,7 @@ func StrandedRuns(ctx context.Context, db *store.DB, dataDir string, alive func(
 // lease writes this process as the owner of run id, in the run's dir, before the claim;
 // it returns the dir ("" when none could be written: the stale timeout then covers the run).
 func (o *observeRun) lease(id string) string {
-	sessions := filepath.Join(o.s.DataDir, settings.SessionsDir)
-	dir, _ := spawn.RunDir(sessions, id)
+	dir := o.runDir(id)
 	own, err := o.d.Self()
 	if err == nil {
 		err = spawn.MakeRunDir(o.s.DataDir, dir)
@@ -64,7 +63,13 @@ func (o *observeRun) lease(id string) string {
 	return dir
 }
 
-// unlease removes the dir of a run that claimed nothing.
+// runDir is the dir of this process's run id (NewRunID's ids always name one).
+func (o *observeRun) runDir(id string) string {
+	dir, _ := spawn.RunDir(filepath.Join(o.s.DataDir, settings.SessionsDir), id)
+	return dir
+}
+
+// unlease removes the dir of a run that claimed nothing or started no child.
 func (o *observeRun) unlease(dir string) {
 	if dir != "" {
 		_ = os.RemoveAll(dir)
