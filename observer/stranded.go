@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -78,7 +79,7 @@ func (o *observeRun) unlease(dir string) {
 
 // settleStranded settles the runs whose process is gone before they finished: those of
 // this session (this process holds its lock, so none of them is live) and those whose lease
-// names a process that is gone. An answer in the run's transcript is stored as the run
+// names a process that is gone, under their session's lock. An answer in the run's transcript is stored as the run
 // would have stored it, with its cost; a run without one gives its events back to pending
 // at once (no attempt counted) and is recorded as unrecorded (what it cost is not known).
 func (o *observeRun) settleStranded(ctx context.Context, db *store.DB) {
@@ -97,10 +98,23 @@ func (o *observeRun) settleStranded(ctx context.Context, db *store.DB) {
 			if own, err := spawn.ReadOwner(dir); err != nil || o.d.Alive(own) {
 				continue
 			}
+			// Another session's: settled under its lock, taken only if free, so a run
+			// SessionStart started for it meanwhile settles it alone.
+			unlock, ok, err := lockfile.TryLock(sessionLock(filepath.Join(o.s.DataDir, settings.LocksDir), r.SessionID))
+			if err != nil || !ok {
+				continue
+			}
+			o.settleOne(ctx, db, r, dir)
+			_ = unlock()
+			continue
 		}
-		if err := o.settle(ctx, db, r, dir); err != nil {
-			o.log.Error().Err(err).Str("run", r.ID).Msg("settling a run whose process was gone failed; a later run tries again")
-		}
+		o.settleOne(ctx, db, r, dir)
+	}
+}
+
+func (o *observeRun) settleOne(ctx context.Context, db *store.DB, r store.ClaimedRun, dir string) {
+	if err := o.settle(ctx, db, r, dir); err != nil {
+		o.log.Error().Err(err).Str("run", r.ID).Msg("settling a run whose process was gone failed; a later run tries again")
 	}
 }
 
