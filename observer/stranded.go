@@ -51,10 +51,13 @@ func StrandedRuns(ctx context.Context, db *store.DB, dataDir string, alive func(
 func (o *observeRun) lease(id string) string {
 	dir := o.runDir(id)
 	own, err := o.d.Self()
-	if err == nil {
-		err = spawn.MakeRunDir(o.s.DataDir, dir)
+	if err != nil {
+		// A platform without process start times: the session's next run, which holds its
+		// lock, or the stale timeout settles it.
+		o.log.Debug().Err(err).Msg("no lease for the run: this process's start time is unknown")
+		return ""
 	}
-	if err == nil {
+	if err = spawn.MakeRunDir(o.s.DataDir, dir); err == nil {
 		err = spawn.WriteOwner(dir, own)
 	}
 	if err != nil {
