@@ -231,7 +231,8 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	b := batchRun{id: runID, events: len(events), summary: writeSummary, started: o.d.Now(),
 		log: o.log.With().Str("run", runID).Int("events", len(events)).Logger()}
 	// Claimed events are completed or released even when a signal cancels ctx: a run
-	// never leaves its events behind in processing.
+	// leaves its events in processing only with an answer the store could not take, for
+	// the next run to store from the transcript (settleStranded).
 	dbctx := context.WithoutCancel(ctx)
 	defer func() {
 		if r := recover(); r != nil {
