@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/claude-mem/claude-mem-go/private"
 )
 
 // OwnerFile, in a run dir, names the `hook observe` that claimed the run's events. Written
@@ -47,9 +49,10 @@ func WriteOwner(dir string, o Owner) error {
 }
 
 // ReadOwner reads the run dir's owner; fs.ErrNotExist when the run wrote none (a build
-// before it, or a run killed before its claim).
+// before it, or a run killed before its claim). A lease another user could have written is
+// refused (*private.Error): it could make a live run look gone.
 func ReadOwner(dir string) (Owner, error) {
-	b, err := os.ReadFile(filepath.Join(dir, OwnerFile))
+	b, err := private.ReadFile(filepath.Join(dir, OwnerFile))
 	if err != nil {
 		return Owner{}, err
 	}
@@ -84,11 +87,12 @@ func OwnerAlive(procs Procs) func(Owner) bool {
 
 // ReadResult classifies a finished run from its transcript, as Run did from its stdout:
 // what a run whose process was gone before it stored the answer left. The transcript is
-// scrubbed and capped (§18); a missing one is a run that printed nothing.
+// scrubbed and capped (§18); a missing one is a run that printed nothing, and one another
+// user could have written is not read (its "answer" would be stored as memory).
 func ReadResult(dir string) Result {
 	res := Result{ExitCode: -1}
 	s := &stream{}
-	f, err := os.Open(filepath.Join(dir, TranscriptFile))
+	f, err := private.Open(filepath.Join(dir, TranscriptFile), os.O_RDONLY)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		res.Outcome, res.Reason = OutcomeError, err.Error()
 		return res

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -114,5 +115,36 @@ func TestReadResult(t *testing.T) {
 		if tc.want != OutcomeOK && !strings.Contains(r.Reason, "no result") {
 			t.Errorf("%s: reason %q", tc.name, r.Reason)
 		}
+	}
+}
+
+// A lease or a transcript that another user could have written is not read: it could make
+// a live run look gone, or have its "answer" stored as memory.
+func TestLeaseAndTranscriptMustBePrivate(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteOwner(dir, Owner{Pid: 1, Start: "1", Host: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	tr := filepath.Join(dir, TranscriptFile)
+	os.WriteFile(tr, []byte(`{"type":"result","subtype":"success","is_error":false,"result":"planted"}`+"\n"), 0o600)
+	if _, err := ReadOwner(dir); err != nil {
+		t.Fatalf("the control: a private lease is read: %v", err)
+	}
+	if r := ReadResult(dir); r.Outcome != OutcomeOK {
+		t.Fatalf("the control: a private transcript is read: %+v", r)
+	}
+	if runtime.GOOS == "windows" {
+		return // modes say nothing of other users there (private.Check reads the owner alone)
+	}
+	for _, p := range []string{filepath.Join(dir, OwnerFile), tr} {
+		if err := os.Chmod(p, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ReadOwner(dir); err == nil {
+		t.Error("a lease others may write was read")
+	}
+	if r := ReadResult(dir); r.Outcome == OutcomeOK || r.Text != "" {
+		t.Errorf("a transcript others may write was read: %+v", r)
 	}
 }
