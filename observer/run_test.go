@@ -3,6 +3,7 @@ package observer
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -632,5 +633,57 @@ func TestRunWithoutChildLeavesNoRunDir(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Join(h.dir, settings.SessionsDir))
 	if len(entries) != 0 || len(h.specs) != 0 {
 		t.Errorf("%d run dirs left, %d spawns; want none", len(entries), len(h.specs))
+	}
+}
+
+// An answer the store does not take (here a trigger refuses the insert, as a full disk
+// would) is not dropped: its events stay claimed, no run is recorded (its cost would be
+// counted without its answer), and the next run stores it from the run's transcript with
+// its cost, without spawning again. Releasing the events instead would lose it (the check
+// can fail: the events would be pending and the next run would spawn).
+func TestAnswerNotStoredIsKeptForTheNextRun(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t)
+	h.seed(2, false)
+	raw, err := sql.Open("sqlite", "file:"+filepath.Join(h.dir, settings.DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON observations BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`); err != nil {
+		t.Fatal(err)
+	}
+	h.results = []spawn.Result{answer(obs("Kept for later"))}
+	d := h.deps()
+	spawned := d.Spawn
+	d.Spawn = func(ctx context.Context, spec spawn.Spec, prompt string, resolve func() (claudebin.Result, error), opt spawn.Options) spawn.Result {
+		res := spawned(ctx, spec, prompt, resolve, opt)
+		// What spawn.Run keeps of the child's stdout.
+		if err := os.WriteFile(filepath.Join(spec.Dir, spawn.TranscriptFile), []byte(answeredTranscript(res.Text, res.Usage.CostUSD)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if err := Run(ctx, d, session, false); err == nil {
+		t.Fatal("the run whose answer was refused reported no error")
+	}
+	if c := h.counts(); c.Processing != 2 {
+		t.Fatalf("queue %+v after the refused store; want the 2 events still claimed", c)
+	}
+	if r := h.day(); r.Runs != 0 {
+		t.Fatalf("%d runs recorded before the answer was stored", r.Runs)
+	}
+	if _, err := raw.Exec(`DROP TRIGGER refuse`); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(ctx, d, session, false); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.specs) != 1 {
+		t.Errorf("%d spawns, want 1: the answer came from the transcript", len(h.specs))
+	}
+	got, _ := h.db.SessionObservations(ctx, session, 10)
+	if c, r := h.counts(), h.day(); len(got) != 1 || got[0].Title != "Kept for later" || c.Done != 2 || r.Runs != 1 || r.CostUSD != 0.25 {
+		t.Errorf("observations %+v, queue %+v, runs %d $%v; want the answer, 2 done, 1 run $0.25", got, c, r.Runs, r.CostUSD)
 	}
 }
