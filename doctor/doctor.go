@@ -173,6 +173,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 
 	var storeErr error
 	var today budget.Budget
+	answersWait := false // an answer the store could not take waits in a run dir
 	loc := in.Loc
 	if loc == nil {
 		loc = time.UTC // the store's day arithmetic needs a location
@@ -191,6 +192,9 @@ func Build(ctx context.Context, in Inputs) *Report {
 		if storeErr == nil {
 			r.Redacted, storeErr = redactions(ctx, db, in.Now(), loc)
 		}
+		var stranded []string
+		stranded, answersWait = strandedFindings(ctx, db, s.DataDir, in.FreeBytes)
+		r.Findings = append(r.Findings, stranded...)
 		db.Close()
 	} else if !errors.Is(err, store.ErrNoDatabase) {
 		storeErr = err
@@ -265,7 +269,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	}
 	setupRequired := r.Observer.Enabled && binErr != nil
 	r.SignedOut = signedOut
-	r.OK = !setupRequired && !authFailed && !signedOut && !paused && len(s.Errors) == 0 && storeErr == nil && !pluginFailed
+	r.OK = !setupRequired && !authFailed && !signedOut && !paused && len(s.Errors) == 0 && storeErr == nil && !pluginFailed && !answersWait
 	r.scrub()
 	return r
 }
@@ -513,6 +517,38 @@ func settingsLine(vs []settings.Value) string {
 		out += fmt.Sprintf("; %d with an error", errs)
 	}
 	return out
+}
+
+// strandedFindings says what waits in observer runs whose process is gone: answers the
+// store could not take (a full disk names itself), which make the report not ok, and
+// events the next run requeues.
+func strandedFindings(ctx context.Context, db *store.DB, dataDir string, free func(string) (uint64, error)) (findings []string, answersWait bool) {
+	runs, err := observer.StrandedRuns(ctx, db, dataDir, nil)
+	if err != nil {
+		return []string{"the observer's claimed runs are unreadable: " + err.Error()}, false
+	}
+	answered, left := 0, 0
+	for _, r := range runs {
+		if r.Answered {
+			answered += r.Events
+		} else {
+			left += r.Events
+		}
+	}
+	var out []string
+	if answered > 0 {
+		why := "the next observer run or SessionStart stores them"
+		if free != nil {
+			if n, err := free(dataDir); err == nil && n < journal.LowSpace {
+				why = fmt.Sprintf("disk full (%d MiB free in %s); once there is space, the next observer run or SessionStart stores them", n>>20, dataDir)
+			}
+		}
+		out = append(out, fmt.Sprintf("%d events' answers wait to be stored: %s", answered, why))
+	}
+	if left > 0 {
+		out = append(out, fmt.Sprintf("%d events wait in observer runs whose process is gone; the next SessionStart or observer run requeues them", left))
+	}
+	return out, answered > 0
 }
 
 // unusableFindings names each day whose unusable answers passed stats.MaxUnusableRate, with the

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/stats"
@@ -430,5 +431,85 @@ func TestUnusableAnswersFinding(t *testing.T) {
 				t.Errorf("finding %q lacks %q", got[i], w)
 			}
 		}
+	}
+}
+
+// An answer the store could not take waits in a run whose process is gone: doctor is not
+// ok and says how many events' answers wait, and "disk full" when the data dir is under
+// journal.LowSpace free; a run without an answer is a finding that does not fail it, and
+// none is one when nothing is stranded (the control).
+func TestStrandedAnswersFinding(t *testing.T) {
+	if _, err := spawn.SelfOwner(spawn.OSProcs{}); err != nil {
+		t.Skipf("%s reads no process start times (%v): a lease is never judged gone here", runtime.GOOS, err)
+	}
+	for _, tc := range []struct {
+		name     string
+		answered bool
+		free     uint64
+		want     string
+		ok       bool
+	}{
+		{"answer waits, disk full", true, 1 << 20, "2 events' answers wait to be stored: disk full (1 MiB free in ", false},
+		{"answer waits, room", true, 1 << 30, "2 events' answers wait to be stored: the next observer run or SessionStart stores them", false},
+		{"killed before its answer", false, 1 << 30, "2 events wait in observer runs whose process is gone; the next SessionStart or observer run requeues them", true},
+		{"control: nothing stranded", false, 1 << 30, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			data := filepath.Join(dir, "data")
+			env := settings.Env{"HOME": dir, settings.KeyDataDir: data, "ANTHROPIC_API_KEY": "sk-ant-api03-doctor-test-key-0000000000",
+				settings.KeyMaxConcurrentAgents: "0"}
+			if err := settings.EnsureDataDir(data); err != nil {
+				t.Fatal(err)
+			}
+			db, err := store.Open(filepath.Join(data, settings.DBFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+			sess := store.Session{ID: "s", Project: "p"}
+			for i := range 2 {
+				e := store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: `{"command":"ls"}`, At: at, RecordID: fmt.Sprint("e", i)}
+				if _, err := db.Ingest(ctx, []store.Captured{{Kind: store.CaptureEvent, Session: sess, At: at, Event: e}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run := spawn.NewRunID(at)
+			if _, err := db.Claim(ctx, "s", run, 10, at); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			if tc.want != "" {
+				runDir, _ := spawn.RunDir(filepath.Join(data, settings.SessionsDir), run)
+				if err := spawn.MakeRunDir(data, runDir); err != nil {
+					t.Fatal(err)
+				}
+				host, _ := os.Hostname()
+				// This process's pid under another start time: a pid reused since.
+				if err := spawn.WriteOwner(runDir, spawn.Owner{Pid: os.Getpid(), Start: "another-start", Host: host}); err != nil {
+					t.Fatal(err)
+				}
+				if tc.answered {
+					os.WriteFile(filepath.Join(runDir, spawn.TranscriptFile), []byte(`{"type":"result","subtype":"success","is_error":false,"result":"<observation><title>t</title></observation>"}`+"\n"), 0o600)
+				}
+			}
+			s, err := settings.Load(env, "", runtime.GOOS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := Build(ctx, Inputs{Version: "test", Hook: "/x/bin/hook", Settings: s, Env: env, GOOS: runtime.GOOS, Home: dir,
+				Now:       func() time.Time { return at.Add(time.Minute) },
+				FreeBytes: func(string) (uint64, error) { return tc.free, nil }})
+			found := ""
+			for _, f := range r.Findings {
+				if strings.Contains(f, "wait") && strings.Contains(f, "events") {
+					found = f
+				}
+			}
+			if tc.want == "" && found != "" || !strings.HasPrefix(found, tc.want) || r.OK != tc.ok {
+				t.Errorf("ok %v, finding %q; want ok %v, %q…", r.OK, found, tc.ok, tc.want)
+			}
+		})
 	}
 }

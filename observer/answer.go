@@ -2,6 +2,7 @@ package observer
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/claude-mem/claude-mem-go/auth"
@@ -19,6 +20,9 @@ type answerRun struct {
 	rec     *store.RunRecord // recorded by the caller once the answer is applied
 	health  *health.Run
 	src     auth.Source
+	// held is set when the answer could not be stored (a full disk): it stays in the run's
+	// transcript and its events stay claimed, for settleStranded to store it.
+	held *bool
 }
 
 // answered applies the verdict on an answer (§24), so none is lost without a count:
@@ -51,15 +55,17 @@ func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (c
 	if verdict == store.VerdictUnusable {
 		r.health.Reason = "answer unusable: " + strings.Join(r.rec.Reasons, " ")
 	}
-	o.update(func(h *health.Health) {
-		// Any answer shows the credential and the executable work.
-		h.Auth = health.Auth{State: health.StateOK, Source: string(r.src.Kind), Since: sinceOr(h.Auth, health.StateOK, at)}
-		h.Setup = health.Setup{State: health.StateOK}
-		h.ClearPause()
-		h.LastRun = r.health
-	})
+	if !r.stranded {
+		o.update(func(h *health.Health) {
+			// Any answer shows the credential and the executable work.
+			h.Auth = health.Auth{State: health.StateOK, Source: string(r.src.Kind), Since: sinceOr(h.Auth, health.StateOK, at)}
+			h.Setup = health.Setup{State: health.StateOK}
+			h.ClearPause()
+			h.LastRun = r.health
+		})
+	}
 
-	again := a.Has(prompt.ReasonTruncated) && len(r.events) > 1
+	again := a.Has(prompt.ReasonTruncated) && r.events > 1
 	r.rec.Requeued = again || verdict == store.VerdictUnusable
 	if verdict == store.VerdictUnusable && !again {
 		log.Error().Msg("observer answer unusable; its events are retried (attempt counted)")
@@ -70,16 +76,26 @@ func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (c
 	if again {
 		keep = db.KeepAndRelease
 	}
-	dups, err := keep(ctx, r.id, a.Observations, a.Summary)
+	// The store redacts what the model wrote (it may join or decode a secret no captured
+	// text held) before it compares or stores it, so no later batch is shown it either.
+	dups, err := keep(ctx, r.id, store.RunAnswer{Observations: a.Observations, Summary: a.Summary, AsIs: !o.s.RedactSecrets, Loc: o.d.Loc})
 	if err != nil {
-		o.release(ctx, db, r.batchRun, false)
+		if errors.Is(err, store.ErrNoClaim) || errors.Is(err, store.ErrInvalidArgument) {
+			o.release(ctx, db, r.batchRun, false)
+			return false, err
+		}
+		// A full disk (SQLITE_FULL), a lock held too long: the answer is in the run's
+		// transcript, and its events stay claimed under the run, whose process is gone
+		// once this one exits: the next run, or SessionStart's, stores it (settleStranded).
+		*r.held = true
+		log.Error().Err(err).Msg("storing the observer's answer failed; it is kept in the run's transcript and stored by the next run")
 		return false, err
 	}
 	r.rec.Observations, r.rec.Duplicates = len(a.Observations)-dups, dups
 	log = log.With().Int("observations", r.rec.Observations).Int("duplicates", dups).Bool("summary", a.Summary != nil).
 		Float64("cost_usd", r.res.Usage.CostUSD).Logger()
 	if again {
-		o.batch = max(1, len(r.events)/2)
+		o.batch = max(1, r.events/2)
 		o.again = true
 		log.Warn().Int("dropped", a.Dropped).Int("next_batch", o.batch).
 			Msg("observer answer cut at the output limit; complete blocks kept, its events run again in smaller batches")

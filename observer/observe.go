@@ -72,12 +72,23 @@ type Deps struct {
 	// LoadHealth reads health.json; UpdateHealth changes it (health.Update).
 	LoadHealth   func() (health.Health, error)
 	UpdateHealth func(func(*health.Health)) error
+	// Self is this process as the owner a run's lease names; Alive tells whether the owner
+	// of another run still runs (nil: spawn.SelfOwner and spawn.OwnerAlive on this
+	// machine's process table).
+	Self  func() (spawn.Owner, error)
+	Alive func(spawn.Owner) bool
 }
 
 // Run is one `hook observe`: it takes the session's lock and one agent slot, then runs the
 // observer over the session's pending events in batches until none are left or a run
 // fails. final also writes the session summary (SessionEnd).
 func Run(ctx context.Context, d Deps, session string, final bool) error {
+	if d.Self == nil {
+		d.Self = func() (spawn.Owner, error) { return spawn.SelfOwner(spawn.OSProcs{}) }
+	}
+	if d.Alive == nil {
+		d.Alive = spawn.OwnerAlive(spawn.OSProcs{})
+	}
 	o := &observeRun{d: d, s: d.Settings, log: d.Log, session: session, final: final, lineage: d.Lineage, batch: batchSize}
 	return o.run(ctx)
 }
@@ -130,6 +141,8 @@ func (o *observeRun) run(ctx context.Context) error {
 	if o.d.Ingest != nil {
 		_ = o.d.Ingest(ctx, db) // a failure is logged and noted; the stored events still run
 	}
+	// First what runs whose process is gone left: an answer not stored, or events claimed.
+	o.settleStranded(ctx, db)
 	now := o.d.Now()
 	if n, err := db.RequeueStale(ctx, now.Add(-(s.ObserverTimeout + 2*time.Minute))); err == nil && n > 0 {
 		o.log.Warn().Int("events", n).Msg("events left processing by a dead run are pending again")
@@ -170,12 +183,11 @@ func (o *observeRun) run(ctx context.Context) error {
 			return nil
 		}
 		runID := spawn.NewRunID(o.d.Now())
+		leased := o.lease(runID)
 		events, err := db.Claim(ctx, o.session, runID, o.batch, o.d.Now())
-		if err != nil {
+		if err != nil || len(events) == 0 && summaryDone {
+			o.unlease(leased)
 			return err
-		}
-		if len(events) == 0 && summaryDone {
-			return nil
 		}
 		last := len(events) < o.batch
 		writeSummary := o.final && last
@@ -194,10 +206,13 @@ func (o *observeRun) run(ctx context.Context) error {
 // batchRun is one claimed batch of a run.
 type batchRun struct {
 	id      string
-	events  []store.Event
+	events  int  // how many it claimed
 	summary bool // the session summary is asked too
-	started time.Time
-	log     zerolog.Logger
+	// stranded: a run whose process was gone, settled by this one from its transcript
+	// (settleStranded): what it says of the credential or the last run is not news.
+	stranded bool
+	started  time.Time
+	log      zerolog.Logger
 }
 
 // resolved is what a spawn needs, found immediately before it: the executable, the
@@ -213,10 +228,11 @@ type resolved struct {
 // once runs the observer over one batch: resolve its inputs, gate on the pause and on what
 // is missing, spawn, and apply the outcome. cont=false stops the loop (paused, failed).
 func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, events []store.Event, writeSummary bool) (cont bool, err error) {
-	b := batchRun{id: runID, events: events, summary: writeSummary, started: o.d.Now(),
+	b := batchRun{id: runID, events: len(events), summary: writeSummary, started: o.d.Now(),
 		log: o.log.With().Str("run", runID).Int("events", len(events)).Logger()}
 	// Claimed events are completed or released even when a signal cancels ctx: a run
-	// never leaves its events behind in processing.
+	// leaves its events in processing only with an answer the store could not take, for
+	// the next run to store from the transcript (settleStranded).
 	dbctx := context.WithoutCancel(ctx)
 	defer func() {
 		if r := recover(); r != nil {
@@ -227,11 +243,13 @@ func (o *observeRun) once(ctx context.Context, db *store.DB, runID string, event
 	r := o.resolve(ctx)
 	if !o.gate(b, r) {
 		o.release(dbctx, db, b, false)
+		o.unlease(o.runDir(b.id)) // no child ran: the run leaves no dir
 		return false, nil
 	}
 	in, err := o.promptInput(ctx, db, events, writeSummary)
 	if err != nil {
 		o.release(dbctx, db, b, false)
+		o.unlease(o.runDir(b.id))
 		return false, err
 	}
 	res := o.spawn(ctx, b, r, in)
@@ -313,12 +331,16 @@ func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r reso
 			log.Warn().Err(err).Msg("counting the summary attempt failed")
 		}
 	}
-	run := &health.Run{ID: b.id, Outcome: string(res.Outcome), Reason: res.Reason, Time: o.d.Now(), Events: len(b.events)}
+	run := &health.Run{ID: b.id, Outcome: string(res.Outcome), Reason: res.Reason, Time: o.d.Now(), Events: b.events}
 	// Every spawned run is recorded with what it cost (zero without a result line), after
 	// the outcome's own writes, so the budget sees it before the next batch starts.
 	rec := store.RunRecord{ID: b.id, SessionID: o.session, Project: project, Model: cmp.Or(res.Model, o.s.Model),
-		Outcome: string(res.Outcome), StartedAt: b.started, Events: len(b.events), Usage: res.Usage}
+		Outcome: string(res.Outcome), StartedAt: b.started, Events: b.events, Usage: res.Usage}
+	held := false // the answer could not be stored: its events stay claimed, the run unrecorded for now
 	defer func() {
+		if held {
+			return // settleStranded records it with its cost once the answer is stored
+		}
 		rec.EndedAt = o.d.Now()
 		if err := db.RecordRun(ctx, rec); err != nil {
 			log.Error().Err(err).Msg("recording the run's cost failed")
@@ -326,7 +348,7 @@ func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r reso
 	}()
 	switch res.Outcome {
 	case spawn.OutcomeOK:
-		return o.answered(ctx, db, answerRun{batchRun: b, project: project, res: res, rec: &rec, health: run, src: r.src})
+		return o.answered(ctx, db, answerRun{batchRun: b, project: project, res: res, rec: &rec, health: run, src: r.src, held: &held})
 	case spawn.OutcomeAuthFailed:
 		log.Error().Str("source", string(r.src.Kind)).Str("from", r.src.From).Str("reason", res.Reason).Msg("observer: authentication failed; paused")
 		o.release(ctx, db, b, false)

@@ -3,6 +3,8 @@ package observer
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -497,5 +499,191 @@ func TestClaudeStatusRemembersAnUnstartableFile(t *testing.T) {
 	}
 	if bin, err := ClaudeStatus(h.env, s, "linux", failedOn); err != nil || bin.Path != exe {
 		t.Errorf("a changed file: %v, %+v", err, bin)
+	}
+}
+
+// strandRun claims the session's pending events under a run whose process is gone before
+// it finished: its run dir holds the lease owner and the transcript it left ("" none).
+func (h *harness) strandRun(sid string, owner spawn.Owner, transcript string) string {
+	h.t.Helper()
+	id := spawn.NewRunID(h.now.Add(-time.Minute))
+	if evs, err := h.db.Claim(context.Background(), sid, id, 40, h.now.Add(-time.Minute)); err != nil || len(evs) == 0 {
+		h.t.Fatalf("claim %s: %d events, %v", sid, len(evs), err)
+	}
+	dir, _ := spawn.RunDir(filepath.Join(h.dir, settings.SessionsDir), id)
+	if err := spawn.MakeRunDir(h.dir, dir); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := spawn.WriteOwner(dir, owner); err != nil {
+		h.t.Fatal(err)
+	}
+	if transcript != "" {
+		if err := os.WriteFile(filepath.Join(dir, spawn.TranscriptFile), []byte(transcript), 0o600); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	return id
+}
+
+// answeredTranscript is the stream-json of a run that answered with text and cost.
+func answeredTranscript(text string, cost float64) string {
+	t, _ := json.Marshal(text)
+	return `{"type":"system","subtype":"init","model":"claude-haiku"}` + "\n" +
+		`{"type":"assistant","message":{"content":[{"type":"text","text":` + string(t) + `}]}}` + "\n" +
+		fmt.Sprintf(`{"type":"result","subtype":"success","is_error":false,"result":%s,"total_cost_usd":%v}`, t, cost) + "\n"
+}
+
+// A run whose process is gone is settled by the next run at once, not after the stale
+// timeout: its answer, kept in its transcript (the store failed: a full disk), is stored
+// with its cost; without one its events are pending again and the run counted unrecorded.
+// The run's own session is settled whatever its lease says (the next run holds the
+// session's lock); another session's only when its lease's owner is gone: a live one is
+// left alone (the control).
+func TestStrandedRunsSettledAtOnce(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t)
+	h.seed(3, false)
+	addSession := func(sid string) {
+		sess := store.Session{ID: sid, Project: "p"}
+		at := h.now.Add(-time.Hour)
+		if _, err := h.db.Ingest(ctx, []store.Captured{{Kind: store.CaptureEvent, Session: sess, At: at,
+			Event: store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: `{"command":"make"}`, At: at, RecordID: sid + "-e"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addSession("dead")
+	addSession("live")
+	alive := spawn.Owner{Pid: 100, Start: "1", Host: "h"}
+	gone := spawn.Owner{Pid: 200, Start: "1", Host: "h"}
+	own := h.strandRun(session, alive, answeredTranscript(obs("Kept from the transcript"), 0.5))
+	dead := h.strandRun("dead", gone, `{"type":"system","subtype":"init"}`+"\n")
+	h.strandRun("live", alive, "")
+	d := h.deps()
+	asked := 0
+	d.Alive = func(o spawn.Owner) bool { asked++; return o == alive }
+	if err := Run(ctx, d, session, false); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.specs) != 0 {
+		t.Errorf("%d spawns: the stored answer covered the session's events", len(h.specs))
+	}
+	if asked != 2 {
+		t.Errorf("the liveness rule was asked %d times, want 2 (the other sessions' runs)", asked)
+	}
+	obsNow, err := h.db.SessionObservations(ctx, session, 10)
+	if err != nil || len(obsNow) != 1 || obsNow[0].Title != "Kept from the transcript" || obsNow[0].RunID != own {
+		t.Errorf("observations %+v, %v; want the transcript's, of run %s", obsNow, err, own)
+	}
+	if st := h.counts(); st.Done != 3 || st.Pending != 1 || st.Processing != 1 {
+		t.Errorf("queue %+v; want the session's 3 done, the dead run's 1 pending, the live run's 1 processing", st)
+	}
+	ds, err := h.db.DailyStats(ctx, h.now.Add(-24*time.Hour), h.now.Add(time.Hour), time.UTC, "")
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("daily stats %+v, %v", ds, err)
+	}
+	if r := ds[0]; r.Runs != 2 || r.Unrecorded != 1 || r.CostUSD != 0.5 || r.Events != 3 {
+		t.Errorf("runs %d (unrecorded %d), cost $%v, events %d; want 2 (1: the dead run), $0.5, 3", r.Runs, r.Unrecorded, r.CostUSD, r.Events)
+	}
+	for _, want := range []string{"storing the answer of a run whose process was gone", "events of a run whose process was gone are pending again at once", dead} {
+		if !strings.Contains(h.log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, h.log.String())
+		}
+	}
+	st, err := StrandedRuns(ctx, h.db, h.dir, d.Alive)
+	if err != nil || len(st) != 0 {
+		t.Errorf("stranded after the run: %+v, %v; want none (the live run's owner runs)", st, err)
+	}
+}
+
+// StrandedRuns names what SessionStart restarts and doctor reports: runs whose lease's
+// owner is gone, and whether an answer waits in their transcript.
+func TestStrandedRuns(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t)
+	h.seed(2, false)
+	gone := spawn.Owner{Pid: 200, Start: "1", Host: "h"}
+	id := h.strandRun(session, gone, answeredTranscript(obs("Waits"), 0.1))
+	for _, tc := range []struct {
+		alive bool
+		want  int
+	}{{true, 0}, {false, 1}} {
+		st, err := StrandedRuns(ctx, h.db, h.dir, func(spawn.Owner) bool { return tc.alive })
+		if err != nil || len(st) != tc.want {
+			t.Fatalf("owner alive %v: %+v, %v; want %d", tc.alive, st, err, tc.want)
+		}
+		if tc.want == 1 && (st[0].ID != id || !st[0].Answered || st[0].Events != 2 || st[0].SessionID != session) {
+			t.Errorf("stranded %+v; want run %s, answered, 2 events", st[0], id)
+		}
+	}
+}
+
+// A run that starts no child (here: no claude executable) gives its events back and leaves
+// no run dir: its lease goes with its claim. So does a run that claims nothing.
+func TestRunWithoutChildLeavesNoRunDir(t *testing.T) {
+	h := newHarness(t)
+	h.seed(2, false)
+	h.env[settings.KeyClaudePath] = filepath.Join(h.dir, "no-such-claude")
+	if err := h.run(false); err != nil {
+		t.Fatal(err)
+	}
+	if c := h.counts(); c.Pending != 2 {
+		t.Fatalf("queue %+v, want 2 pending", c)
+	}
+	h.run(false) // paused now: claims, then gives back
+	entries, _ := os.ReadDir(filepath.Join(h.dir, settings.SessionsDir))
+	if len(entries) != 0 || len(h.specs) != 0 {
+		t.Errorf("%d run dirs left, %d spawns; want none", len(entries), len(h.specs))
+	}
+}
+
+// An answer the store does not take (here a trigger refuses the insert, as a full disk
+// would) is not dropped: its events stay claimed, no run is recorded (its cost would be
+// counted without its answer), and the next run stores it from the run's transcript with
+// its cost, without spawning again. Releasing the events instead would lose it (the check
+// can fail: the events would be pending and the next run would spawn).
+func TestAnswerNotStoredIsKeptForTheNextRun(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t)
+	h.seed(2, false)
+	raw, err := sql.Open("sqlite", "file:"+filepath.Join(h.dir, settings.DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON observations BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`); err != nil {
+		t.Fatal(err)
+	}
+	h.results = []spawn.Result{answer(obs("Kept for later"))}
+	d := h.deps()
+	spawned := d.Spawn
+	d.Spawn = func(ctx context.Context, spec spawn.Spec, prompt string, resolve func() (claudebin.Result, error), opt spawn.Options) spawn.Result {
+		res := spawned(ctx, spec, prompt, resolve, opt)
+		// What spawn.Run keeps of the child's stdout.
+		if err := os.WriteFile(filepath.Join(spec.Dir, spawn.TranscriptFile), []byte(answeredTranscript(res.Text, res.Usage.CostUSD)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if err := Run(ctx, d, session, false); err == nil {
+		t.Fatal("the run whose answer was refused reported no error")
+	}
+	if c := h.counts(); c.Processing != 2 {
+		t.Fatalf("queue %+v after the refused store; want the 2 events still claimed", c)
+	}
+	if r := h.day(); r.Runs != 0 {
+		t.Fatalf("%d runs recorded before the answer was stored", r.Runs)
+	}
+	if _, err := raw.Exec(`DROP TRIGGER refuse`); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(ctx, d, session, false); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.specs) != 1 {
+		t.Errorf("%d spawns, want 1: the answer came from the transcript", len(h.specs))
+	}
+	got, _ := h.db.SessionObservations(ctx, session, 10)
+	if c, r := h.counts(), h.day(); len(got) != 1 || got[0].Title != "Kept for later" || c.Done != 2 || r.Runs != 1 || r.CostUSD != 0.25 {
+		t.Errorf("observations %+v, queue %+v, runs %d $%v; want the answer, 2 done, 1 run $0.25", got, c, r.Runs, r.CostUSD)
 	}
 }

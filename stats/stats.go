@@ -21,13 +21,16 @@ import (
 // Row is one day and project, or a total (Day and Project empty). The JSON names are the
 // documented shape of `hook stats --json`.
 type Row struct {
-	Day                 string  `json:"day,omitempty"`
-	Project             string  `json:"project,omitempty"`
-	Runs                int     `json:"runs"`
-	Events              int     `json:"events"`
-	Observations        int     `json:"observations"`
-	Duplicates          int     `json:"duplicates"`
-	Redactions          int     `json:"redactions"`
+	Day          string `json:"day,omitempty"`
+	Project      string `json:"project,omitempty"`
+	Runs         int    `json:"runs"`
+	Events       int    `json:"events"`
+	Observations int    `json:"observations"`
+	Duplicates   int    `json:"duplicates"`
+	Redactions   int    `json:"redactions"`
+	// Unrecorded counts the runs whose process was gone before their cost was known: the
+	// cost below leaves them out.
+	Unrecorded          int     `json:"unrecorded"`
 	InputTokens         int64   `json:"input_tokens"`
 	OutputTokens        int64   `json:"output_tokens"`
 	CacheCreationTokens int64   `json:"cache_creation_tokens"`
@@ -130,7 +133,7 @@ func Build(ctx context.Context, db *store.DB, now time.Time, loc *time.Location,
 
 func rowOf(d store.DayStats) Row {
 	return Row{Day: d.Day, Project: d.Project, Runs: d.Runs, Events: d.Events, Observations: d.Observations,
-		Duplicates: d.Duplicates, Redactions: d.Redactions, InputTokens: d.InputTokens, OutputTokens: d.OutputTokens,
+		Duplicates: d.Duplicates, Redactions: d.Redactions, Unrecorded: d.Unrecorded, InputTokens: d.InputTokens, OutputTokens: d.OutputTokens,
 		CacheCreationTokens: d.CacheCreationTokens, CacheReadTokens: d.CacheReadTokens, CostUSD: d.CostUSD,
 		Answers: d.Answers, Reasons: d.Reasons}.add(Row{})
 }
@@ -140,7 +143,7 @@ func rowOf(d store.DayStats) Row {
 func (a Row) add(b Row) Row {
 	r := Row{Day: a.Day, Project: a.Project, Runs: a.Runs + b.Runs, Events: a.Events + b.Events,
 		Observations: a.Observations + b.Observations, Duplicates: a.Duplicates + b.Duplicates,
-		Redactions: a.Redactions + b.Redactions, InputTokens: a.InputTokens + b.InputTokens,
+		Redactions: a.Redactions + b.Redactions, Unrecorded: a.Unrecorded + b.Unrecorded, InputTokens: a.InputTokens + b.InputTokens,
 		OutputTokens: a.OutputTokens + b.OutputTokens, CacheCreationTokens: a.CacheCreationTokens + b.CacheCreationTokens,
 		CacheReadTokens: a.CacheReadTokens + b.CacheReadTokens, CostUSD: a.CostUSD + b.CostUSD,
 		Answers: map[store.Verdict]int{}, Reasons: map[store.Verdict]map[string]int{}}
@@ -173,9 +176,17 @@ func (r *Report) ByDay() []Row {
 
 // Line is a row in one line of text, as doctor shows its totals.
 func (a Row) Line() string {
-	return fmt.Sprintf("%d runs, %d events, %d observations, %d duplicates skipped, %d secrets redacted, %s tokens in (%s cache read, %s cache write), %s out, $%.4f; answers %s",
+	return fmt.Sprintf("%d runs, %d events, %d observations, %d duplicates skipped, %d secrets redacted, %s tokens in (%s cache read, %s cache write), %s out, $%.4f%s; answers %s",
 		a.Runs, a.Events, a.Observations, a.Duplicates, a.Redactions, count(a.InputTokens), count(a.CacheReadTokens),
-		count(a.CacheCreationTokens), count(a.OutputTokens), a.CostUSD, a.answersText())
+		count(a.CacheCreationTokens), count(a.OutputTokens), a.CostUSD, a.unrecordedText(), a.answersText())
+}
+
+// unrecordedText says how many runs the cost leaves out: " (2 runs unrecorded)", or "".
+func (a Row) unrecordedText() string {
+	if a.Unrecorded == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d runs unrecorded: their process was gone before their cost was known)", a.Unrecorded)
 }
 
 // answersText is the answers per verdict: "12 stored, 3 salvaged, 1 skipped, 0 unusable".
@@ -209,12 +220,13 @@ func Render(w io.Writer, r *Report) {
 	for _, v := range store.Verdicts {
 		head += "\t" + string(v)
 	}
-	table(w, "answers", head, rows, func(row Row) []any {
+	// A run whose process was gone gave no answer and no cost: counted beside the answers.
+	table(w, "answers", head+"\t"+store.OutcomeUnrecorded, rows, func(row Row) []any {
 		var out []any
 		for _, v := range store.Verdicts {
 			out = append(out, row.Answers[v])
 		}
-		return out
+		return append(out, row.Unrecorded)
 	})
 	table(w, "tokens", "day\tproject\tinput\tcache read\tcache write\toutput", rows, func(row Row) []any {
 		return []any{count(row.InputTokens), count(row.CacheReadTokens), count(row.CacheCreationTokens), count(row.OutputTokens)}

@@ -29,7 +29,8 @@ func TestBuildAndRender(t *testing.T) {
 			Answer: store.VerdictSalvaged, Reasons: []string{"code_fence", "truncated"}},
 		{ID: "a2", Project: "api", Outcome: "ok", StartedAt: now.Add(-time.Hour), Answer: store.VerdictUnusable, Reasons: []string{"prose_only"}},
 		{ID: "a3", Project: "api", Outcome: "ok", StartedAt: now.Add(-time.Hour), Answer: store.VerdictUnusable, Reasons: []string{"prose_only"}},
-		{ID: "a4", Project: "api", Outcome: "transient", StartedAt: now.Add(-time.Hour)}, // no answer: no verdict
+		{ID: "a4", Project: "api", Outcome: "transient", StartedAt: now.Add(-time.Hour)},                                        // no answer: no verdict
+		{ID: "a5", Project: "api", Outcome: store.OutcomeUnrecorded, StartedAt: now.Add(-time.Hour), Events: 2, Requeued: true}, // its process was gone
 		{ID: "b", Project: "web", Outcome: "ok", StartedAt: now.Add(-2 * time.Hour), Events: 3, Observations: 1, Usage: store.Usage{CostUSD: 0.01}},
 		{ID: "c", Project: "api", Outcome: "ok", StartedAt: now.AddDate(0, 0, -7), Events: 5, Usage: store.Usage{CostUSD: 9}}, // outside 7 days
 	} {
@@ -41,7 +42,7 @@ func TestBuildAndRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Row{Runs: 4, Events: 10, Observations: 4, Duplicates: 1, InputTokens: 12000, OutputTokens: 900, CacheReadTokens: 3000, CostUSD: 0.02,
+	want := Row{Runs: 5, Unrecorded: 1, Events: 10, Observations: 4, Duplicates: 1, InputTokens: 12000, OutputTokens: 900, CacheReadTokens: 3000, CostUSD: 0.02,
 		Answers: map[store.Verdict]int{store.VerdictStored: 0, store.VerdictSalvaged: 1, store.VerdictSkipped: 0, store.VerdictUnusable: 2},
 		Reasons: map[store.Verdict]map[string]int{store.VerdictSalvaged: {"code_fence": 1, "truncated": 1}, store.VerdictUnusable: {"prose_only": 2}}}
 	if len(r.Rows) != 1 || r.Rows[0].Day != "2026-11-30" || !reflect.DeepEqual(r.Total, want) {
@@ -57,10 +58,13 @@ func TestBuildAndRender(t *testing.T) {
 		t.Errorf("unusable rate %v, want 2/3", rate)
 	}
 	for _, s := range []string{"today $0.0300 of the $5.00 daily budget", "2026-11-30", "12,000", "0.0200", "total",
-		"stored  salvaged  skipped  unusable", "2026-11-30 api: salvaged: code_fence 1, truncated 1; unusable: prose_only 2"} {
+		"stored  salvaged  skipped  unusable  unrecorded", "2026-11-30 api: salvaged: code_fence 1, truncated 1; unusable: prose_only 2"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("rendered report lacks %q:\n%s", s, b.String())
 		}
+	}
+	if l := r.Total.Line(); !strings.Contains(l, "$0.0200 (1 runs unrecorded: their process was gone before their cost was known)") {
+		t.Errorf("doctor's line does not say the cost leaves a run out: %s", l)
 	}
 	// --json names every verdict, zeros too; a report with no answers has no reasons.
 	j, _ := json.Marshal(r.Total)

@@ -213,7 +213,7 @@ func seedUpgradeMemory(b *testing.B, db *DB, obs, events, prompts, summaries int
 	for i := range summaries {
 		sum := &Summary{SessionID: s.ID, Project: s.Project, At: at(i), Request: g.words(10), Investigated: g.words(30),
 			Learned: g.words(30) + leak(i), Completed: g.words(20), NextSteps: g.words(15), Notes: g.words(10)}
-		if _, err := db.CompleteRun(ctx, "bench-run-"+strconv.Itoa(i), nil, sum); err != nil {
+		if _, err := db.CompleteRun(ctx, "bench-run-"+strconv.Itoa(i), RunAnswer{Summary: sum}); err != nil {
 			b.Fatal(err)
 		}
 	}

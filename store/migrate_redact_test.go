@@ -36,7 +36,7 @@ func beforeRedaction(t testing.TB) []step {
 	return nil
 }
 
-// seedLeaks stores, as the current build does (Ingest for prompts and events, CompleteRun for
+// seedLeaks stores, as a build before the redactor read them did (Ingest for prompts and events, CompleteRun as is for
 // observations and summaries), a row of each kind per canary and separator holding the
 // canary after the separator, and the words quetzal and kiwi<n> to find it by; and a run dir whose
 // transcript, stderr and settings hold the canaries too. It returns the number of cells.
@@ -79,7 +79,7 @@ func seedLeaks(t testing.TB, db *DB, dataDir string) int {
 		}
 		*f = b.String()
 	}
-	if _, err := db.CompleteRun(ctx, "run-1", obs, sum); err != nil {
+	if _, err := db.CompleteRun(ctx, "run-1", RunAnswer{Observations: obs, Summary: sum, AsIs: true}); err != nil {
 		t.Fatal(err)
 	}
 	run := filepath.Join(dataDir, settings.SessionsDir, "20261130T100000Z-0123456789ab")

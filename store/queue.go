@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/redact"
 )
 
 // The event queue: pending → processing (Claim) → done (CompleteRun) | pending again
@@ -47,7 +49,8 @@ UPDATE events SET attempts = attempts + 1, claimed_at = NULL,
 	state = CASE WHEN attempts + 1 >= ?2 THEN 'failed' ELSE 'pending' END
 WHERE run_id = ?1 AND state = 'processing'
 RETURNING state`
-	sqlCounts = `SELECT state, count(*) FROM events GROUP BY state`
+	sqlCounts      = `SELECT state, count(*) FROM events GROUP BY state`
+	sqlClaimedRuns = `SELECT run_id, session_id, project, claimed_at FROM events WHERE state = 'processing'`
 )
 
 // HasPending reports whether the session has events waiting for the observer.
@@ -90,6 +93,46 @@ func (db *DB) StaleSessions(ctx context.Context, olderThan time.Time) ([]string,
 		}
 	}
 	return out, db.fail("stale sessions", err)
+}
+
+// ClaimedRun is a run that holds claimed events (processing): a live run's, or one whose
+// process is gone before it completed or released them.
+type ClaimedRun struct {
+	ID, SessionID, Project string
+	Events                 int
+	ClaimedAt              time.Time
+}
+
+// ClaimedRuns lists the runs holding claimed events, oldest claim first. Few rows (a batch
+// per live run): they are grouped here rather than by temp b-trees.
+func (db *DB) ClaimedRuns(ctx context.Context) ([]ClaimedRun, error) {
+	rows, err := db.sql.QueryContext(ctx, sqlClaimedRuns)
+	if err != nil {
+		return nil, db.fail("claimed runs", err)
+	}
+	var out []ClaimedRun
+	at := map[string]int{}
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var run, session, project string
+		var claimed sql.NullInt64
+		if err := r.Scan(&run, &session, &project, &claimed); err != nil {
+			return err
+		}
+		i, ok := at[run]
+		if !ok {
+			i, at[run] = len(out), len(out)
+			out = append(out, ClaimedRun{ID: run, SessionID: session, Project: project, ClaimedAt: fromNanos(claimed)})
+		}
+		out[i].Events++
+		if t := fromNanos(claimed); t.Before(out[i].ClaimedAt) {
+			out[i].ClaimedAt = t
+		}
+		return nil
+	})
+	slices.SortFunc(out, func(a, b ClaimedRun) int {
+		return cmp.Or(a.ClaimedAt.Compare(b.ClaimedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return out, db.fail("claimed runs", err)
 }
 
 // Claim moves up to limit of the session's pending events, oldest first, to processing
@@ -139,9 +182,23 @@ func (db *DB) RequeueStale(ctx context.Context, before time.Time) (int, error) {
 	return int(n), db.fail("requeue stale", err)
 }
 
-// CompleteRun stores a run's observations and optional summary and marks the run's
-// claimed events done, all in one transaction. Empty SessionID, Project and RunID of the
-// stored rows default to the run's session, project and id, and a zero At to the claim
+// RunAnswer is one observer answer as the store takes it: its observations and optional
+// summary, and how their text is redacted.
+type RunAnswer struct {
+	Observations []Observation
+	Summary      *Summary
+	// AsIs stores the text as given (CLAUDE_MEM_REDACT_SECRETS=false). Otherwise every
+	// field passes redact.Captured before the duplicate check and the insert, because a model
+	// writes what no captured text held (a token joined from two events, a decoded base64
+	// key); what it replaced in the rows stored is counted in redactions as captured text
+	// is, on the local day (Loc; nil is UTC) of the row's time.
+	AsIs bool
+	Loc  *time.Location
+}
+
+// CompleteRun stores a run's answer (its observations and optional summary) and marks the
+// run's claimed events done, all in one transaction. Empty SessionID, Project and RunID of
+// the stored rows default to the run's session, project and id, and a zero At to the claim
 // time. duplicates is how many observations it did not store because the project already
 // had one of the same type and title key (TitleKey) from the DuplicateWindow before the
 // observation's time, this run's included.
@@ -151,21 +208,57 @@ func (db *DB) RequeueStale(ctx context.Context, before time.Time) (int, error) {
 // that is ErrInvalidArgument. A run whose claim is over (released, requeued as stale,
 // failed or already completed) gets ErrNoClaim and stores nothing, so the same events
 // never produce observations twice.
-func (db *DB) CompleteRun(ctx context.Context, runID string, obs []Observation, sum *Summary) (duplicates int, err error) {
-	return db.storeRun(ctx, "complete", runID, obs, sum, sqlRunDone)
+func (db *DB) CompleteRun(ctx context.Context, runID string, a RunAnswer) (duplicates int, err error) {
+	return db.storeRun(ctx, "complete", runID, a, sqlRunDone)
 }
 
 // KeepAndRelease is CompleteRun for an answer cut short (§24): it stores what the answer
 // completed, with the same checks, but gives the run's events back to pending (no attempt
 // counted) instead of marking them done, so a smaller batch covers them again.
-func (db *DB) KeepAndRelease(ctx context.Context, runID string, obs []Observation, sum *Summary) (duplicates int, err error) {
-	return db.storeRun(ctx, "keep and release", runID, obs, sum, sqlReleasePending)
+func (db *DB) KeepAndRelease(ctx context.Context, runID string, a RunAnswer) (duplicates int, err error) {
+	return db.storeRun(ctx, "keep and release", runID, a, sqlReleasePending)
 }
 
-// storeRun stores a run's rows and then applies then (a statement on the run's claimed
+// redacted is o with every text field through redact.Captured, and what was replaced.
+func (o Observation) redacted() (Observation, redact.Counts) {
+	var c redact.Counts
+	for _, f := range []*string{&o.Type, &o.Title, &o.Subtitle, &o.Narrative} {
+		*f = capturedInto(*f, &c)
+	}
+	for _, l := range []*[]string{&o.Facts, &o.Concepts, &o.FilesRead, &o.FilesModified} {
+		*l = slices.Clone(*l)
+		for i := range *l {
+			(*l)[i] = capturedInto((*l)[i], &c)
+		}
+	}
+	return o, c
+}
+
+// redacted is s with every text field through redact.Captured, and what was replaced.
+func (s Summary) redacted() (Summary, redact.Counts) {
+	var c redact.Counts
+	for _, f := range []*string{&s.Request, &s.Investigated, &s.Learned, &s.Completed, &s.NextSteps, &s.Notes} {
+		*f = capturedInto(*f, &c)
+	}
+	return s, c
+}
+
+func capturedInto(s string, c *redact.Counts) string {
+	out, n := redact.Captured(s)
+	c.Add(n)
+	return out
+}
+
+// storeRun stores a run's answer and then applies then (a statement on the run's claimed
 // events, given the run id), in one transaction.
-func (db *DB) storeRun(ctx context.Context, what, runID string, obs []Observation, sum *Summary, then string) (duplicates int, err error) {
+func (db *DB) storeRun(ctx context.Context, what, runID string, a RunAnswer, then string) (duplicates int, err error) {
+	obs, sum := a.Observations, a.Summary
+	loc := a.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
 	err = db.write(ctx, func(tx *sql.Tx) error {
+		duplicates = 0
 		var run struct {
 			session, project string
 			claimed          sql.NullInt64
@@ -194,7 +287,21 @@ func (db *DB) storeRun(ctx context.Context, what, runID string, obs []Observatio
 			}
 			return s, p, r, t, err
 		}
+		// counted adds what the redactor replaced in a stored row to redactions.
+		counted := func(c redact.Counts, project string, at int64) error {
+			day := time.Unix(0, at).In(loc).Format(time.DateOnly)
+			for kind, n := range c {
+				if _, err := tx.ExecContext(ctx, sqlAddRedactions, day, project, kind, n); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		for _, o := range obs {
+			var c redact.Counts
+			if !a.AsIs {
+				o, c = o.redacted()
+			}
 			session, project, rid, at, err := row(o.SessionID, o.Project, o.RunID, o.At)
 			if err != nil {
 				return err
@@ -217,9 +324,16 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			if err != nil {
 				return err
 			}
+			if err := counted(c, project, at); err != nil {
+				return err
+			}
 		}
 		if sum != nil {
-			session, project, rid, at, err := row(sum.SessionID, sum.Project, sum.RunID, sum.At)
+			s, c := *sum, redact.Counts(nil)
+			if !a.AsIs {
+				s, c = s.redacted()
+			}
+			session, project, rid, at, err := row(s.SessionID, s.Project, s.RunID, s.At)
 			if err != nil {
 				return err
 			}
@@ -227,8 +341,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 INSERT INTO summaries (session_id, project, run_id, request, investigated, learned, completed,
 	next_steps, notes, at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				session, project, rid, sum.Request, sum.Investigated, sum.Learned, sum.Completed, sum.NextSteps, sum.Notes, at)
+				session, project, rid, s.Request, s.Investigated, s.Learned, s.Completed, s.NextSteps, s.Notes, at)
 			if err != nil {
+				return err
+			}
+			if err := counted(c, project, at); err != nil {
 				return err
 			}
 		}

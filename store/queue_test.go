@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 )
 
 func ids(events []Event) []string {
@@ -213,7 +215,7 @@ func TestRequeueStale(t *testing.T) {
 		t.Errorf("requeue counted %d attempts", n)
 	}
 	// The dead run's late CompleteRun finds no claim and stores nothing.
-	if _, err := db.CompleteRun(ctx, "dead", []Observation{{Title: "late"}}, nil); !errors.Is(err, ErrNoClaim) {
+	if _, err := db.CompleteRun(ctx, "dead", RunAnswer{Observations: []Observation{{Title: "late"}}}); !errors.Is(err, ErrNoClaim) {
 		t.Errorf("late CompleteRun: %v, want ErrNoClaim", err)
 	}
 	if n := count(t, db, "SELECT count(*) FROM observations"); n != 0 {
@@ -240,7 +242,7 @@ func TestCompleteRun(t *testing.T) {
 	}
 	sum := &Summary{Request: "fix parser", Investigated: "loop", Learned: "bounds", Completed: "fix",
 		NextSteps: "tests", Notes: "none", At: at(120)}
-	if _, err := db.CompleteRun(ctx, "run1", obs, sum); err != nil {
+	if _, err := db.CompleteRun(ctx, "run1", RunAnswer{Observations: obs, Summary: sum}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.RecentObservations(ctx, "alpha", 10)
@@ -264,11 +266,11 @@ func TestCompleteRun(t *testing.T) {
 	if c, _ := db.Counts(ctx); c != (Counts{Done: 3, Processing: 1}) {
 		t.Errorf("Counts = %+v, want run1's 3 done, run2's 1 still processing", c)
 	}
-	if _, err := db.CompleteRun(ctx, "run1", obs, nil); !errors.Is(err, ErrNoClaim) {
+	if _, err := db.CompleteRun(ctx, "run1", RunAnswer{Observations: obs}); !errors.Is(err, ErrNoClaim) {
 		t.Errorf("second CompleteRun of run1: %v, want ErrNoClaim", err)
 	}
 	// A run with nothing to say still finishes its events.
-	if _, err := db.CompleteRun(ctx, "run2", nil, nil); err != nil {
+	if _, err := db.CompleteRun(ctx, "run2", RunAnswer{}); err != nil {
 		t.Fatal(err)
 	}
 	if c, _ := db.Counts(ctx); c != (Counts{Done: 4}) {
@@ -312,7 +314,7 @@ func TestCompleteRunWithoutClaim(t *testing.T) {
 		}, nil, full(), ErrNoClaim, 0},
 		{"completed run", func(t *testing.T, db *DB) {
 			claim(t, db, "final")
-			if _, err := db.CompleteRun(ctx, "final", nil, nil); err != nil {
+			if _, err := db.CompleteRun(ctx, "final", RunAnswer{}); err != nil {
 				t.Fatal(err)
 			}
 		}, nil, full(), ErrNoClaim, 0},
@@ -329,7 +331,7 @@ func TestCompleteRunWithoutClaim(t *testing.T) {
 			if c.prepare != nil {
 				c.prepare(t, db)
 			}
-			if _, err := db.CompleteRun(ctx, "final", c.obs, c.sum); !errors.Is(err, c.wantErr) {
+			if _, err := db.CompleteRun(ctx, "final", RunAnswer{Observations: c.obs, Summary: c.sum}); !errors.Is(err, c.wantErr) {
 				t.Fatalf("CompleteRun: %v, want %v", err, c.wantErr)
 			}
 			if n := count(t, db, "SELECT (SELECT count(*) FROM observations) + (SELECT count(*) FROM summaries)"); n != c.stored {
@@ -356,7 +358,7 @@ func TestCompleteRunIsAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs := []Observation{{Title: "fine"}, {Title: "orphan", SessionID: "no-such-session"}}
-	if _, err := db.CompleteRun(ctx, "run", obs, &Summary{Request: "r"}); err == nil {
+	if _, err := db.CompleteRun(ctx, "run", RunAnswer{Observations: obs, Summary: &Summary{Request: "r"}}); err == nil {
 		t.Fatal("CompleteRun with an orphan observation succeeded")
 	}
 	for _, table := range []string{"observations", "summaries"} {
@@ -370,7 +372,7 @@ func TestCompleteRunIsAtomic(t *testing.T) {
 	if c, _ := db.Counts(ctx); c != (Counts{Processing: 3}) {
 		t.Errorf("Counts = %+v, want the 3 events still processing", c)
 	}
-	if _, err := db.CompleteRun(ctx, "run", obs[:1], nil); err != nil {
+	if _, err := db.CompleteRun(ctx, "run", RunAnswer{Observations: obs[:1]}); err != nil {
 		t.Fatalf("retry: %v", err)
 	}
 	if c, _ := db.Counts(ctx); c != (Counts{Done: 3}) {
@@ -409,6 +411,7 @@ func TestStatementsUseIndexes(t *testing.T) {
 		"ReleasePending":      {sqlReleasePending, []any{"r"}},
 		"ReleaseCounted":      {sqlReleaseCounted, []any{"r", 3}},
 		"Counts":              {sqlCounts, nil},
+		"ClaimedRuns":         {sqlClaimedRuns, nil},
 		"RecentObservations":  {sqlRecentObservations + sqlLimit(50), []any{"p"}},
 		"LatestSummary":       {sqlLatestSummary, []any{"p"}},
 		"StoryObservations":   {sqlStoryObservations + sqlLimit(400), []any{"p"}},
@@ -463,4 +466,66 @@ func TestNoBoundLimit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCompleteRunRedactsTheAnswer: every text field of an observation and a summary passes
+// the capture redactor before it is stored, and what it replaced is counted in redactions
+// on the row's local day; AsIs (CLAUDE_MEM_REDACT_SECRETS=false) keeps every one, the
+// control that shows the check can fail.
+func TestCompleteRunRedactsTheAnswer(t *testing.T) {
+	ctx := context.Background()
+	cs := redacttest.Captured()
+	secret := func(i int) string { return cs[i%len(cs)].Text }
+	answer := func() RunAnswer {
+		return RunAnswer{Observations: []Observation{{Type: "discovery", Title: "Token " + secret(4), Subtitle: secret(1),
+			Narrative: secret(2), Facts: []string{secret(3), secret(5)}, Concepts: []string{secret(6)},
+			FilesRead: []string{"/tmp/" + secret(7)}, FilesModified: []string{secret(8)}, At: at(110)}},
+			Summary: &Summary{Request: secret(9), Investigated: secret(10), Learned: secret(11), Completed: secret(12),
+				NextSteps: secret(13), Notes: secret(14), At: at(110)},
+			Loc: time.FixedZone("east", 14*3600)}
+	}
+	for _, asIs := range []bool{false, true} {
+		db, path := openTest(t)
+		addEvents(t, db, session("s1", "alpha"), 0, 1)
+		if _, err := db.Claim(ctx, "s1", "run1", 10, at(100)); err != nil {
+			t.Fatal(err)
+		}
+		a := answer()
+		a.AsIs = asIs
+		if _, err := db.CompleteRun(ctx, "run1", a); err != nil {
+			t.Fatal(err)
+		}
+		if a.Observations[0].Title != answer().Observations[0].Title || a.Observations[0].Facts[0] != secret(3) {
+			t.Errorf("as is %v: the caller's answer was changed", asIs)
+		}
+		db.Close()
+		raw := append(readFile(t, path), readWAL(path)...)
+		leaks := redacttest.Leaks(raw, cs[1:15])
+		day := at(110).In(a.Loc).Format(time.DateOnly)
+		db2, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds, err := db2.RedactionsByKind(ctx, day, at(110).In(a.Loc).AddDate(0, 0, 1).Format(time.DateOnly), "alpha")
+		db2.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, c := range kinds {
+			n += c
+		}
+		switch {
+		case !asIs && (len(leaks) > 0 || n < 14):
+			t.Errorf("redacted: %d canaries stored (%v), %d redactions counted on %s (want ≥ 14)", len(leaks), leaks, n, day)
+		case asIs && (len(leaks) != 14 || n != 0):
+			t.Errorf("as is: %d of 14 canaries stored, %d redactions counted; want all, none", len(leaks), n)
+		}
+	}
+}
+
+// readWAL is the database's write-ahead log, empty when there is none.
+func readWAL(path string) []byte {
+	b, _ := os.ReadFile(path + "-wal")
+	return b
 }

@@ -29,6 +29,11 @@ var Verdicts = []Verdict{VerdictStored, VerdictSalvaged, VerdictSkipped, Verdict
 // here since spawn imports store): only such a run's events count as observed.
 const OutcomeOK = "ok"
 
+// OutcomeUnrecorded is RunRecord.Outcome of a run whose process was gone before it said
+// what it cost (a SIGKILL, a crash): its events went back to pending, and what it spent is
+// not known, so the budget may undercount. Counted per day (DayStats.Unrecorded).
+const OutcomeUnrecorded = "unrecorded"
+
 // Usage is what one observer run cost, from the stream-json result line (§17).
 type Usage struct {
 	InputTokens, OutputTokens, CacheCreationTokens, CacheReadTokens int64
@@ -119,6 +124,8 @@ type DayStats struct {
 	// them (a failed run's events, or those an answer gave back, come back in a later run
 	// and are counted then).
 	Runs, Events, Observations, Duplicates, Redactions int
+	// Unrecorded counts the runs of OutcomeUnrecorded: their cost is not in Usage.
+	Unrecorded int
 	Usage
 	// Answers counts the runs' answers per verdict; Reasons counts, per verdict, the
 	// answers that gave each reason (an answer may give several).
@@ -158,6 +165,9 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 		}
 		d := get(time.Unix(0, started).In(loc).Format(time.DateOnly), proj)
 		d.Runs++
+		if outcome == OutcomeUnrecorded {
+			d.Unrecorded++
+		}
 		if outcome == OutcomeOK && !requeued {
 			d.Events += events
 		}

@@ -93,7 +93,7 @@ func TestCompleteRunCountsDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Two equal ones in one run: the second is a duplicate of the first.
-	dups, err := db.CompleteRun(ctx, "r1", []Observation{obs("alpha", at(10)), obs("alpha", at(10)), obs("beta", at(10))}, nil)
+	dups, err := db.CompleteRun(ctx, "r1", RunAnswer{Observations: []Observation{obs("alpha", at(10)), obs("alpha", at(10)), obs("beta", at(10))}})
 	if err != nil || dups != 1 {
 		t.Fatalf("first run: %d duplicates, %v; want 1", dups, err)
 	}
@@ -103,7 +103,7 @@ func TestCompleteRunCountsDuplicates(t *testing.T) {
 	// "alpha" again within the window: counted, not stored. "beta" a week and an hour
 	// later: stored again. Another project's equal observation is no duplicate.
 	later := at(10).Add(DuplicateWindow + time.Hour)
-	dups, err = db.CompleteRun(ctx, "r2", []Observation{obs("alpha", at(20)), obs("beta", later), {Type: "discovery", Title: "alpha", Narrative: "n", Project: "q", At: at(20)}}, nil)
+	dups, err = db.CompleteRun(ctx, "r2", RunAnswer{Observations: []Observation{obs("alpha", at(20)), obs("beta", later), {Type: "discovery", Title: "alpha", Narrative: "n", Project: "q", At: at(20)}}})
 	if err != nil || dups != 1 {
 		t.Fatalf("second run: %d duplicates, %v; want 1", dups, err)
 	}

@@ -21,7 +21,7 @@ func remember(t *testing.T, db *DB, s Session, sec int, obs []Observation, sum *
 	if _, err := db.Claim(ctx, s.ID, run, 100, at(sec)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CompleteRun(ctx, run, obs, sum); err != nil {
+	if _, err := db.CompleteRun(ctx, run, RunAnswer{Observations: obs, Summary: sum}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -28,7 +28,7 @@ func TestNeedsSummary(t *testing.T) {
 			if _, err := db.Claim(ctx, "s1", run, 100, at(sec)); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := db.CompleteRun(ctx, run, nil, &Summary{SessionID: "s1", Project: "p", Request: "r", At: at(sec)}); err != nil {
+			if _, err := db.CompleteRun(ctx, run, RunAnswer{Summary: &Summary{SessionID: "s1", Project: "p", Request: "r", At: at(sec)}}); err != nil {
 				t.Fatal(err)
 			}
 		}

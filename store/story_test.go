@@ -23,10 +23,10 @@ func TestStory(t *testing.T) {
 	obs := func(s Session, title string, sec int) Observation {
 		return Observation{SessionID: s.ID, Project: s.Project, Type: "change", Title: title, Subtitle: "sub", Narrative: "long", Facts: []string{"f"}, At: at(sec)}
 	}
-	if _, err := db.CompleteRun(ctx, "r1", []Observation{obs(a, "a1", 10), obs(a, "a2", 11), obs(c, "c1", 12)}, nil); err != nil {
+	if _, err := db.CompleteRun(ctx, "r1", RunAnswer{Observations: []Observation{obs(a, "a1", 10), obs(a, "a2", 11), obs(c, "c1", 12)}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CompleteRun(ctx, "r2", []Observation{obs(b, "b1", 20)}, &Summary{SessionID: b.ID, Project: "web", Request: "Speed up\nthe report", Learned: "L", NextSteps: "N", At: at(30)}); err != nil {
+	if _, err := db.CompleteRun(ctx, "r2", RunAnswer{Observations: []Observation{obs(b, "b1", 20)}, Summary: &Summary{SessionID: b.ID, Project: "web", Request: "Speed up\nthe report", Learned: "L", NextSteps: "N", At: at(30)}}); err != nil {
 		t.Fatal(err)
 	}
 

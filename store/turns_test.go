@@ -75,7 +75,7 @@ func TestTurnsOfABatch(t *testing.T) {
 		if turnTexts(got) != c.want {
 			t.Errorf("batch %d (events at %v): %q, want %q", i, batch[0].At.Sub(t0), turnTexts(got), c.want)
 		}
-		if _, err := db.CompleteRun(ctx, run, nil, nil); err != nil {
+		if _, err := db.CompleteRun(ctx, run, RunAnswer{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -160,7 +160,7 @@ func TestDuplicateIsSameTypeAndTitleKeyWithinAWeek(t *testing.T) {
 	if _, err := db.Claim(ctx, "s1", "r1", 1, at(10)); err != nil {
 		t.Fatal(err)
 	}
-	if dups, err := db.CompleteRun(ctx, "r1", []Observation{first, {Type: "bugfix", Title: "", At: at(10)}, {Type: "bugfix", Title: "", At: at(10)}}, nil); err != nil || dups != 0 {
+	if dups, err := db.CompleteRun(ctx, "r1", RunAnswer{Observations: []Observation{first, {Type: "bugfix", Title: "", At: at(10)}, {Type: "bugfix", Title: "", At: at(10)}}}); err != nil || dups != 0 {
 		t.Fatalf("first run: %d duplicates, %v; want none (empty titles are never duplicates)", dups, err)
 	}
 	if _, err := db.Claim(ctx, "s1", "r2", 1, at(20)); err != nil {
@@ -173,7 +173,7 @@ func TestDuplicateIsSameTypeAndTitleKeyWithinAWeek(t *testing.T) {
 		{Type: "bugfix", Title: "Fix the flaky upload tests", Project: "q", At: sixDays},         // another project
 		{Type: "bugfix", Title: "Fix the flaky download tests", Narrative: "one", At: sixDays},   // another title
 	}
-	if dups, err := db.CompleteRun(ctx, "r2", obs, nil); err != nil || dups != 1 {
+	if dups, err := db.CompleteRun(ctx, "r2", RunAnswer{Observations: obs}); err != nil || dups != 1 {
 		t.Fatalf("second run: %d duplicates, %v; want 1", dups, err)
 	}
 	if _, err := db.Claim(ctx, "s1", "r3", 1, at(30)); err != nil {
@@ -181,7 +181,7 @@ func TestDuplicateIsSameTypeAndTitleKeyWithinAWeek(t *testing.T) {
 	}
 	// Past the window of the first, the one stored six days later still counts.
 	late := at(10).Add(DuplicateWindow + 1)
-	if dups, err := db.CompleteRun(ctx, "r3", []Observation{{Type: "bugfix", Title: "Fix flaky download test", At: late}, {Type: "bugfix", Title: "FIX THE FLAKY UPLOAD TESTS", At: late}}, nil); err != nil || dups != 1 {
+	if dups, err := db.CompleteRun(ctx, "r3", RunAnswer{Observations: []Observation{{Type: "bugfix", Title: "Fix flaky download test", At: late}, {Type: "bugfix", Title: "FIX THE FLAKY UPLOAD TESTS", At: late}}}); err != nil || dups != 1 {
 		t.Fatalf("third run: %d duplicates, %v; want 1 (the download one, six days old; the upload one is over a week old)", dups, err)
 	}
 	// p keeps: the first and the two untitled; another type and another title; the

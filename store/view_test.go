@@ -17,7 +17,7 @@ func addRun(t testing.TB, db *DB, s Session, from int, obs []Observation, sum *S
 	if _, err := db.Claim(ctx, s.ID, run, 10, at(from)); err != nil {
 		t.Fatalf("Claim: %v", err)
 	}
-	if _, err := db.CompleteRun(ctx, run, obs, sum); err != nil {
+	if _, err := db.CompleteRun(ctx, run, RunAnswer{Observations: obs, Summary: sum}); err != nil {
 		t.Fatalf("CompleteRun: %v", err)
 	}
 }

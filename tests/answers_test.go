@@ -9,6 +9,8 @@ package tests
 import (
 	"database/sql"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -366,4 +368,127 @@ func TestAnswers_ScriptedDay_NothingLostSilently(t *testing.T) {
 	t.Logf("hook stats:\n%s", h.runIn(h.work, nil, nil, "stats", "--days", "1").stdout)
 	t.Logf("scripted day: %d batches, %d observer answers: %s; reasons %s; %d observations stored, %d duplicates, events %v; lost silently: %d",
 		40, len(given), fmt.Sprint(tot.Answers), tot.ReasonsLine(), tot.Observations, tot.Duplicates, st, len(h.silentLosses(given)))
+}
+
+// Secrets a model writes that no captured text held: it decodes a base64 blob it read, and
+// joins a token whose halves came in two events. ghpHalves are the two halves.
+const (
+	answerGitHub  = "ghp_AnswerGitHub0a1B2c3D4e5F6g7H8i9J0kLmN"
+	answerAWSID   = "AKIAANSWERDECODE7Q2W"
+	answerAWSKey  = "AnswerAwsSecret/K7MDENG+bPxRfiCY0123456789"
+	answerJWT     = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbnN3ZXIifQ.AnswerJwtSig_4kT9mW2xQ7vB5nL8pR3sY6"
+	answerJoined  = "ghp_JoinedHalvesX0a1B2c3D4e5F6g7H8i9J0kLm"
+	answerJoinedA = "JoinedHalvesX0a1B2c3D4e5F6" // what the events held: halves no rule takes
+	answerJoinedB = "g7H8i9J0kLm"
+)
+
+// answerSecrets are the byte strings no sink may hold.
+var answerSecrets = []string{answerGitHub, answerAWSID, answerAWSKey, answerJWT, answerJoined}
+
+// leakyAnswer is an answer with a secret in every field of an observation and a summary.
+func leakyAnswer() string {
+	return "<observation><type>discovery</type><title>Deploy token " + answerGitHub + "</title>" +
+		"<subtitle>joined: " + answerJoined + "</subtitle>" +
+		"<facts><fact>decoded key id " + answerAWSID + "</fact><fact>aws_secret_access_key = " + answerAWSKey + "</fact></facts>" +
+		"<narrative>The config decodes to aws_secret_access_key=" + answerAWSKey + " and the session uses " + answerJWT + ".</narrative>" +
+		"<concepts><concept>" + answerGitHub + "</concept></concepts>" +
+		"<files_read><file>/tmp/" + answerJWT + "</file></files_read><files_modified><file>" + answerJoined + "</file></files_modified>" +
+		"</observation>" +
+		"<summary><request>Rotate " + answerGitHub + "</request><investigated>" + answerJoined + "</investigated>" +
+		"<learned>" + answerJWT + "</learned><completed>aws_secret_access_key: " + answerAWSKey + "</completed>" +
+		"<next_steps>revoke " + answerAWSID + "</next_steps><notes>token " + answerGitHub + "</notes></summary>"
+}
+
+// answerSinks runs one session whose observer answers leakyAnswer, then a second batch, and
+// returns every byte each sink holds: the database and its WAL (read raw), search, export,
+// MCP get_observations and search, and the second batch's stdin (its earlier titles).
+func answerSinks(t *testing.T, env map[string]string) (sinks map[string]string, redactions int) {
+	t.Helper()
+	h := newHarness(t)
+	lineageTerminal.setup(h)
+	h.env["CLAUDE_CODE_OAUTH_TOKEN"] = secretEnvToken
+	for k, v := range env {
+		h.env[k] = v
+	}
+	sid := "answer-leak"
+	h.prompt(sid, "Rotate the deploy token")
+	h.toolUse(sid, "echo "+answerJoinedA)
+	h.toolUse(sid, "echo "+answerJoinedB)
+	h.scriptAnswers(reply(leakyAnswer()), reply(obsXML("change", "Second batch")+"<summary><request>push</request></summary>"))
+	if r := h.observe(sid, nil); r.code != 0 {
+		t.Fatalf("observe exit %d: %s", r.code, r.stderr)
+	}
+	h.toolUse(sid, "git push")
+	if r := h.runIn(h.work, nil, nil, "observe", "--session", sid, "--final"); r.code != 0 {
+		t.Fatalf("final observe exit %d: %s", r.code, r.stderr)
+	}
+	recs := h.records()
+	if len(recs) != 2 {
+		t.Fatalf("%d observer runs, want 2", len(recs))
+	}
+	if n := h.count(`SELECT count(*) FROM summaries`) + h.count(`SELECT count(*) FROM observations`); n < 3 {
+		t.Fatalf("%d rows stored, want the leaky observation and summary and the second batch's", n)
+	}
+	sinks = map[string]string{"second batch's stdin": recs[1].Stdin}
+	for _, f := range []string{"claude-mem.db", "claude-mem.db-wal"} {
+		b, _ := os.ReadFile(filepath.Join(h.data, f))
+		sinks[f] = string(b)
+	}
+	sinks["search"] = h.runIn(h.work, nil, nil, "search", "--json", "deploy").stdout
+	sinks["export"] = h.runIn(h.work, nil, nil, "export").stdout
+	s := h.startMCP(h.work, nil)
+	sinks["mcp"] = s.call("search", map[string]any{"query": "token"}) + s.call("get_observations", map[string]any{"ids": []int{1, 2, 3}})
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	return sinks, h.stats().Total.Redactions
+}
+
+// TestAnswers_ObserverAnswerRedactedBeforeStored: an answer holding a GitHub token, a
+// decoded AWS key pair, a JWT and a token joined from two events' halves, in every field
+// of an observation and a summary, leaves none of them in the database or its WAL, search,
+// export, MCP or the next batch's prompt, and the redactions are counted; with
+// CLAUDE_MEM_REDACT_SECRETS=false every sink holds them (the control).
+func TestAnswers_ObserverAnswerRedactedBeforeStored(t *testing.T) {
+	track(t)
+	t.Parallel()
+	for _, redactOn := range []bool{true, false} {
+		env := map[string]string{}
+		if !redactOn {
+			env["CLAUDE_MEM_REDACT_SECRETS"] = "false"
+		}
+		sinks, counted := answerSinks(t, env)
+		leaks, cells := 0, 0
+		for name, b := range sinks {
+			held := 0
+			for _, s := range answerSecrets {
+				cells++
+				if strings.Contains(b, s) {
+					held++
+					if redactOn {
+						t.Errorf("%s holds %q", name, s)
+					}
+				}
+			}
+			leaks += held
+			// The control: each sink shows what it was given (the WAL may be checkpointed
+			// into the file; the next batch is shown the title alone).
+			want := 1
+			switch name {
+			case "claude-mem.db":
+				want = len(answerSecrets)
+			case "claude-mem.db-wal":
+				want = 0
+			}
+			if !redactOn && held < want {
+				t.Errorf("control: %s holds %d of the secrets with redaction off, want %d: the check there cannot fail", name, held, want)
+			}
+		}
+		t.Logf("redaction %v: %d of %d sink×secret cells hold the secret; %d redactions counted", redactOn, leaks, cells, counted)
+		if redactOn && counted < 15 {
+			t.Errorf("%d redactions counted, want the answer's 15 at least", counted)
+		} else if !redactOn && counted != 0 {
+			t.Errorf("control: %d redactions counted with redaction off", counted)
+		}
+	}
 }

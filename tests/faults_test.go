@@ -14,9 +14,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -345,5 +347,151 @@ func TestFaults_ForeignDatabaseUntouched(t *testing.T) {
 				t.Errorf("link=%v: %s appeared", link, filepath.Base(real+suffix))
 			}
 		}
+	}
+}
+
+// TestFaults_FullDiskWhileTheAnswerIsStored: the data dir (an 8 MiB tmpfs) fills up after
+// the observer's answer is in its run's transcript and before the store takes it. Nothing
+// of the answer is lost: while the disk is full its event waits claimed, no cost is
+// counted twice or dropped, and doctor is not ok, saying what waits and why; once space is
+// back, the next SessionStart starts a run that stores the answer from the transcript with
+// its cost, without asking the model again, and doctor is ok.
+func TestFaults_FullDiskWhileTheAnswerIsStored(t *testing.T) {
+	track(t)
+	t.Parallel()
+	h := newHarness(t)
+	mountTmpfs(t, h.data, "8m")
+	lineageTerminal.setup(h)
+	h.env["CLAUDE_CODE_OAUTH_TOKEN"] = secretEnvToken
+	sid := "full-answer"
+	h.prompt(sid, "Fix the refund rounding")
+	h.toolUse(sid, "go test ./refunds")
+	filler := filepath.Join(h.data, "filler")
+	const cost = 0.125
+	h.setScenario(fakeproto.Scenario{Answer: obsXML("bugfix", "Refunds round half to even"), FillDisk: filler,
+		Usage: &fakeproto.Usage{InputTokens: 900, OutputTokens: 80, CostUSD: cost}})
+	if r := h.observe(sid, nil); r.code == 0 {
+		t.Logf("observe on the full disk exited 0: %s", r.stderr)
+	}
+	if fi, err := os.Stat(filler); err != nil || fi.Size() == 0 {
+		t.Fatalf("the fake did not fill the disk (%v): the test tests nothing", err)
+	}
+	full, _ := h.doctor(nil)
+	t.Logf("doctor on the full disk: ok %v, findings %q", full.OK, full.Findings)
+	waits := "1 events' answers wait to be stored: disk full"
+	if full.OK || !slices.ContainsFunc(full.Findings, func(f string) bool { return strings.HasPrefix(f, waits) }) {
+		t.Errorf("doctor on the full disk: ok %v, findings %q; want not ok and %q", full.OK, full.Findings, waits)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	out, procs := h.reaped(fixtureEvent(t, "SessionStart-startup.json", h.base(sid)), nil)
+	if !slices.ContainsFunc(procs, func(p adoptedProc) bool { return isObserveFor(p, sid) }) {
+		t.Errorf("space back: SessionStart started no observer for %s (it printed %.300q, left %+v)", sid, out, procs)
+	}
+	if got := h.observations(sid); !slices.Equal(got, []string{"Refunds round half to even | About Refunds round half to even."}) {
+		t.Errorf("space back: observations %q, want the answer's", got)
+	}
+	if st := h.states(sid); st["done"] != 1 || len(st) != 1 {
+		t.Errorf("space back: events %v, want the one done", st)
+	}
+	var runs []string
+	h.eachRow(`SELECT outcome || ' ' || answer || ' ' || cost_usd FROM runs`, func(r *sql.Rows) error {
+		var s string
+		err := r.Scan(&s)
+		runs = append(runs, s)
+		return err
+	})
+	if want := []string{"ok stored " + strconv.FormatFloat(cost, 'f', -1, 64)}; !slices.Equal(runs, want) {
+		t.Errorf("space back: runs %q, want %q (the run recorded once, with its cost)", runs, want)
+	}
+	if n := len(h.records()); n != 1 {
+		t.Errorf("the model was asked %d times, want once: the stored answer came from the transcript", n)
+	}
+	if logs := h.logsAt("warn", "storing the answer of a run whose process was gone, from its transcript"); len(logs) != 1 {
+		t.Errorf("%d log lines of the answer stored late, want 1", len(logs))
+	}
+	after, _ := h.doctor(nil)
+	if !after.OK || slices.ContainsFunc(after.Findings, func(f string) bool { return strings.Contains(f, "wait to be stored") }) {
+		t.Errorf("space back: doctor ok %v, findings %q", after.OK, after.Findings)
+	}
+}
+
+// TestFaults_KilledObserveRequeuedAtOnce: a `hook observe` SIGKILLed mid-run (its child
+// hangs) leaves its event claimed. While it runs, SessionStart starts nothing for the
+// session and the event stays with it (the control: a live run is never requeued). Once
+// it is killed, doctor says its event waits in a run whose process is gone, and the very
+// next SessionStart, long before the 10-minute stale horizon and the observer timeout,
+// starts a run that requeues the event and observes it; the killed run is counted as
+// unrecorded in runs, hook stats and doctor's cost line.
+func TestFaults_KilledObserveRequeuedAtOnce(t *testing.T) {
+	track(t)
+	t.Parallel()
+	h := newHarness(t)
+	lineageTerminal.setup(h)
+	h.env["CLAUDE_CODE_OAUTH_TOKEN"] = secretEnvToken
+	h.env["CLAUDE_MEM_OBSERVER_TIMEOUT"] = "300" // neither the timeout nor the reaper may be what frees it
+	h.setScenario(fakeproto.Scenario{Hang: true})
+	sid := "killed-observe"
+	h.prompt(sid, "Make the importer resumable")
+	h.toolUse(sid, "go test ./importer")
+	first := exec.Command(hookBin, "observe", "--session", sid)
+	first.Env, first.Dir = h.environ(nil), h.work
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var child int
+	testkit.Eventually(t, 20*time.Second, "the first observer's child", func() bool {
+		if recs := h.records(); len(recs) == 1 {
+			child = recs[0].Pid
+		}
+		return child != 0
+	})
+	t.Cleanup(func() { syscall.Kill(-child, syscall.SIGKILL) }) // the orphan leads its own group
+	started := time.Now()
+	h.scriptAnswers(reply(obsXML("feature", "Importer resumes from its checkpoint")))
+
+	// The control: the run lives; SessionStart leaves it alone.
+	_, procs := h.reaped(fixtureEvent(t, "SessionStart-startup.json", h.base(sid)), nil)
+	if slices.ContainsFunc(procs, func(p adoptedProc) bool { return isObserveFor(p, sid) }) {
+		t.Errorf("SessionStart started an observer for %s while its run was alive", sid)
+	}
+	if st := h.states(sid); st["processing"] != 1 {
+		t.Errorf("while the run lives: events %v, want the one processing", st)
+	}
+	gone := "1 events wait in observer runs whose process is gone"
+	if d, _ := h.doctor(nil); slices.ContainsFunc(d.Findings, func(f string) bool { return strings.HasPrefix(f, gone) }) {
+		t.Errorf("doctor says the live run is gone: %q", d.Findings)
+	}
+
+	first.Process.Kill()
+	first.Wait()
+	if d, _ := h.doctor(nil); !slices.ContainsFunc(d.Findings, func(f string) bool { return strings.HasPrefix(f, gone) }) {
+		t.Errorf("killed: doctor findings %q, want %q…", d.Findings, gone)
+	}
+	_, procs = h.reaped(fixtureEvent(t, "SessionStart-startup.json", h.base(sid)), nil)
+	took := time.Since(started)
+	if !slices.ContainsFunc(procs, func(p adoptedProc) bool { return isObserveFor(p, sid) }) {
+		t.Fatalf("the next SessionStart started no observer for %s (left %+v)", sid, procs)
+	}
+	t.Logf("killed run's event observed %v after the kill's run started", took.Round(time.Millisecond))
+	if st := h.states(sid); st["done"] != 1 || len(st) != 1 {
+		t.Errorf("after the next SessionStart: events %v, want the one done", st)
+	}
+	if got := h.observations(sid); len(got) != 1 || !strings.HasPrefix(got[0], "Importer resumes") {
+		t.Errorf("observations %q", got)
+	}
+	if n := h.count(`SELECT count(*) FROM runs WHERE outcome = 'unrecorded' AND requeued AND events = 1`); n != 1 {
+		t.Errorf("%d unrecorded runs, want the killed one", n)
+	}
+	if st := h.stats("--days", "1"); st.Total.Unrecorded != 1 || st.Total.Runs != 2 {
+		t.Errorf("hook stats: %d runs, %d unrecorded; want 2, 1", st.Total.Runs, st.Total.Unrecorded)
+	}
+	if _, human := h.doctorHuman(); !strings.Contains(human, "(1 runs unrecorded: their process was gone before their cost was known)") {
+		t.Errorf("doctor's cost line does not count the unrecorded run:\n%s", human)
+	}
+	if logs := h.logsAt("warn", "events of a run whose process was gone are pending again at once"); len(logs) != 1 {
+		t.Errorf("%d requeue log lines, want 1", len(logs))
 	}
 }

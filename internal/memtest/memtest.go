@@ -98,7 +98,7 @@ func End(t testing.TB, db *store.DB, s store.Session, at time.Time) {
 // too, as seeding meant to store it.
 func Complete(t testing.TB, db *store.DB, runID string, obs []store.Observation, sum *store.Summary) {
 	t.Helper()
-	if dup, err := db.CompleteRun(context.Background(), runID, obs, sum); err != nil || dup != 0 {
+	if dup, err := db.CompleteRun(context.Background(), runID, store.RunAnswer{Observations: obs, Summary: sum}); err != nil || dup != 0 {
 		t.Fatalf("CompleteRun %s: %d duplicates, %v", runID, dup, err)
 	}
 }

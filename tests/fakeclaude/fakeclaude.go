@@ -428,7 +428,36 @@ func (s *session) turn(prompt string) int {
 		withUsage(res, *u, s.out.model)
 	}
 	s.emit(res)
+	if s.sc.FillDisk != "" {
+		s.fillDisk(s.sc.FillDisk)
+	}
 	return 0
+}
+
+// fillDisk waits (up to 20 s) for the result line to be in the transcript its reader keeps
+// in the fake's cwd, then writes path until the filesystem has no room left.
+func (s *session) fillDisk(path string) {
+	transcript := filepath.Join(s.p.cwd, "transcript.jsonl")
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(transcript); err == nil && bytes.Contains(b, []byte(`"type":"result"`)) {
+			break
+		}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		fmt.Fprintln(s.p.stderr, "fill disk:", err)
+		return
+	}
+	defer f.Close()
+	// Page-sized writes, then single bytes: nothing is left, not even a page's tail.
+	for _, size := range []int{4096, 1} {
+		buf := make([]byte, size)
+		for {
+			if _, err := f.Write(buf); err != nil {
+				break
+			}
+		}
+	}
 }
 
 // reply is this invocation's entry of Scenario.Answers, nil without them.

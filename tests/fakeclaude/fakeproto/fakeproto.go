@@ -71,6 +71,11 @@ type Scenario struct {
 	// FloodBytes makes the fake print that many bytes of assistant lines before answering
 	// (it is stopped long before, if the caller caps its output).
 	FloodBytes int64 `json:"flood_bytes,omitempty"`
+	// FillDisk, when set, is a file the fake fills until its filesystem is full (ENOSPC)
+	// once its answer's result line is in transcript.jsonl of its cwd (the observer's run
+	// dir keeps its stdout there), before it exits: the disk fills while the answer is
+	// stored, after the transcript kept it.
+	FillDisk string `json:"fill_disk,omitempty"`
 	// Usage, when set, is what the success result line reports: its usage tokens,
 	// total_cost_usd, duration_ms and duration_api_ms (modelUsage carries the same
 	// tokens and cost for the model in use).
