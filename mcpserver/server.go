@@ -66,7 +66,7 @@ func New(d Deps) *Server {
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
 	s.addTools()
-	s.mcp.AddReceivingMiddleware(s.guardCalls)
+	s.mcp.AddReceivingMiddleware(inertAnswers, s.guardCalls)
 	return s
 }
 
