@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -55,8 +56,11 @@ func inertJSON(b json.RawMessage) json.RawMessage {
 		var s string
 		if json.Unmarshal(b[i:j+1], &s) == nil {
 			if t := printable.Inert(s); t != s {
-				enc, _ := json.Marshal(t)
-				out = append(append(out, b[done:i]...), enc...)
+				var enc bytes.Buffer
+				e := json.NewEncoder(&enc)
+				e.SetEscapeHTML(false) // as the SDK writes: "<" and ">" as they are
+				_ = e.Encode(t)
+				out = append(append(out, b[done:i]...), bytes.TrimSuffix(enc.Bytes(), []byte("\n"))...)
 				done = j + 1
 			}
 		}
