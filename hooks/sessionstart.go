@@ -9,6 +9,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/observer"
+	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -31,11 +32,16 @@ type sessionStartJSON struct {
 	SystemMessage string `json:"systemMessage,omitempty"`
 }
 
+// sessionStartOutput is the one exit of SessionStart's text, and makes it inert there
+// (printable.Inert): the model reads the context inside Claude Code's wrapper and the
+// person's terminal shows the systemMessage, whose notices quote paths and reasons as they
+// are. notice.Render escapes the story's values before measuring them, so for the context
+// this pass changes nothing; it is what holds whatever a later line brings.
 func sessionStartOutput(context, systemMessage string) sessionStartJSON {
 	var o sessionStartJSON
 	o.HookSpecificOutput.HookEventName = SessionStart
-	o.HookSpecificOutput.AdditionalContext = context
-	o.SystemMessage = systemMessage
+	o.HookSpecificOutput.AdditionalContext = printable.Inert(context)
+	o.SystemMessage = printable.Inert(systemMessage)
 	return o
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/claude-mem/claude-mem-go/clip"
+	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -101,6 +102,17 @@ func (b *budget) admit(text string, v any) bool {
 	return true
 }
 
+// shownEntries are entries with their stored text as an answer carries it (printable.Inert),
+// escaped before it is clipped and measured, so the bound holds for what is sent.
+func shownEntries(entries []store.Entry) []store.Entry {
+	out := make([]store.Entry, len(entries))
+	for i, e := range entries {
+		e.Title, e.Type, e.Project = printable.Inert(e.Title), printable.Inert(e.Type), printable.Inert(e.Project)
+		out[i] = e
+	}
+	return out
+}
+
 func entryOut(e store.Entry) EntryOut {
 	return EntryOut{Ref: recordid.Format(e.Ref), Kind: e.Kind, Time: e.At.UTC().Format("2006-01-02T15:04:05Z"),
 		Type: e.Type, Title: clip.Head(oneLine(e.Title), maxTitle), Project: e.Project, Size: e.Size}
@@ -137,6 +149,7 @@ func size(n int) string {
 // index renders entries as lines under head: search's hits in rank order, or a timeline
 // (anchor set) whose lines nearest the anchor are kept first when the bound bites.
 func index(head string, entries []store.Entry, anchor *store.Ref, foot string) (*mcp.CallToolResult, *IndexOut) {
+	entries = shownEntries(entries)
 	b := budget{text: len(head) + len(foot) + 120, js: 2*(len(head)+len(foot)) + 320}
 	order := make([]int, 0, len(entries))
 	centre := 0
@@ -245,11 +258,12 @@ func labels(refs []store.Ref) string {
 	return strings.Join(out, ", ")
 }
 
-// recordOut is rec with every field clipped to n bytes (list items to n/4, at most
-// maxListItems of them).
+// recordOut is rec with every field inert (printable.Inert) and clipped to n bytes (list
+// items to n/4, at most maxListItems of them).
 func recordOut(rec store.Record, n int) RecordOut {
 	ro := RecordOut{Ref: recordid.Format(rec.Ref), Kind: rec.Kind, Origin: rec.Origin}
 	field := func(s string) string {
+		s = printable.Inert(s)
 		c := clip.Head(s, n)
 		if c != s {
 			ro.Clipped = true
@@ -259,6 +273,7 @@ func recordOut(rec store.Record, n int) RecordOut {
 	list := func(l []string) []string {
 		var out []string
 		for i, s := range l {
+			s = printable.Inert(s)
 			if i == maxListItems {
 				ro.Clipped = true
 				out = append(out, fmt.Sprintf("(%d more)", len(l)-i))
@@ -273,13 +288,13 @@ func recordOut(rec store.Record, n int) RecordOut {
 		return out
 	}
 	stamp := func(project, session string, at time.Time) {
-		ro.Project, ro.Session, ro.Time = project, session, at.UTC().Format("2006-01-02T15:04:05Z")
+		ro.Project, ro.Session, ro.Time = printable.Inert(project), printable.Inert(session), at.UTC().Format("2006-01-02T15:04:05Z")
 	}
 	switch {
 	case rec.Observation != nil:
 		o := rec.Observation
 		stamp(o.Project, o.SessionID, o.At)
-		ro.Type, ro.Title, ro.Subtitle, ro.Narrative = o.Type, field(o.Title), field(o.Subtitle), field(o.Narrative)
+		ro.Type, ro.Title, ro.Subtitle, ro.Narrative = printable.Inert(o.Type), field(o.Title), field(o.Subtitle), field(o.Narrative)
 		ro.Facts, ro.Concepts, ro.FilesRead, ro.FilesModified = list(o.Facts), list(o.Concepts), list(o.FilesRead), list(o.FilesModified)
 	case rec.Summary != nil:
 		s := rec.Summary
@@ -295,7 +310,10 @@ func recordOut(rec store.Record, n int) RecordOut {
 	return ro
 }
 
-// recordText is a record as the model reads it: a header line, then its fields.
+// recordText is a record as the model reads it: a header line, then its fields, one line
+// each, and a prompt's text with each of its lines quoted ("> "): a line break in a stored
+// value cannot start a line that reads as a label, a record's header or a heading of ours.
+// The structured content keeps the values' line breaks, as JSON escapes.
 func recordText(ro RecordOut) string {
 	head := fmt.Sprintf("#%s %s [%s]", ro.Ref, strings.Replace(strings.TrimSuffix(ro.Time, "Z"), "T", " ", 1), ro.Type)
 	if ro.Title != "" {
@@ -311,7 +329,7 @@ func recordText(ro RecordOut) string {
 	lines := []string{head + " (" + about + ")"}
 	field := func(label, v string) {
 		if strings.TrimSpace(v) != "" {
-			lines = append(lines, label+": "+v)
+			lines = append(lines, label+": "+oneLine(v))
 		}
 	}
 	items := func(label string, l []string) {
@@ -337,7 +355,7 @@ func recordText(ro RecordOut) string {
 	field("Next steps", ro.NextSteps)
 	field("Notes", ro.Notes)
 	if ro.Text != "" {
-		lines = append(lines, ro.Text)
+		lines = append(lines, "> "+strings.ReplaceAll(strings.ReplaceAll(ro.Text, "\r\n", "\n"), "\n", "\n> "))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -66,7 +66,7 @@ func New(d Deps) *Server {
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		})
 	s.addTools()
-	s.mcp.AddReceivingMiddleware(s.guardCalls)
+	s.mcp.AddReceivingMiddleware(inertAnswers, s.guardCalls)
 	return s
 }
 
@@ -89,8 +89,10 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	} else {
 		s.d.Log.Info().Str("cwd", s.d.Cwd).Str("project", s.proj.Name).Str("session", s.d.SessionID).Msg("mcp: serving memory tools")
 	}
-	w := &lockedWriter{w: out}
-	frames := screen(in, w)
+	w := newWire(out)
+	stopped := make(chan struct{})
+	defer close(stopped) // the screen waits for no answer once the server is gone
+	frames := screen(in, w, stopped, s.d.Log)
 	defer frames.Close() // the screen stops once the server stops reading
 	// The screen bounds a frame; the SDK's own bound counts what its decoder reads ahead
 	// too, so it is set wide enough never to end the connection on a frame the screen

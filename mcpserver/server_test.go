@@ -270,7 +270,7 @@ func TestTimelineAndGet(t *testing.T) {
 		"#1 2026-11-30 10:00:10 [bugfix] Login cookie survives reloads (project web, session s-web)",
 		"Narrative: The cookie had no Max-Age; set to 30 days.", "Facts:\n- Max-Age=2592000", "Concepts: gotcha", "Files modified:\n- auth/cookie.go",
 		"#S1 2026-11-30 10:00:12 [summary] (project web, session s-web)\nRequest: Fix the login cookie\nLearned: Max-Age was missing",
-		"#P1 2026-11-30 10:00:00 [prompt] (project web, session s-web)\nwhy does the login cookie expire?",
+		"#P1 2026-11-30 10:00:00 [prompt] (project web, session s-web)\n> why does the login cookie expire?",
 		"Not found: #99, #P42",
 	} {
 		if !strings.Contains(got, want) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/clip"
+	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -53,15 +54,18 @@ const SearchHint = "Search older memory with the claude-mem tools: mcp__plugin_c
 // text depends on the clock, so an unchanged memory renders byte-identical (Claude
 // Code's prompt cache), and no line repeats.
 func Render(c Context) (string, Shown) {
-	head := slices.Clone(c.Notices)
+	head := make([]string, len(c.Notices))
+	for i, n := range c.Notices {
+		head[i] = printable.Inert(n) // a path or a reason in it may hold anything
+	}
 	if c.Project == "" {
 		return strings.Join(head, "\n"), Shown{}
 	}
 	if c.Story.Empty() {
-		return strings.Join(append(head, "# claude-mem: "+oneLine(c.Project)+" — no memory yet"), "\n"), Shown{}
+		return strings.Join(append(head, "# claude-mem: "+field(c.Project)+" — no memory yet"), "\n"), Shown{}
 	}
 	loc := cmp.Or(c.Loc, time.UTC)
-	head = append(head, "# claude-mem: "+oneLine(c.Project)+" — memory of past sessions")
+	head = append(head, "# claude-mem: "+field(c.Project)+" — memory of past sessions")
 	tail := []string{SearchHint}
 
 	st := newStory(c.Story, loc)
@@ -135,7 +139,7 @@ func newStory(src store.Story, loc *time.Location) *story {
 	if len(src.Summaries) > 0 {
 		s := src.Summaries[0]
 		for _, f := range []struct{ label, text string }{{"Learned", s.Learned}, {"Next", s.NextSteps}} {
-			if t := strings.TrimSpace(oneLine(f.text)); t != "" {
+			if t := strings.TrimSpace(field(f.text)); t != "" {
 				st.leftOff = append(st.leftOff, f.label+": "+clip.Head(t, maxField))
 			}
 		}
@@ -238,7 +242,7 @@ func (st *story) dayLine(session string) string {
 
 // sessionLine is a session's heading: "### 09:12 Fix the flaky refund test (session 3f2a9c1e)".
 func (st *story) sessionLine(session string) string {
-	request := cmp.Or(clip.Head(oneLine(st.src.Sessions[session].Request), maxRequest), "(no request recorded)")
+	request := cmp.Or(clip.Head(field(st.src.Sessions[session].Request), maxRequest), "(no request recorded)")
 	return "### " + st.start[session].In(st.loc).Format("15:04") + " " + request + " (session " + ShortSession(session) + ")"
 }
 
@@ -254,9 +258,9 @@ func (st *story) observationLine(it item) string {
 	}
 	b.WriteString(t.Format("15:04"))
 	if o.Type != "" {
-		b.WriteString(" [" + oneLine(o.Type) + "]")
+		b.WriteString(" [" + field(o.Type) + "]")
 	}
-	title, sub := oneLine(o.Title), oneLine(o.Subtitle)
+	title, sub := field(o.Title), field(o.Subtitle)
 	if title == "" {
 		title, sub = sub, ""
 	}
@@ -275,7 +279,7 @@ func (st *story) observationLine(it item) string {
 // written after the word "session", and a short form made only of digits is written whole
 // too, so it never reads as a record id ("12", "S3", "P7").
 func ShortSession(id string) string {
-	id = oneLine(id)
+	id = field(id)
 	if len(id) != 36 || strings.Trim(id, "0123456789abcdefABCDEF-") != "" {
 		return id
 	}
@@ -292,11 +296,18 @@ func Loaded(project string, s Shown) string {
 	case s.Sessions == 0:
 		return ""
 	case s.Observations == 0:
-		return "claude-mem: " + count(s.Sessions, "session") + " of " + oneLine(project) + " loaded"
+		return "claude-mem: " + count(s.Sessions, "session") + " of " + field(project) + " loaded"
 	}
 	return "claude-mem: " + count(s.Observations, "observation") + " from " + count(s.Sessions, "session") +
-		" of " + oneLine(project) + " loaded"
+		" of " + field(project) + " loaded"
 }
+
+// field is a stored value as the story shows it: scrubbed and on one line (oneLine: a
+// newline in a title would let it start a heading or a block of its own), then inert
+// (printable.Inert: no control or hidden character, and no tag that could close the
+// wrapper Claude Code puts the context in, or open another). A value is escaped before
+// its line is measured, so the byte budget holds for what is sent.
+func field(s string) string { return printable.Inert(oneLine(s)) }
 
 func count(n int, noun string) string {
 	if n == 1 {
