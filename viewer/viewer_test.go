@@ -321,7 +321,7 @@ func TestEmptyStatesSayWhatToDo(t *testing.T) {
 		"/":                       "Nothing is stored yet",
 		"/timeline?project=alpha": "Nothing is stored for alpha",
 		"/search?q=zebra":         "Nothing matches",
-		"/search":                 "the same search as <code>hook search</code>",
+		"/search":                 "the same search as <code>claude-mem search</code>",
 		"/live":                   "Keep this page open",
 		"/cost":                   "No observer runs in this period",
 	} {
