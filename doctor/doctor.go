@@ -52,6 +52,7 @@ type Inputs struct {
 type Report struct {
 	Version    string           `json:"version"`
 	Hook       string           `json:"hook"`
+	Command    string           `json:"command"` // how a person runs it (Command): the fixes' prefix
 	DataDir    string           `json:"data_dir"`
 	PluginRoot string           `json:"plugin_root"`
 	OK         bool             `json:"ok"`
@@ -137,7 +138,7 @@ type Queue struct {
 // health the observer left, the queue, and the spawn spec the next run would use.
 func Build(ctx context.Context, in Inputs) *Report {
 	s := in.Settings
-	r := &Report{Version: in.Version, Hook: in.Hook, DataDir: s.DataDir, PluginRoot: in.PluginRoot}
+	r := &Report{Version: in.Version, Hook: in.Hook, Command: in.command(), DataDir: s.DataDir, PluginRoot: in.PluginRoot}
 	r.Settings = append(r.Settings, s.Values...)
 	r.Observer.Enabled, r.Observer.MaxConcurrentAgents = s.MaxConcurrentAgents > 0, s.MaxConcurrentAgents
 	var err error
@@ -230,7 +231,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 		seen.Auth = health.Auth{State: health.StateFailed, Source: observer.AuthSourceName(authErr, s.AuthSource), Reason: authErr.Error()}
 	}
 	ni := notice.Inputs{
-		Hook: in.Hook, ObserverEnabled: r.Observer.Enabled, Binary: binErr,
+		Hook: r.Command, ObserverEnabled: r.Observer.Enabled, Binary: binErr,
 		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr, Budget: today,
 		Now: in.Now(), Journal: js, DataDir: s.DataDir,
 	}
@@ -238,7 +239,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	if signedOut {
 		lines = append(lines, "claude-mem: not signed in yet — the observer needs a credential to turn sessions into observations "+
 			"(capture, context and search work meanwhile, and nothing is lost): run `claude` and log in with /login, or set "+
-			"ANTHROPIC_API_KEY, or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`; then `"+in.Hook+" doctor --retry`")
+			"ANTHROPIC_API_KEY, or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`; then `"+r.Command+" doctor --retry`")
 	}
 	r.Findings = append(lines, r.Findings...)
 	authFailed := r.Observer.Enabled && seen.Auth.State == health.StateFailed
@@ -253,13 +254,13 @@ func Build(ctx context.Context, in Inputs) *Report {
 	}
 	paused := in.Now().Before(r.Health.PausedUntil)
 	if paused {
-		r.Findings = append(r.Findings, fmt.Sprintf("observer paused until %s (%s); `%s doctor --retry` clears it", r.Health.PausedUntil.UTC().Format(time.RFC3339), r.Health.PauseReason, in.Hook))
+		r.Findings = append(r.Findings, fmt.Sprintf("observer paused until %s (%s); `%s doctor --retry` clears it", r.Health.PausedUntil.UTC().Format(time.RFC3339), r.Health.PauseReason, r.Command))
 	}
 	if r.Queue != nil && r.Queue.Failed > 0 {
 		r.Findings = append(r.Findings, fmt.Sprintf("%d events failed 3 observer runs; they are kept", r.Queue.Failed))
 	}
 	if r.Cost != nil {
-		r.Findings = append(r.Findings, unusableFindings(r.Cost.days, in.Now().In(loc).Format(time.DateOnly), in.Hook)...)
+		r.Findings = append(r.Findings, unusableFindings(r.Cost.days, in.Now().In(loc).Format(time.DateOnly), r.Command)...)
 	}
 	plugin, pluginFindings, pluginFailed := checkPlugin(in)
 	r.Plugin = plugin
@@ -480,7 +481,7 @@ func render(w io.Writer, r *Report, verbose bool) {
 		fmt.Fprintf(w, "last run     %s at %s: %s %s\n", r.LastRun.ID, r.LastRun.Time.UTC().Format(time.RFC3339), r.LastRun.Outcome, r.LastRun.Reason)
 	}
 	if !verbose {
-		fmt.Fprintf(w, "settings     %s\n\nMore (every setting, the places probed, the observer's spawn spec): %s doctor --verbose\n", settingsLine(r.Settings), r.Hook)
+		fmt.Fprintf(w, "settings     %s\n\nMore (every setting, the places probed, the observer's spawn spec): %s doctor --verbose\n", settingsLine(r.Settings), r.Command)
 		return
 	}
 	fmt.Fprintln(w, "\nsettings")

@@ -46,7 +46,7 @@ func checkPlugin(in Inputs) (Plugin, []string, bool) {
 	case err != nil:
 		findings = append(findings, "claude-mem: cannot tell whether the memory tools are allowed: "+err.Error())
 	case p.Tools == permit.NotAllowed:
-		findings = append(findings, fmt.Sprintf("claude-mem: the memory tools are not allowed — Claude asks at every call (claude -p refuses them); run: %s allow-tools", in.Hook))
+		findings = append(findings, fmt.Sprintf("claude-mem: the memory tools are not allowed — Claude asks at every call (claude -p refuses them); run: %s allow-tools", in.command()))
 		failed = true
 	case p.Tools == permit.Denied:
 		findings = append(findings, "claude-mem: the memory tools are denied by permissions.deny in your Claude Code settings (your choice; remove that rule to use them)")
@@ -94,7 +94,7 @@ func checkInstall(in Inputs) (Plugin, []string, bool) {
 	case !same && newer(p.Hook, in.Hook):
 		// An old copy's doctor: re-pointing the marketplace here would undo the update.
 		p.HookState = "newer"
-		return p, []string{fmt.Sprintf("claude-mem: Claude Code runs %s, a newer build than this %s — nothing to do here; run %s doctor for its report", p.Hook, in.Hook, p.Hook)}, false
+		return p, []string{fmt.Sprintf("claude-mem: Claude Code runs %s, a newer build than this %s — nothing to do here; run %s doctor for its report", p.Hook, in.Hook, in.commandFor(p.Hook))}, false
 	case !same:
 		p.HookState = "different"
 		return p, []string{fmt.Sprintf("claude-mem: Claude Code runs %s, a different build from this %s — run: %s", p.Hook, in.Hook, fix)}, false

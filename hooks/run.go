@@ -30,7 +30,7 @@ type Deps struct {
 	Env           settings.Env
 	Home          string
 	GOOS          string
-	Hook          string // the running executable's path, shown in notices
+	Hook          string // how the user runs this executable (doctor.Command), shown in notices
 	ExecutableDir string
 	Now           func() time.Time
 	Loc           *time.Location // the budget's local day; nil is UTC

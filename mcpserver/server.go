@@ -162,7 +162,7 @@ func (s *Server) read(ctx context.Context, fn func(*store.DB) error) error {
 	}
 	if err != nil {
 		s.d.Log.Error().Err(err).Msg("mcp: database unavailable")
-		return fmt.Errorf("memory unavailable: %v (details: hook doctor)", err)
+		return fmt.Errorf("memory unavailable: %v (details: claude-mem doctor)", err)
 	}
 	if err := fn(db); err != nil {
 		s.dropDB(err)
@@ -186,7 +186,7 @@ func (s *Server) guardCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		defer func() {
 			if r := recover(); r != nil {
 				s.d.Log.Error().Str("panic", fmt.Sprint(r)).Bytes("stack", debug.Stack()).Msg("mcp: tool panicked")
-				res, err = toolError("internal error in claude-mem's memory tool; it was logged (details: hook doctor)"), nil
+				res, err = toolError("internal error in claude-mem's memory tool; it was logged (details: claude-mem doctor)"), nil
 			}
 		}()
 		return next(ctx, method, req)

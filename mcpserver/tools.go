@@ -348,7 +348,7 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, a Remembe
 		return nil, nil, errors.New(s.offText()) // a tool error: the note was not kept
 	}
 	if s.d.DataDirErr != nil {
-		return nil, nil, fmt.Errorf("memory unavailable: %v (details: hook doctor)", s.d.DataDirErr)
+		return nil, nil, fmt.Errorf("memory unavailable: %v (details: claude-mem doctor)", s.d.DataDirErr)
 	}
 	title, text := strings.TrimSpace(a.Title), strings.TrimSpace(a.Text)
 	switch {
@@ -380,7 +380,7 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, a Remembe
 	db, err := store.Open(s.d.DBPath)
 	if err != nil {
 		s.d.Log.Error().Err(err).Msg("mcp: database unavailable; note not stored")
-		return nil, nil, fmt.Errorf("memory unavailable, the note was not stored: %v (details: hook doctor)", err)
+		return nil, nil, fmt.Errorf("memory unavailable, the note was not stored: %v (details: claude-mem doctor)", err)
 	}
 	defer db.Close()
 	id, err := db.Remember(ctx, store.Note{SessionID: session, Project: s.proj.Name, Cwd: s.d.Cwd,

@@ -19,7 +19,9 @@ import (
 )
 
 // The texts of DESIGN.md §11. Every notice is one line: the values put into them pass
-// through oneLine, since reasons come from errors and stderr that may span lines.
+// through oneLine, since reasons come from errors and stderr that may span lines. hook, in
+// each, is how the user runs claude-mem (doctor.Command): "claude-mem" when that name on
+// PATH is this binary, else its path; "details: claude-mem doctor" is the product's name.
 
 // SetupNotFound is the notice for a claude executable found nowhere.
 func SetupNotFound(hook string) string {
@@ -122,7 +124,7 @@ func oneLine(s string) string {
 
 // Inputs is everything Collect decides from; SessionStart gathers it live.
 type Inputs struct {
-	Hook            string // real path of the running binary, for "details: <hook> doctor"
+	Hook            string // how the user runs this binary (doctor.Command), for "details: <hook> doctor"
 	ObserverEnabled bool   // false when CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0: no setup/auth notices then
 	Binary          error  // the live claudebin.Resolve error; nil when claude was found
 	Health          health.Health

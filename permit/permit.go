@@ -133,8 +133,7 @@ func read(path string) (string, []byte, error) {
 }
 
 // write replaces path with b atomically, keeping its mode (0600 for a new file), after
-// copying the old content to backup ("" for none) the same way: a failed backup leaves the
-// one before it whole.
+// copying the old content to backup ("" for none): see keep.
 func write(path string, b []byte, backup string) error {
 	mode := os.FileMode(0o600)
 	if fi, err := os.Stat(path); err == nil {
@@ -144,8 +143,8 @@ func write(path string, b []byte, backup string) error {
 			if err != nil {
 				return err
 			}
-			if err := replace(backup, old, 0o600); err != nil {
-				return fmt.Errorf("backup: %w", err)
+			if err := keep(backup, old); err != nil {
+				return err
 			}
 		}
 	}
@@ -153,6 +152,15 @@ func write(path string, b []byte, backup string) error {
 		return err
 	}
 	return replace(path, b, mode)
+}
+
+// keep writes old, the settings file's content, to backup (0600: settings may hold
+// secrets) the way replace writes, so a failed backup leaves the one before it whole.
+func keep(backup string, old []byte) error {
+	if err := replace(backup, old, 0o600); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	return nil
 }
 
 // replace writes b to path through a synced temporary file beside it and a rename, so
@@ -428,6 +436,11 @@ func elements(b []byte, open int) array {
 
 // Paths are the settings file the rule goes in, its backup, and the record of what Add
 // added (in claude-mem's data dir, which uninstall keeps), so Disallow takes back only that.
+//
+// The backup is the user's own file: the settings as they were before claude-mem changed
+// them. Allow takes it before splicing the rule in; install takes it first of all (BackUp),
+// before Claude Code's own `claude plugin marketplace add` and `plugin install` rewrite the
+// file, and before Allow, whose backup then copies the same bytes again.
 type Paths struct {
 	Settings, Backup, Record string
 }
@@ -490,6 +503,26 @@ func Allow(p Paths) (Result, error) {
 		r.Backup = p.Backup
 		r.Message += " (the old file is kept as " + p.Backup + ")"
 	}
+	return r, nil
+}
+
+// BackUp copies the settings file, as it is now, to the backup (see Paths); with no
+// settings file there is nothing to keep, and nothing is written.
+func BackUp(p Paths) (Result, error) {
+	r := Result{Settings: p.Settings}
+	_, old, err := read(p.Settings) // kept whether or not it parses: it is the user's
+	if errors.Is(err, os.ErrNotExist) {
+		r.Message = fmt.Sprintf("no settings file at %s yet: nothing to back up", p.Settings)
+		return r, nil
+	}
+	if err != nil {
+		return r, err
+	}
+	if err := keep(p.Backup, old); err != nil {
+		return r, err
+	}
+	r.Backup = p.Backup
+	r.Message = fmt.Sprintf("kept %s as it is now in %s", p.Settings, p.Backup)
 	return r, nil
 }
 

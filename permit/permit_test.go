@@ -226,3 +226,44 @@ func TestSymlinkKept(t *testing.T) {
 		t.Errorf("target: %v", st)
 	}
 }
+
+// TestBackUp: BackUp keeps the settings file's bytes as they are (a file that does not
+// parse too), replacing an older backup; with no file it writes nothing. Allow right after
+// it copies the same bytes again, so the backup is the user's file whichever ran last.
+func TestBackUp(t *testing.T) {
+	dir := t.TempDir()
+	p := PathsFor(dir, dir)
+	if r, err := BackUp(p); err != nil || r.Backup != "" || !strings.Contains(r.Message, "nothing to back up") {
+		t.Fatalf("no settings file: %+v %v", r, err)
+	}
+	if _, err := os.Stat(p.Backup); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a backup of no file: %v", err)
+	}
+	for _, user := range []string{"{\n  \"model\": \"opus\"\n}\n", `{"model": "opus",`} {
+		os.WriteFile(p.Backup, []byte("an older backup"), 0o644)
+		os.WriteFile(p.Settings, []byte(user), 0o644)
+		r, err := BackUp(p)
+		if err != nil || r.Backup != p.Backup {
+			t.Fatalf("%q: %+v %v", user, r, err)
+		}
+		if b, _ := os.ReadFile(p.Backup); string(b) != user {
+			t.Errorf("backup %q, want the user's %q", b, user)
+		}
+		if fi, _ := os.Stat(p.Backup); fi.Mode().Perm() != 0o600 {
+			t.Errorf("backup mode %v, want 0600", fi.Mode().Perm())
+		}
+		if b, _ := os.ReadFile(p.Settings); string(b) != user {
+			t.Errorf("BackUp changed the settings: %q", b)
+		}
+	}
+	os.WriteFile(p.Settings, []byte(roundTrips[2].before), 0o600)
+	if _, err := BackUp(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Allow(p); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p.Backup); string(b) != roundTrips[2].before {
+		t.Errorf("after BackUp and Allow the backup is %q, want the user's file", b)
+	}
+}

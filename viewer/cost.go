@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -114,12 +115,10 @@ func (d *costData) layout() {
 			top = max(top, d.Bars[i].CostUSD)
 		}
 	}
-	if top == 0 {
-		top = 1
-	}
+	top = axisTop(top)
 	plotH := d.Base - chartPad
 	for i := range 3 {
-		d.Ticks = append(d.Ticks, tick{Y: d.Base - plotH*float64(i)/2, Label: fmt.Sprintf("$%.2f", top*float64(i)/2)})
+		d.Ticks = append(d.Ticks, tick{Y: d.Base - plotH*float64(i)/2, Label: axisLabel(top*float64(i)/2, top)})
 	}
 	slot := (chartW - chartLeft) / float64(max(len(d.Bars), 1))
 	for i := range d.Bars {
@@ -130,4 +129,37 @@ func (d *costData) layout() {
 		b.Y = d.Base - b.H
 		b.LX = b.X + b.W/2
 	}
+}
+
+// axisSteps are the chart's tops within a power of ten: each is a round number, and so is
+// its half, the middle grid line.
+var axisSteps = []float64{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10}
+
+// axisTop is the smallest round number at or above the costliest day's cost (1 when
+// nothing cost anything), the top of the chart's axis.
+func axisTop(maxUSD float64) float64 {
+	if maxUSD <= 0 {
+		return 1
+	}
+	base := math.Pow(10, math.Floor(math.Log10(maxUSD)))
+	for _, m := range axisSteps {
+		if m*base >= maxUSD*(1-1e-9) {
+			return m * base
+		}
+	}
+	return 10 * base
+}
+
+// axisLabel is a grid line's amount on an axis up to top: in cents, as precise as the
+// grid needs, when top is under a dollar (a day of $0.0011 reads 0.06¢ and 0.12¢, not
+// $0.00 at every line); in dollars, with cents only when a line needs them, above.
+func axisLabel(usd, top float64) string {
+	if top < 1 {
+		cents := math.Round(usd*100*1e6) / 1e6 // the float product's noise off
+		return strconv.FormatFloat(cents, 'f', -1, 64) + "¢"
+	}
+	if math.Round(top/2) != top/2 {
+		return fmt.Sprintf("$%.2f", usd)
+	}
+	return fmt.Sprintf("$%.0f", usd)
 }

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -118,11 +119,13 @@ type page struct {
 	Query  string // the search box's text
 	CSRF   string
 	Notice string // a problem worth a line above the page (ingestion failed)
-	Data   any
+	// Command is how the user runs claude-mem (Config.Command), in the commands a page names.
+	Command string
+	Data    any
 }
 
 func (s *server) render(w http.ResponseWriter, status int, name string, p page) {
-	p.CSRF = s.csrf
+	p.CSRF, p.Command = s.csrf, cmp.Or(s.cfg.Command, doctor.Name)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	var b strings.Builder
 	if err := s.pages[name].Execute(&b, p); err != nil {
@@ -427,13 +430,13 @@ func (s *server) session(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// searchLimit is how many hits the search page shows, as `hook search` does by default.
+// searchLimit is how many hits the search page shows, as `claude-mem search` does by default.
 const searchLimit = 20
 
 type searchHit struct {
 	store.Hit
 	URL     string
-	Label   string // the record id, as `hook search` prints it
+	Label   string // the record id, as `claude-mem search` prints it
 	Title   template.HTML
 	Snippet template.HTML
 }

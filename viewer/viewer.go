@@ -1,4 +1,4 @@
-// Package viewer is `hook viewer`: a local web UI over the memory, served from the same
+// Package viewer is `claude-mem viewer`: a local web UI over the memory, served from the same
 // binary (net/http, html/template, embedded assets), bound to loopback, answering only to
 // a per-launch host name under .localhost and locked to the person who started it by a
 // per-launch token.
@@ -50,6 +50,10 @@ type Config struct {
 
 	// CLAUDE_MEM_CONTEXT_OBSERVATIONS: the context page reads what SessionStart reads.
 	ContextObservations int
+
+	// Command is how the user runs claude-mem (doctor.Command), for the commands pages name;
+	// "" is claude-mem. The refusal page never shows it: anyone on the machine may ask.
+	Command string
 }
 
 // ErrNoToken: the random source failed, so no secret token could be made.
@@ -198,7 +202,7 @@ func (s *server) guard(next http.Handler) http.Handler {
 		h.Set("Cache-Control", "no-store")
 		if r.Host != origin {
 			// The name is not told here: anyone on the machine can ask this port.
-			s.refuse(w, r, "This address is not the viewer's: open the address `hook viewer` printed (http://claude-mem-….localhost:PORT/?token=…).")
+			s.refuse(w, r, "This address is not the viewer's: open the address `claude-mem viewer` printed (http://claude-mem-….localhost:PORT/?token=…).")
 			return
 		}
 		if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && s.equal(t, s.cfg.Token) {
@@ -218,7 +222,7 @@ func (s *server) guard(next http.Handler) http.Handler {
 			return
 		}
 		if !s.hasSession(r, want) {
-			s.refuse(w, r, "Open the viewer with the address `hook viewer` printed: it carries this launch's token.")
+			s.refuse(w, r, "Open the viewer with the address `claude-mem viewer` printed: it carries this launch's token.")
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

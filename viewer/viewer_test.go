@@ -321,7 +321,7 @@ func TestEmptyStatesSayWhatToDo(t *testing.T) {
 		"/":                       "Nothing is stored yet",
 		"/timeline?project=alpha": "Nothing is stored for alpha",
 		"/search?q=zebra":         "Nothing matches",
-		"/search":                 "the same search as <code>hook search</code>",
+		"/search":                 "the same search as <code>claude-mem search</code>",
 		"/live":                   "Keep this page open",
 		"/cost":                   "No observer runs in this period",
 	} {
@@ -721,7 +721,7 @@ func TestOpener(t *testing.T) {
 }
 
 // TestRecordIDs: the viewer's record URLs are the record id grammar (12, S3, P7), as
-// `hook search` prints it: search links each hit by its id, a URL takes the id in either
+// `claude-mem search` prints it: search links each hit by its id, a URL takes the id in either
 // case and with the # lists print, and forgetting a summary by its id removes that summary
 // and never the observation with the same number.
 func TestRecordIDs(t *testing.T) {

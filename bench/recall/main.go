@@ -138,12 +138,12 @@ func bench(data, hook string, check bool) error {
 	for _, s := range []struct {
 		name string
 		sc   *scores
-	}{{"hook search", &product}, {"reference (BM25)", &textbook}} {
+	}{{"claude-mem search", &product}, {"reference (BM25)", &textbook}} {
 		s.sc.print(s.name)
 	}
 	slices.Sort(walls)
 	q := func(f float64) time.Duration { return walls[int(f*float64(len(walls)-1))].Round(time.Microsecond) }
-	fmt.Printf("\nhook search, whole process per question: p50 %s, p95 %s\n", q(0.5), q(0.95))
+	fmt.Printf("\nclaude-mem search, whole process per question: p50 %s, p95 %s\n", q(0.5), q(0.95))
 
 	got, want := product.all.hit(5), max(targetHit5, textbook.all.hit(5)+targetMargin)
 	verdict := "ok"

@@ -9,29 +9,30 @@ import (
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
-// allowCommand is `hook allow-tools [--check | --remove] [--json]`: the permission rule that
-// lets the model call the memory tools, in Claude Code's user settings (make install asks
-// first).
+// allowCommand is `claude-mem allow-tools [--check | --remove | --backup-only] [--json]`: the
+// permission rule that lets the model call the memory tools, in Claude Code's user settings
+// (make install asks first, after --backup-only has kept the user's file).
 var allowCommand = &command{
-	name: "allow-tools", synopsis: "[--check | --remove] [--json]",
+	name: "allow-tools", synopsis: "[--check | --remove | --backup-only] [--json]",
 	summary: "let the model call the memory tools without asking (a rule in Claude Code's user settings)",
 	flags: func(fs *flag.FlagSet) action {
 		check := fs.Bool("check", false, "only say whether the tools are allowed (exit 1 when not)")
 		remove := fs.Bool("remove", false, "take back the rule allow-tools added")
+		backupOnly := fs.Bool("backup-only", false, "only back up the settings file as it is (install runs it first)")
 		asJSON := fs.Bool("json", false, "print the result as JSON")
 		return func(p *proc, ops []string) int {
 			switch {
 			case len(ops) > 0:
 				return p.usageError("allow-tools", fmt.Sprintf("unexpected %q", ops[0]))
-			case *check && *remove:
-				return p.usageError("allow-tools", "--check and --remove: one or the other")
+			case *check && *remove, *check && *backupOnly, *remove && *backupOnly:
+				return p.usageError("allow-tools", "--check, --remove and --backup-only: one at a time")
 			}
-			return allowCmd(p, *check, *remove, *asJSON)
+			return allowCmd(p, *check, *remove, *backupOnly, *asJSON)
 		}
 	},
 }
 
-func allowCmd(p *proc, check, remove, asJSON bool) int {
+func allowCmd(p *proc, check, remove, backupOnly, asJSON bool) int {
 	st := setup(p)
 	defer st.closeLog.Close()
 	if st.dataDirErr != nil {
@@ -46,6 +47,11 @@ func allowCmd(p *proc, check, remove, asJSON bool) int {
 		r.Settings = paths.Settings
 		r.State, err = permit.Check(paths.Settings)
 		r.Message = fmt.Sprintf("the memory tools are %s in %s", r.State, paths.Settings)
+		if r.State == permit.NotAllowed {
+			r.Message += "; to allow them: " + p.command() + " allow-tools"
+		}
+	case backupOnly:
+		r, err = permit.BackUp(paths)
 	case remove:
 		r, err = permit.Disallow(paths)
 	default:
@@ -60,7 +66,7 @@ func allowCmd(p *proc, check, remove, asJSON bool) int {
 	} else {
 		fmt.Fprintln(p.stdout, "claude-mem: "+r.Message)
 	}
-	if (check || !remove) && r.State != permit.Allowed {
+	if (check || !remove && !backupOnly) && r.State != permit.Allowed {
 		return 1
 	}
 	return 0

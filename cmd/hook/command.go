@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/claude-mem/claude-mem-go/doctor"
+	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 // command is one subcommand, declared once: the general help, `help NAME`, `NAME --help`,
@@ -54,6 +58,12 @@ func (p *proc) prog() string {
 		return "hook"
 	}
 	return strings.TrimSuffix(filepath.Base(p.name), ".exe")
+}
+
+// command is how the user runs this binary, for the commands printed for them to run
+// (doctor.Command): claude-mem, when that name on their PATH is this binary.
+func (p *proc) command() string {
+	return doctor.Command(p.env.Get("PATH"), settings.Home(p.env, p.goos), p.exe)
 }
 
 // dispatch parses args for c and runs it: --help and -h print c's help (exit 0), a bad
@@ -237,12 +247,20 @@ var helpCommand = &command{
 
 var versionCommand = &command{
 	name: "version", summary: "print the version",
-	flags: func(*flag.FlagSet) action {
+	flags: func(fs *flag.FlagSet) action {
+		asJSON := fs.Bool("json", false, `print {"name":"claude-mem","version":…}`)
 		return func(p *proc, ops []string) int {
 			if len(ops) > 0 {
 				return p.usageError("version", fmt.Sprintf("unexpected %q", ops[0]))
 			}
-			fmt.Fprintf(p.stdout, "claude-mem hook %s\n", version)
+			if *asJSON {
+				_ = json.NewEncoder(p.stdout).Encode(struct {
+					Name    string `json:"name"`
+					Version string `json:"version"`
+				}{doctor.Name, version})
+				return 0
+			}
+			fmt.Fprintf(p.stdout, "%s %s\n", doctor.Name, version)
 			return 0
 		}
 	},

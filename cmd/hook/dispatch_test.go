@@ -32,7 +32,7 @@ func runProc(t *testing.T, env settings.Env, stdin string, args ...string) (int,
 func TestRunVersionAndHelpPrintToStdoutAndExit0(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		rc, out, errs := runProc(t, settings.Env{}, "", args...)
-		if rc != 0 || out != "claude-mem hook "+version+"\n" || errs != "" {
+		if rc != 0 || out != "claude-mem "+version+"\n" || errs != "" {
 			t.Errorf("%v: rc %d, stdout %q, stderr %q; want 0, the version line, nothing", args, rc, out, errs)
 		}
 	}

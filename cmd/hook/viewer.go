@@ -11,7 +11,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/viewer"
 )
 
-// viewerCommand is `hook viewer [--port N] [--no-open]`: serves the local web UI until
+// viewerCommand is `claude-mem viewer [--port N] [--no-open]`: serves the local web UI until
 // Ctrl-C or SIGTERM. Nothing listens before it starts or after it returns.
 var viewerCommand = &command{
 	name: "viewer", summary: "open the local web viewer (loopback only) until Ctrl-C",
@@ -56,7 +56,7 @@ func viewerCmd(p *proc, port int, noOpen bool) int {
 		Ingest:      memoryOf(p, st).Ingest,
 		Report:      func(ctx context.Context) *doctor.Report { return doctor.Build(ctx, doctorInputs(ctx, p, st)) },
 		Now:         p.now, Loc: p.loc, BudgetUSD: st.s.DailyBudgetUSD, Host: host, Port: bound, Token: token,
-		ContextObservations: st.s.ContextObservations,
+		ContextObservations: st.s.ContextObservations, Command: p.command(),
 	})
 	if err != nil {
 		ln.Close()

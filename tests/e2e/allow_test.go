@@ -48,7 +48,9 @@ func (p *product) searchWithoutAllowedTools(query string) string {
 // stored memory (Claude Code 2.1.328 takes a rule naming the plugin's server,
 // mcp__plugin_claude-mem_memory, as allowing its every tool). `make uninstall` takes it back,
 // every key of the user's as it was, and installed again without the rule the same
-// session's call is refused: the control.
+// session's call is refused: the control. The backup install keeps,
+// settings.json.bak-claude-mem, is the user's file byte for byte, taken before Claude
+// Code's own plugin commands rewrite it, and uninstall lists it among what stays.
 func TestInstallAllowsMemoryTools(t *testing.T) {
 	t.Parallel()
 	p := newProductWith(t, "checkout-allow")
@@ -81,6 +83,16 @@ func TestInstallAllowsMemoryTools(t *testing.T) {
 	after, _ := os.ReadFile(settingsPath)
 	if st, err := permit.Check(settingsPath); err != nil || st != permit.Allowed {
 		t.Fatalf("after make install: %v %v\n%s", st, err, after)
+	}
+	// The backup is the user's own bytes; the file itself was rewritten (by allow-tools and
+	// by Claude Code's plugin commands, which add their own keys), so a backup taken after
+	// any of them would differ.
+	backup := settingsPath + ".bak-claude-mem"
+	if b, err := os.ReadFile(backup); err != nil || string(b) != before {
+		t.Errorf("after make install the backup %s is %q (%v), want the user's file %q", backup, b, err, before)
+	}
+	if !strings.Contains(string(after), "extraKnownMarketplaces") || string(after) == before {
+		t.Errorf("Claude Code's plugin commands did not rewrite settings.json (the control):\n%s", after)
 	}
 	var was, is map[string]json.RawMessage
 	if json.Unmarshal([]byte(before), &was) != nil || json.Unmarshal(after, &is) != nil {
@@ -123,16 +135,21 @@ func TestInstallAllowsMemoryTools(t *testing.T) {
 	if _, err := os.Lstat(link); !os.IsNotExist(err) {
 		t.Errorf("after make uninstall %s is still there: %v", link, err)
 	}
-	for _, want := range []string{"took back the rule", "removed " + link, "plugins/cache/" + productMarket, "claude-mem-go"} {
+	for _, want := range []string{"took back the rule", "removed " + link, "plugins/cache/" + productMarket, "claude-mem-go",
+		`your settings.json before install:   rm -f "` + backup + `"`} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("make uninstall does not say %q:\n%s", want, out)
 		}
 	}
 
-	// The control: installed again without the rule, the same call is refused.
+	// The control: installed again without the rule, the same call is refused. The backup
+	// is the file as this install found it.
 	out, err = makeIn(append(p.installEnv(), "ALLOW_TOOLS=no"), "install", "PLUGIN_DIR="+p.Plugin, "HOOK_BIN="+p.Hook, "CLAUDE="+cli)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(backup); err != nil || string(b) != string(restored) {
+		t.Errorf("after make install again the backup is %q (%v), want the file as it was %q", b, err, restored)
 	}
 	if !strings.Contains(string(out), "to allow them: "+p.Hook+" allow-tools") {
 		t.Errorf("make install with ALLOW_TOOLS=no does not say how to allow the tools:\n%s", out)
