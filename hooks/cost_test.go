@@ -96,7 +96,7 @@ func TestBudgetStopsRunsUntilTheNextLocalDay(t *testing.T) {
 	if n := h.count("events", "state = 'pending'"); n != 1 {
 		t.Fatalf("%d events pending; want 1: nothing lost", n)
 	}
-	want := "claude-mem: observer budget reached — $1.50 of $1.50 today; observations paused until 2026-12-01 00:00 UTC+3, nothing lost (details: " + h.deps.Hook + " doctor)"
+	want := "claude-mem: observer budget reached — $1.50 of $1.50 today; observations paused until 2026-12-01 00:00 UTC+3, nothing lost (details: " + h.deps.Hook() + " doctor)"
 	if res.SystemMessage != want || !strings.HasPrefix(res.Context, want+"\n") {
 		t.Fatalf("notice:\n got %q\nwant %q\ncontext %q", res.SystemMessage, want, res.Context)
 	}

@@ -89,7 +89,7 @@ func FuzzHookMode(f *testing.F) {
 		Settings: s, Journal: j,
 		Ingest: func(ctx context.Context, db *store.DB) error { return j.IngestNoted(ctx, db, zerolog.Nop()) },
 		Env:    env, Home: env["HOME"], GOOS: runtime.GOOS,
-		Hook: filepath.Join(root, "bin", "hook"), ExecutableDir: filepath.Join(root, "bin"),
+		Hook: func() string { return filepath.Join(root, "bin", "hook") }, ExecutableDir: filepath.Join(root, "bin"),
 		Now:           func() time.Time { return clock },
 		OpenStore:     func() (*store.DB, error) { return store.Open(dbPath) },
 		ClaudeCheck:   func(health.Health) error { return nil },

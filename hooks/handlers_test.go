@@ -54,7 +54,7 @@ func TestSessionStartAnswersTheExactShapeForEveryFixture(t *testing.T) {
 
 			h.claudeErr = &claudebin.NotFoundError{}
 			res = decodeSessionStart(t, h.run(data))
-			line := notice.SetupNotFound(h.deps.Hook)
+			line := notice.SetupNotFound(h.deps.Hook())
 			if res.SystemMessage != line {
 				t.Errorf("systemMessage = %q, want %q", res.SystemMessage, line)
 			}
@@ -217,7 +217,7 @@ func TestSessionStartLoadedMessage(t *testing.T) {
 			}
 			h.claudeErr = tc.claude
 			res := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, map[string]any{"session_id": "new", "source": "startup"})))
-			line := notice.SetupNotFound(h.deps.Hook)
+			line := notice.SetupNotFound(h.deps.Hook())
 			want := strings.Replace(tc.want, "NOTICE", line, 1)
 			if res.SystemMessage != want || res.HasSystemMessage != tc.hasSysMs {
 				t.Errorf("systemMessage %q (present %v), want %q", res.SystemMessage, res.HasSystemMessage, want)

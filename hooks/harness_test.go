@@ -82,7 +82,7 @@ func newHarness(t *testing.T, kv ...string) *harness {
 	h.journal = journal.New(s.DataDir, "", filepath.Join(root, "cache"), filepath.Join(root, "tmp"), func() time.Time { return h.now })
 	h.deps = &hooks.Deps{
 		Settings: s, Journal: h.journal, Env: h.env, Home: h.home, GOOS: runtime.GOOS,
-		Hook: filepath.Join(h.exeDir, "hook"), ExecutableDir: h.exeDir,
+		Hook: func() string { return filepath.Join(h.exeDir, "hook") }, ExecutableDir: h.exeDir,
 		Now: func() time.Time { return h.now },
 		Log: zerolog.New(&h.log),
 		Ingest: func(ctx context.Context, db *store.DB) error {

@@ -24,13 +24,15 @@ import (
 
 // Deps is everything a handler may use, passed in so hook mode runs the same under tests.
 type Deps struct {
-	Settings      *settings.Settings
-	DataDirErr    error // the data dir could not be created: memory is unavailable
-	Journal       *journal.Journal
-	Env           settings.Env
-	Home          string
-	GOOS          string
-	Hook          string // how the user runs this executable (doctor.Command), shown in notices
+	Settings   *settings.Settings
+	DataDirErr error // the data dir could not be created: memory is unavailable
+	Journal    *journal.Journal
+	Env        settings.Env
+	Home       string
+	GOOS       string
+	// Hook is how the user runs this executable (doctor.Command), shown in notices: a func,
+	// since only SessionStart needs it and finding it looks along PATH.
+	Hook          func() string
 	ExecutableDir string
 	Now           func() time.Time
 	Loc           *time.Location // the budget's local day; nil is UTC

@@ -91,7 +91,7 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 	}
 	h := d.health()
 	ni := notice.Inputs{
-		Hook:            d.Hook,
+		Hook:            d.Hook(),
 		ObserverEnabled: d.observerEnabled(),
 		Binary:          d.claudeCheck(h),
 		Health:          h,

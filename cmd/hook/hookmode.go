@@ -76,7 +76,7 @@ func hookMode(p *proc) (code int) {
 	}
 	d := &hooks.Deps{
 		Settings: s, DataDirErr: st.dataDirErr, Journal: jr, Env: p.env, Home: settings.Home(p.env, p.goos), GOOS: p.goos,
-		Hook: p.command(), ExecutableDir: exeDir(p.exe), Now: p.now, Loc: p.loc, Log: st.log,
+		Hook: p.command, ExecutableDir: exeDir(p.exe), Now: p.now, Loc: p.loc, Log: st.log,
 		Ingest: ingestNoted(p, st),
 		OpenStore: func() (*store.DB, error) {
 			return store.OpenWith(dbPath(s), store.OpenOptions{Busy: store.HookBusyTimeout, Hook: true, Upgrade: startUpgrade(p, st), Now: p.now})
