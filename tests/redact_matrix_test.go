@@ -34,6 +34,18 @@ var extraShapes = []redacttest.Canary{
 		Secret: "CanaryAwsTextSecret0K7MDENGbPxRfiCY01234"},
 	{Kind: "aws_access_key_id", Text: `"AccessKeyId": "ASIACANARY7Q2W3E4R5Z",`, Secret: "ASIACANARY7Q2W3E4R5Z"},
 	{Kind: "bearer", Text: "Authorization: Basic Q2FuYXJ5QmFzaWM6cGFzc3dvcmQxMjM=", Secret: "Q2FuYXJ5QmFzaWM6cGFzc3dvcmQxMjM="},
+	// Issue 31: Slack app-level tokens, the AWS console's CSV rows, any *key name with a
+	// generated value, a PEM body read without its BEGIN line, a token percent-encoded in a
+	// URL and one split by grep --color.
+	{Kind: "slack", Text: "SLACK_APP_TOKEN=xapp-1-A0CANARY789-1234567890123-ca0a1b2c3d4e5f6a7b8c1234", Secret: "ca0a1b2c3d4e5f6a7b8c1234"},
+	{Kind: "aws_secret", Text: "User name,Password,Access key ID,Secret access key,Console login link\ndeploy,,AKIACANARYCSV7Q2W3E4,CanaryCsvSecret0K7MDENGbPxRfiCY0123456789,https://1234.signin.aws.amazon.com/console\n",
+		Secret: "CanaryCsvSecret0K7MDENGbPxRfiCY0123456789"},
+	{Kind: "aws_secret", Text: "Access key ID,Secret access key\nAKIACANARYCSV7Q2W3E5,CanaryCsvKeySecret0MDENGbPxRfiCY012345678\n", Secret: "CanaryCsvKeySecret0MDENGbPxRfiCY012345678"},
+	{Kind: "assignment", Text: "encryption_key = 'ca0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c61234'", Secret: "ca0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c61234"},
+	{Kind: "private_key", Text: "q8Zt4hY2mUeN0vJ7XbLwKcP3sRfD1gQ9aT6uE5iO2pA8sD4fG7hJ1kL3zX5cV9bN\n7mQ2wE4rT6yU8iO0pA1sD3fG5hJ7kL9zX2cV4bN6mQ8wE0rT2yU4iO6pCanary12\n-----END RSA PRIVATE KEY-----\n",
+		Secret: "7mQ2wE4rT6yU8iO0pA1sD3fG5hJ7kL9zX2cV4bN6mQ8wE0rT2yU4iO6pCanary12"},
+	{Kind: "github", Text: "GET /cb?next=%2Fhome%3Faccess_token%3Dghp_CanaryPct0a1B2c3D4e5F6g7H8i9J0kLm1N2o HTTP/1.1", Secret: "CanaryPct0a1B2c3D4e5F6g7H8i9J0kLm1N2o"},
+	{Kind: "github", Text: "config.txt:3:token ghp_CanaryGrep0a1B2\x1b[01;31m\x1b[Kc3D4\x1b[m\x1b[Ke5F6g7H8i9J0kLm1N2o", Secret: "e5F6g7H8i9J0kLm1N2o"},
 }
 
 // matrixFields are the captured fields a cell's text goes into.
