@@ -1,27 +1,16 @@
 package redact
 
 import (
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 )
 
-// adversarial are texts made of one rule's anchors repeated (with the least filler that
-// keeps each a fresh attempt): issue 31 found `eyJ-` repeated cost 0.1 s per KB.
-var adversarial = []string{
-	"eyJ-", "eyJa.", "sk-", "sk-a", "sk-ant-", "gh", "ghp_", "github_pat_", "AKIA", "ASIA", "AKIAABCDEFGHIJKLMNOP\t",
-	"IQoJb3JpZ2lu", "AIza", "xox", "xoxb-", "sk_live_", "rk_live_", "authorization: ", "Authorization=Bearer ",
-	"bearer ", "Bearer a", "-u ", "-u a:", "--user=", "mysql -p", "mysql ", "sshpass ", "://", "://a", "://a:b",
-	"?a=", "?token=", "&key=", "password=", "password: ", "token=", "_KEY=", "secret=", "api_key=",
-	"-----BEGIN", "-----BEGIN PRIVATE KEY-----", "-----BEGIN PRIVATE KEY-----!", "LS0tLS1CRUdJTi",
-	`"private_key"`, `"private_key": "-----BEGIN`, "secret_access_key=", "KEY=", "TOKEN=", "%3D", "%", "%2",
-	"\x1b[1m", "\x1b[", "\x1b]0;", "\x1b", `\u001b[1m`, `\u001b`, "\\n", "\\u000a", "-----END PRIVATE KEY-----",
-	"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQCanaryPemKey0\n",
-}
+// adversarial are redacttest's texts of one rule's anchors repeated.
+var adversarial = redacttest.Adversarial
 
-func repeatTo(unit string, n int) string {
-	return strings.Repeat(unit, n/len(unit)+1)[:n]
-}
+func repeatTo(unit string, n int) string { return redacttest.Repeat(unit, n) }
 
 // TestLinearTime: issue 31's bound, measured in-process: 1 MB of any rule's anchors
 // repeated is redacted by Captured and by Scrub in under 100 ms on an idle machine (here

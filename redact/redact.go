@@ -350,6 +350,9 @@ func (r *rule) find(s string, at []int, taken []span, sc scope, gap func(int) bo
 			}
 		}
 		end := min(p+r.fwd, len(s))
+		if len(taken) > 0 { // a match reaching into an earlier rule's secret is left alone
+			end = min(end, taken[0].lo)
+		}
 		if !r.lines {
 			if nl < p {
 				if nl = strings.IndexByte(s[p:], '\n'); nl < 0 {
@@ -360,8 +363,14 @@ func (r *rule) find(s string, at []int, taken []span, sc scope, gap func(int) bo
 			}
 			end = min(end, nl)
 		}
-		if run.class != nil && r.sep == "" && run.end(s, p)-p < r.min {
-			continue
+		if run.class != nil && r.sep == "" {
+			e := run.end(s, p)
+			if e-p < r.min {
+				continue
+			}
+			if !r.beyond {
+				end = min(end, e+1)
+			}
 		}
 		if r.until != "" {
 			if next < p {

@@ -39,6 +39,9 @@ type rule struct {
 	// has (shorter: no regexp runs). It keeps redaction linear (issue 31: eyJ- repeated).
 	body string
 	min  int
+	// beyond: a match may go past the run of body bytes it begins with (else the regexp
+	// reads the run and the byte after it, no further).
+	beyond bool
 	// vmin, for a rule with sep: the least length of the run of body bytes its value
 	// begins with (shorter: no regexp runs).
 	vmin int
@@ -237,7 +240,7 @@ func table() []rule {
 		// public key has a sequence), and the base64 lines after it. A body's later lines
 		// alone are any base64, and stay.
 		{kind: "private_key", scope: both, anchors: []string{"MII", "MIG", "MHcCAQEE", "MC4CAQAw", "b3BlbnNzaC1rZXktdjE"},
-			bound: true, fwd: 16 << 10, lines: true, body: "A-Za-z0-9+/", min: 46,
+			bound: true, fwd: 16 << 10, lines: true, beyond: true, body: "A-Za-z0-9+/", min: 46,
 			re: lazy(`^(?:MII[A-Za-z0-9+/]{3}IBA(?:DAN|AK)|MIG[A-Za-z0-9+/]AgE[AB]|MHcCAQEE|MC4CAQAw|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{38,}=*` +
 				`(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/]{16,}=*)*`)},
 		// The same block base64-encoded (a kubeconfig's client-key-data, a Kubernetes secret):
@@ -257,7 +260,7 @@ func table() []rule {
 		// (CREDENTIALS, id, expiry, secret, session token), and so do the credentials.csv and
 		// accessKeys.csv the console downloads (a comma's column); before the id's rule, which
 		// takes the id alone.
-		{kind: "aws_secret", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 256, body: "A-Z0-9", min: 20,
+		{kind: "aws_secret", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 256, beyond: true, body: "A-Z0-9", min: 20,
 			re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}(?:[\t,][^\t,\r\n]*){0,3}?[\t,]([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`)},
 		{kind: "aws_access_key_id", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 32, body: "A-Z0-9", min: 20,
 			re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`), keep: value(placeholder), public: true},
@@ -309,7 +312,7 @@ func table() []rule {
 			re: lazy(`^AGE-SECRET-KEY-1[0-9A-Z]{58}`), public: true},
 		{kind: "databricks", scope: both, anchors: []string{"dapi"}, bound: true, fwd: 64, body: "a-z0-9-", min: 36,
 			re: lazy(`^dapi[a-f0-9]{32}(?:-\d)?`), public: true},
-		{kind: "jwt", scope: both, anchors: []string{"eyJ"}, bound: true, fwd: 8 << 10, body: "A-Za-z0-9_-", min: 13,
+		{kind: "jwt", scope: both, anchors: []string{"eyJ"}, bound: true, fwd: 8 << 10, beyond: true, body: "A-Za-z0-9_-", min: 13,
 			re: lazy(`^eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`), public: true},
 		{kind: "bearer", scope: both, anchors: []string{"authorization"}, fold: true, bound: true, sep: ":=", fwd: 2 << 10,
 			// Any scheme of the Authorization header (Bearer, Basic, token, Digest); just the
@@ -321,11 +324,11 @@ func table() []rule {
 			keep: value(notRandom)},
 		// A password on a command line: curl -u user:pass (--user), mysql -pPASS (no blank: -p
 		// alone asks), sshpass -p PASS. A value of digits is a uid:gid (docker run -u 1000:1000).
-		{kind: "cli_password", scope: both, anchors: []string{"-u"}, bound: true, fwd: 512, body: "^\t\n\r :\"'",
+		{kind: "cli_password", scope: both, anchors: []string{"-u"}, bound: true, fwd: 512, beyond: true, body: "^\t\n\r :\"'",
 			re:   lazy(`^-u(?:ser)?(?:=|\s+)(?:"[^":\s]*:([^"]+)"|'[^':\s]*:([^']+)'|[^\s:"']*:([^\s"']+))`),
 			keep: value(func(v string) bool { return standIn(v) || digits(v) })},
 		{kind: "cli_password", scope: both, anchors: []string{"mysql", "mariadb", "sshpass"}, bound: true, fwd: 1 << 10,
-			body: "^\n|;&", until: "-p", // a command: the first -p in it is what every anchor in it finds
+			beyond: true, body: "^\n|;&", until: "-p", // a command: the first -p in it is what every anchor in it finds
 			re: lazy(`^(?:(?:mysql|mariadb)[a-z-]*[^\n|;&]*?\s-p|sshpass[^\n|;&]*?\s-p\s*)` +
 				`(?:\\?"([^"\\]+)\\?"|\\?'([^'\\]+)\\?'|([^\s"'\\]+))`),
 			keep: value(standIn)},
@@ -364,7 +367,7 @@ func table() []rule {
 			keep: value(func(v string) bool { return !keyedValue(v) })},
 		// Diagnostics: any NAME=value (or "NAME": "value") whose name says it holds a secret
 		// (MY_GATEWAY_KEY=…), as SensitiveName does for a name on its own.
-		{kind: "env", scope: diag, anchors: sensitiveParts, fwd: 2 << 10, body: "A-Z0-9_",
+		{kind: "env", scope: diag, anchors: sensitiveParts, fwd: 2 << 10, beyond: true, body: "A-Z0-9_",
 			re: lazy(`^(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Z0-9_]*(?:=|"\s*:\s*")([^\s"']+)`),
 			keep: func(v string, at site) bool {
 				return redacted(v) || !SensitiveName(at.match[:strings.IndexAny(at.match, `="`)])

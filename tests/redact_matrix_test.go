@@ -15,7 +15,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,9 +39,9 @@ var extraShapes = []redacttest.Canary{
 	// generated value, a PEM body read without its BEGIN line, a token percent-encoded in a
 	// URL and one split by grep --color.
 	{Kind: "slack", Text: "SLACK_APP_TOKEN=xapp-1-A0CANARY789-1234567890123-ca0a1b2c3d4e5f6a7b8c1234", Secret: "ca0a1b2c3d4e5f6a7b8c1234"},
-	{Kind: "aws_secret", Text: "User name,Password,Access key ID,Secret access key,Console login link\ndeploy,,AKIACANARYCSV7Q2W3E4,CanaryCsvSecret0K7MDENGbPxRfiCY0123456789,https://1234.signin.aws.amazon.com/console\n",
-		Secret: "CanaryCsvSecret0K7MDENGbPxRfiCY0123456789"},
-	{Kind: "aws_secret", Text: "Access key ID,Secret access key\nAKIACANARYCSV7Q2W3E5,CanaryCsvKeySecret0MDENGbPxRfiCY012345678\n", Secret: "CanaryCsvKeySecret0MDENGbPxRfiCY012345678"},
+	{Kind: "aws_secret", Text: "User name,Password,Access key ID,Secret access key,Console login link\ndeploy,,AKIACANARYCSV7Q2W3E4,CanaryCsvSecret0K7MDENGbPxRfiCY012345678,https://1234.signin.aws.amazon.com/console\n",
+		Secret: "CanaryCsvSecret0K7MDENGbPxRfiCY012345678"},
+	{Kind: "aws_secret", Text: "Access key ID,Secret access key\nAKIACANARYCSV7Q2W3E5,CanaryCsvKeySecret0MDENGbPxRfiCY01234567\n", Secret: "CanaryCsvKeySecret0MDENGbPxRfiCY01234567"},
 	{Kind: "assignment", Text: "encryption_key = 'ca0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c61234'", Secret: "ca0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c61234"},
 	{Kind: "private_key", Text: "q8Zt4hY2mUeN0vJ7XbLwKcP3sRfD1gQ9aT6uE5iO2pA8sD4fG7hJ1kL3zX5cV9bN\n7mQ2wE4rT6yU8iO0pA1sD3fG5hJ7kL9zX2cV4bN6mQ8wE0rT2yU4iO6pCanary12\n-----END RSA PRIVATE KEY-----\n",
 		Secret: "7mQ2wE4rT6yU8iO0pA1sD3fG5hJ7kL9zX2cV4bN6mQ8wE0rT2yU4iO6pCanary12"},
@@ -49,13 +50,16 @@ var extraShapes = []redacttest.Canary{
 }
 
 // matrixFields are the captured fields a cell's text goes into.
-var matrixFields = []string{"prompt", "tool_input", "stdout", "stderr", "content", "nested JSON", "remember"}
+var matrixFields = []string{"prompt", "tool_input", "stdout", "stderr", "content", "nested JSON", "remember", "file path", "Stop answer"}
 
 // matrixCell is one secret in one place.
 type matrixCell struct {
 	field, sep string
 	c          redacttest.Canary
 }
+
+// groupShapes is how many shapes one text holds, one after another.
+const groupShapes = 8
 
 // matrixTexts builds, for each field, the texts to capture and the cells they hold: for
 // each separator, the shapes one after another, each between the separator's two sides;
@@ -66,7 +70,16 @@ func matrixTexts() (texts map[string][]string, cells []matrixCell) {
 	for fi, f := range matrixFields {
 		for si, sep := range redacttest.Separators {
 			var group []string
-			for _, sh := range shapes {
+			flush := func() {
+				if len(group) > 0 {
+					texts[f] = append(texts[f], "quokka "+strings.Join(group, "\n"))
+					group = nil
+				}
+			}
+			for i, sh := range shapes {
+				if i%groupShapes == 0 { // a note holds 4,000 characters at most
+					flush()
+				}
 				v := sh.Variant(fi*len(redacttest.Separators) + si)
 				cells = append(cells, matrixCell{f, sep.Name, v})
 				text := sep.Before + v.Text + sep.After
@@ -76,9 +89,7 @@ func matrixTexts() (texts map[string][]string, cells []matrixCell) {
 				}
 				group = append(group, text)
 			}
-			if len(group) > 0 {
-				texts[f] = append(texts[f], "quokka "+strings.Join(group, "\n"))
-			}
+			flush()
 		}
 	}
 	return texts, cells
@@ -207,14 +218,21 @@ func feedMatrix(t *testing.T, h *harness, sid string, texts map[string][]string)
 		}
 		tool("PostToolUse-Bash.json", "Bash", map[string]any{"command": texts["tool_input"][i], "description": "quokka check"},
 			map[string]any{"stdout": texts["stdout"][i], "stderr": texts["stderr"][i], "interrupted": false, "isImage": false, "noOutputExpected": false})
-		tool("PostToolUse-Read.json", "Read", map[string]any{"file_path": filepath.Join(h.proj, "config.txt")},
-			map[string]any{"type": "text", "file": map[string]any{"filePath": filepath.Join(h.proj, "config.txt"), "content": texts["content"][i], "numLines": 3, "startLine": 1, "totalLines": 3}})
+		path := h.proj + "/" + texts["file path"][i]
+		tool("PostToolUse-Read.json", "Read", map[string]any{"file_path": path},
+			map[string]any{"type": "text", "file": map[string]any{"filePath": path, "content": texts["content"][i], "numLines": 3, "startLine": 1, "totalLines": 3}})
 		inner, err := json.Marshal(map[string]any{"rows": []any{map[string]any{"id": i, "note": texts["nested JSON"][i]}}, "count": 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		tool("PostToolUse-Bash.json", "mcp__db__query", map[string]any{"sql": "select note from notes"},
 			[]any{map[string]any{"type": "text", "text": string(nodeJSON(inner))}})
+		// The turn's answer; no batch is due before the scenario's own Stop.
+		f := h.base(sid)
+		f["last_assistant_message"] = texts["Stop answer"][i]
+		if out := h.hookMode(nodeJSON(fixtureEvent(t, "Stop-basic.json", f)), map[string]string{"CLAUDE_MEM_BATCH_EVENTS": "10000", "CLAUDE_MEM_BATCH_WAIT": "86400"}); out != "" {
+			t.Fatalf("Stop printed %q", out)
+		}
 	}
 	remember(t, h, sid, texts["remember"])
 }
@@ -236,18 +254,28 @@ func TestRedactMatrix_NoCellStoredSentOrShown(t *testing.T) {
 	t.Parallel()
 	texts, cells := matrixTexts()
 	r := runCaptured(t, nil, "matrix", func(h *harness) { feedMatrix(t, h, "matrix", texts) })
-	leaks := 0
+	leaks, leaking := 0, 0
+	byPlace := map[string]int{} // leaking cells by shape and separator
 	for _, c := range cells {
+		leaked := false
 		for where, b := range map[string][]byte{"a file under $WORK": r.stored, "the observer's stdin or argv": []byte(r.observer), "an output": []byte(r.outputs)} {
 			if bytes.Contains(b, []byte(c.c.Secret)) {
+				leaked = true
 				if leaks++; leaks <= 20 {
 					t.Errorf("%s holds the secret of cell %s × %s × %s: %q", where, c.c.Kind, c.sep, c.field, c.c.Secret)
 				}
 			}
 		}
+		if leaked {
+			leaking++
+			byPlace[c.c.Kind+" × "+c.sep]++
+		}
 	}
 	if leaks > 0 {
-		t.Errorf("%d leaks in %d cells", leaks, len(cells))
+		for _, k := range slices.Sorted(maps.Keys(byPlace)) {
+			t.Logf("leaking: %s: %d cells", k, byPlace[k])
+		}
+		t.Errorf("%d of %d cells leak (%d leaks)", leaking, len(cells), leaks)
 	}
 	if !bytes.Contains(r.stored, []byte("[REDACTED:")) || !strings.Contains(r.observer, "[REDACTED:") {
 		t.Error("no [REDACTED: marker stored or sent to the observer: the scenario did not capture")
