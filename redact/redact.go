@@ -384,6 +384,9 @@ func (r *rule) find(s string, at []int, taken []span, sc scope, gap func(int) bo
 				continue
 			}
 		}
+		if r.pre != nil && !r.pre(s, p, end) {
+			continue
+		}
 		m := r.re().FindStringSubmatchIndex(s[p:end])
 		if m == nil {
 			if run.class != nil { // no anchor in this run (within the window) begins one

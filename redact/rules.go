@@ -51,7 +51,10 @@ type rule struct {
 	// back, when set, extends a secret back from its start (a PEM body before its END line),
 	// never before lo.
 	back func(s string, at, lo int) int
-	cls  *[256]bool // body's bytes
+	// pre, when set, is a cheaper test than re of s[p:end], which a match passes: where it
+	// fails, re is not run.
+	pre func(s string, p, end int) bool
+	cls *[256]bool // body's bytes
 	// re matches the shape from an anchor (it begins with ^). The secret is its first
 	// capturing group that took part, or the whole match when it has none; only the
 	// secret is replaced.
@@ -261,7 +264,7 @@ func table() []rule {
 		// accessKeys.csv the console downloads (a comma's column); before the id's rule, which
 		// takes the id alone.
 		{kind: "aws_secret", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 256, beyond: true, body: "A-Z0-9", min: 20,
-			re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}(?:[\t,][^\t,\r\n]*){0,3}?[\t,]([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`)},
+			re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}(?:[\t,][^\t,\r\n]*){0,3}?[\t,]([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`), pre: secretColumn},
 		{kind: "aws_access_key_id", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 32, body: "A-Z0-9", min: 20,
 			re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`), keep: value(placeholder), public: true},
 		{kind: "aws_secret", scope: both, anchors: []string{"secret"}, fold: true, sep: ":=|", fwd: 96,
@@ -336,11 +339,11 @@ func table() []rule {
 		// https://x-access-token:ghp_…@), so the URL keeps its host and stays usable. A username
 		// alone is kept when it does not look generated (ssh://git@host, https://alice@host)…
 		{kind: "url_userinfo", scope: both, anchors: []string{"://"}, fwd: 512,
-			re:   lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`),
+			re: lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`), pre: userinfo,
 			keep: value(func(v string) bool { return !strings.Contains(v, ":") && (len(v) < 16 || notRandom(v)) })},
 		// … except in a diagnostic (issue 12: http://TOKEN@proxy:8080 leaked).
 		{kind: "url_userinfo", scope: diag, anchors: []string{"://"}, fwd: 512,
-			re: lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`)},
+			re: lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`), pre: userinfo},
 		{kind: "url_query", scope: both, anchors: urlQueryAnchors(), fold: true, sep: "=", body: "^&#\t\n\r \"'<>[]\\", vmin: 1, fwd: 1 << 10,
 			re:   lazy(`^[?&](?i:api[_-]?key|apikey|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|sig|signature|password|secret|client[_-]?secret|auth)=([^&#\s"'<>\[\]\\]+)`),
 			keep: value(placeholder)},
@@ -382,6 +385,38 @@ func urlQueryAnchors() []string {
 		as = append(as, "?"+n, "&"+n)
 	}
 	return as
+}
+
+// secretColumn is aws_secret's row rule's pre: one of the four columns after the key id's
+// begins with 40 characters of a secret's class, and no more.
+func secretColumn(s string, p, end int) bool {
+	i := p + 20
+	for range 4 {
+		if i >= end || s[i] != '\t' && s[i] != ',' {
+			return false
+		}
+		j := i + 1
+		for j < end && (isWord(s[j]) && s[j] != '_' || s[j] == '/' || s[j] == '+') {
+			j++
+		}
+		if j-i-1 == 40 && (j == end || s[j] != '=') {
+			return true
+		}
+		for j < end && s[j] != '\t' && s[j] != ',' && s[j] != '\r' && s[j] != '\n' {
+			j++
+		}
+		i = j
+	}
+	return false
+}
+
+// userinfo is url_userinfo's pre: after ://, a run of userinfo's bytes and an @.
+func userinfo(s string, p, end int) bool {
+	i := p + 3
+	for i < end && strings.IndexByte("\t\n\v\f\r /?#@\"'<>[]", s[i]) < 0 {
+		i++
+	}
+	return i > p+3 && i < end && s[i] == '@'
 }
 
 // keyedClass is what keyedValue takes: hex digits, or base64 (either alphabet) with its
