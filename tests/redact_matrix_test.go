@@ -2,10 +2,11 @@
 
 package tests
 
-// Issue 21, "Shown by": the matrix of secret shapes × separators × captured fields through
-// the built binary. Every cell has a secret of its own (redacttest.Canary.Variant); after
-// the prompts, the tool events (Bash input, stdout and stderr; Read content; an MCP tool's
-// JSON held in a string), remember notes through `hook mcp`, a Stop that runs the observer,
+// Issues 21 and 31, "Shown by": the matrix of secret shapes × separators × captured fields
+// through the built binary. Every cell has a secret of its own (redacttest.Canary.Variant);
+// after the prompts, the tool events (Bash input, stdout and stderr; a Read's file path and
+// content; an MCP tool's JSON held in a string), the turns' answers (Stop), remember notes
+// through `hook mcp`, a Stop that runs the observer,
 // and search, export, stats and doctor, no cell's secret is in any byte under $WORK (the
 // data dir's database, WAL, journal, run files, logs, health.json; the home, where the
 // fallback journal is), on the fake claude's stdin or argv, or in any output. The control,
@@ -62,8 +63,8 @@ type matrixCell struct {
 const groupShapes = 8
 
 // matrixTexts builds, for each field, the texts to capture and the cells they hold: for
-// each separator, the shapes one after another, each between the separator's two sides;
-// at the start and end of text, a text per shape.
+// each separator, the shapes one after another (groupShapes to a text), each between the
+// separator's two sides; at the start and end of text, a text per shape.
 func matrixTexts() (texts map[string][]string, cells []matrixCell) {
 	shapes := append(redacttest.Captured(), extraShapes...)
 	texts = map[string][]string{}
