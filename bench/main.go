@@ -28,6 +28,9 @@
 //     the journal (it ingests them in one transaction; closing the database then
 //     checkpoints the WAL: fsyncs, so it is the case a busy disk slows most) within 30× the
 //     floor and 4× the plain SessionStart;
+//   - PostToolUse of a Read of a 64 KB file made of every redaction rule's anchors repeated
+//     (redacttest.AdversarialText) within 2× the same of a 64 KB ordinary file (issue 31:
+//     redaction is linear, so hostile text costs what text costs);
 //   - `hook mcp` from process start to its tools/list answer within 12× the floor;
 //   - `hook search` (a question over the same observations, and one over the story, whole
 //     process) p95 within 10× the floor p95 (the in-process p95 is store's
@@ -58,6 +61,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/notice"
+	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -99,6 +103,7 @@ const (
 	pendingVsStart   = 4.0  // SessionStart with pending journals median ÷ plain SessionStart median
 	mcpVsFloor       = 12.0 // mcp start to tools/list median ÷ floor median (was 10×; measured 7.4–9.6× on a loaded 2-core machine)
 	searchVsFloor    = 10.0 // hook search p95 ÷ floor p95
+	hostileVsPlain   = 2.0  // PostToolUse of a 64 KB adversarial Read median ÷ of a 64 KB plain one
 	writersTarget    = 3.0  // see the comment where it is applied
 	hookRSSLimitKB   = 30 * 1024
 	mcpCallsRSSLimit = 25 * 1024
@@ -161,6 +166,10 @@ func run() int {
 	if err != nil {
 		return fail(err)
 	}
+	plainRead, hostileRead, err := readEvents(filepath.Join(*fixtures, "PostToolUse-Read.json"), 64<<10)
+	if err != nil {
+		return fail(err)
+	}
 	start, err := os.ReadFile(filepath.Join(*fixtures, "SessionStart-startup.json"))
 	if err != nil {
 		return fail(err)
@@ -218,8 +227,10 @@ func run() int {
 		{name: fmt.Sprintf("SessionStart (%d-observation story)", *nobs), bin: hookPath, stdin: start, env: env(storyDir)},
 		{name: fmt.Sprintf("hook search (%d observations)", *nobs), bin: hookPath, env: env(startDir), args: searchArgs()},
 		{name: fmt.Sprintf("hook search (%d-observation story)", *nobs), bin: hookPath, env: env(storyDir), args: storySearchArgs},
+		{name: "PostToolUse (Read, 64 KB plain)", bin: hookPath, stdin: plainRead, env: env(filepath.Join(work, "read-plain"))},
+		{name: "PostToolUse (Read, 64 KB adversarial)", bin: hookPath, stdin: hostileRead, env: env(filepath.Join(work, "read-hostile"))},
 	}
-	const iFloor, iVersion, iPost, iStart, iPending, iMCP, iStory, iSearch, iStorySearch = 0, 1, 2, 3, 4, 5, 6, 7, 8
+	const iFloor, iVersion, iPost, iStart, iPending, iMCP, iStory, iSearch, iStorySearch, iPlainRead, iHostileRead = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 	story, err := sessionStartText(hookPath, start, env(storyDir))
 	if err != nil {
 		return fail(fmt.Errorf("story: %v", err))
@@ -332,6 +343,7 @@ func run() int {
 			((med(iPending) - med(iStart)) / time.Duration(*pending)).Round(time.Microsecond), *pending)
 	}
 	target("mcp start to tools/list ÷ floor", ratio(med(iMCP), med(iFloor)), mcpVsFloor)
+	target("PostToolUse, 64 KB adversarial Read ÷ 64 KB plain Read", ratio(med(iHostileRead), med(iPlainRead)), hostileVsPlain)
 	// Reported, not checked: search is at its target rather than inside it (3.8–10.7× in ten
 	// runs on a 2-core VM, whose floor p95 alone moves from 3 to 7 ms), so a red line here
 	// would hold back every other change. Over a coding history every
@@ -400,6 +412,33 @@ func run() int {
 }
 
 func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
+
+// readEvents are the Read fixture with a file of n bytes read: ordinary source lines, and
+// every redaction rule's anchors repeated (redacttest.AdversarialText).
+func readEvents(fixture string, n int) (plain, hostile []byte, err error) {
+	b, err := os.ReadFile(fixture)
+	if err != nil {
+		return nil, nil, err
+	}
+	with := func(content string) ([]byte, error) {
+		var ev map[string]any
+		if err := json.Unmarshal(b, &ev); err != nil {
+			return nil, err
+		}
+		file, ok := ev["tool_response"].(map[string]any)["file"].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: no tool_response.file", fixture)
+		}
+		file["content"] = content
+		return json.Marshal(ev)
+	}
+	line := "\tif err := store.Put(ctx, key, value); err != nil { return fmt.Errorf(\"put %s: %w\", name, err) }\n"
+	if plain, err = with(strings.Repeat(line, n/len(line)+1)[:n]); err != nil {
+		return nil, nil, err
+	}
+	hostile, err = with(redacttest.AdversarialText(n))
+	return plain, hostile, err
+}
 
 func once(bin string, args []string, stdin []byte, env []string) (sample, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

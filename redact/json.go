@@ -99,6 +99,9 @@ type walker struct {
 	// A string value wholly within src[midLo:midHi] is left out (Clipped), and a string
 	// longer than 2 × win is cut to its ends first; win 0: every value read whole.
 	win, midLo, midHi int
+	// keyed: the value about to be walked is a key's that ends in key, token or secret
+	// (keyedName), so a string value that reads as generated is a secret.
+	keyed bool
 }
 
 func (w *walker) ws() {
@@ -114,6 +117,8 @@ func (w *walker) ws() {
 
 // value walks the value at pos; secret says a key above it names a secret.
 func (w *walker) value(depth int, secret bool) bool {
+	keyed := w.keyed
+	w.keyed = false
 	if w.pos >= len(w.src) || depth >= maxDepth {
 		return false
 	}
@@ -141,6 +146,10 @@ func (w *walker) value(depth int, secret bool) bool {
 		cut := w.win > 0 && len(s) > 2*w.win
 		if cut {
 			s = clip.HeadTail(s, 2*w.win)
+		}
+		if keyed && !secret && keyedValue(s) {
+			w.replace(lo, `"[REDACTED:assignment]"`, Counts{"assignment": 1})
+			return true
 		}
 		w.text(lo, s, depth, secret, cut)
 		return true
@@ -179,6 +188,7 @@ func (w *walker) object(depth int, secret bool) bool {
 		}
 		w.pos++
 		w.ws()
+		w.keyed = keyedName(k)
 		return w.value(depth, secret || secretKey(k))
 	})
 }

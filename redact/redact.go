@@ -143,27 +143,52 @@ func Short(s string) string {
 	return fmt.Sprintf("%s…(%d)", string(r[:n]), len(r))
 }
 
-// apply runs the rules of scope sc over s, in table order, all on s as it is: a match that
-// overlaps a secret an earlier rule took is left alone (the earlier, more specific rule
-// has it), as if the earlier rule's marker stood there.
+// apply redacts s for scope sc as it reads: on a terminal (escape sequences left out, see
+// escView) and, where it holds percent-encoding, decoded as well (see pctView). A secret
+// found in a view replaces its bytes in s, with the escape sequences inside it; those
+// around it stay. Text with neither costs no view.
 func apply(s string, sc scope) (string, Counts) {
+	out, counts := s, Counts(nil)
+	if v := escView(s); v != nil {
+		out, counts = v.redact(sc)
+	} else if found, c := spans(s, sc, nil); found != nil {
+		out, counts = render(s, found), c
+	}
+	if v := pctView(out); v != nil {
+		var c Counts
+		out, c = v.redact(sc)
+		counts.Add(c)
+	}
+	return out, counts
+}
+
+// spans runs the rules of scope sc over s, in table order, all on s as it is: a match that
+// overlaps a secret an earlier rule took is left alone (the earlier, more specific rule
+// has it), as if the earlier rule's marker stood there. gap, when set, reports bytes left
+// out of s before s[p] (a word ends there).
+func spans(s string, sc scope, gap func(int) bool) ([]span, Counts) {
 	at := scan(s, sc)
 	if at == nil {
-		return s, nil
+		return nil, nil
 	}
 	var taken []span // sorted by lo
 	var counts Counts
 	rules := rules()
 	for i := range rules {
 		if len(at[i]) > 0 {
-			if found := rules[i].find(s, at[i], taken, sc); len(found) > 0 {
+			if found := rules[i].find(s, at[i], taken, sc, gap); len(found) > 0 {
 				counts.Add(Counts{rules[i].kind: len(found)})
 				taken = merge(taken, found)
 			}
 		}
 	}
+	return taken, counts
+}
+
+// render is s with each span replaced.
+func render(s string, taken []span) string {
 	if len(taken) == 0 {
-		return s, nil
+		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s))
@@ -174,7 +199,7 @@ func apply(s string, sc scope) (string, Counts) {
 		last = t.hi
 	}
 	b.WriteString(s[last:])
-	return b.String(), counts
+	return b.String()
 }
 
 // span is a secret at s[lo:hi] and what replaces it.
@@ -296,29 +321,78 @@ func hasPrefix(s, lit string, fold bool) bool {
 }
 
 // find returns r's secrets in s, from its anchors at offsets at, sorted, leaving out every
-// match that overlaps a span of taken.
-func (r *rule) find(s string, at []int, taken []span, sc scope) []span {
+// match that overlaps a span of taken. It costs O(len(s)) whatever s holds: each regexp
+// runs on a window that a later attempt of r does not examine again (see rule.body and
+// rule.until), and the line ends, runs and literals it looks for are found once.
+func (r *rule) find(s string, at []int, taken []span, sc scope, gap func(int) bool) []span {
 	var found []span
-	last := 0 // end of the previous secret found
+	last := 0 // end of the previous secret found, or of the run an attempt found none in
+	prev := 0 // end of the last secret of taken before the anchor
+	nl := -1  // the next line break at or after the anchor (len(s): none)
+	run := runs{class: r.cls}
+	val := runs{class: r.cls} // from the values' starts, which do not ascend with the anchors
+	next := -1                // the next r.until at or after the anchor (len(s): none)
 	for _, p := range at {
-		if p < last || r.bound && p > 0 && isWord(s[p-1]) && !afterEscape(s, p) {
-			continue
-		}
-		if r.sep != "" && !sepFollows(s, p, r.sep) {
-			continue
-		}
-		end := min(p+r.fwd, len(s))
-		if !r.lines {
-			if i := strings.IndexByte(s[p:end], '\n'); i >= 0 {
-				end = p + i
-			}
-		}
-		m := r.re().FindStringSubmatchIndex(s[p:end])
-		if m == nil {
+		if p < last || r.bound && p > 0 && isWord(s[p-1]) && !afterEscape(s, p) && (gap == nil || !gap(p)) {
 			continue
 		}
 		for len(taken) > 0 && taken[0].hi <= p {
-			taken = taken[1:]
+			prev, taken = taken[0].hi, taken[1:]
+		}
+		if len(taken) > 0 && taken[0].lo <= p { // an earlier rule has it
+			last = taken[0].hi
+			continue
+		}
+		if r.sep != "" {
+			v := sepFollows(s, p, r.sep)
+			if v < 0 || r.vmin > 0 && val.end(s, v)-v < r.vmin {
+				continue
+			}
+		}
+		end := min(p+r.fwd, len(s))
+		if len(taken) > 0 { // a match reaching into an earlier rule's secret is left alone
+			end = min(end, taken[0].lo)
+		}
+		if !r.lines {
+			if nl < p {
+				if nl = strings.IndexByte(s[p:], '\n'); nl < 0 {
+					nl = len(s)
+				} else {
+					nl += p
+				}
+			}
+			end = min(end, nl)
+		}
+		if run.class != nil && r.sep == "" {
+			e := run.end(s, p)
+			if e-p < r.min {
+				continue
+			}
+			if !r.beyond {
+				end = min(end, e+1)
+			}
+		}
+		if r.until != "" {
+			if next < p {
+				if next = strings.Index(s[p:], r.until); next < 0 {
+					next = len(s)
+				} else {
+					next += p
+				}
+			}
+			if next+len(r.until) > end {
+				continue
+			}
+		}
+		if r.pre != nil && !r.pre(s, p, end) {
+			continue
+		}
+		m := r.re().FindStringSubmatchIndex(s[p:end])
+		if m == nil {
+			if run.class != nil { // no anchor in this run (within the window) begins one
+				last = min(run.end(s, p), end)
+			}
+			continue
 		}
 		if len(taken) > 0 && taken[0].lo < p+m[1] {
 			continue
@@ -331,7 +405,14 @@ func (r *rule) find(s string, at []int, taken []span, sc scope) []span {
 			}
 		}
 		lo, hi = p+lo, p+hi
+		if r.back != nil { // the secret is what stands before the match
+			lo, hi = r.back(s, p, max(last, prev)), p
+			if hi-lo < 16 {
+				continue
+			}
+		}
 		if r.keep != nil && r.spare(s, wordStart(s, p), lo, hi, p+m[1]) {
+			last = max(last, p+m[1]) // the anchors the match holds find it again
 			continue
 		}
 		repl := "[REDACTED:" + r.kind + "]"
@@ -339,9 +420,29 @@ func (r *rule) find(s string, at []int, taken []span, sc scope) []span {
 			repl = Short(s[lo:hi])
 		}
 		found = append(found, span{lo, hi, repl})
-		last = hi
+		last = max(hi, p+m[1])
 	}
 	return found
+}
+
+// runs finds the end of the run of class bytes holding an offset, scanning each byte of s
+// once over ascending offsets.
+type runs struct {
+	class    *[256]bool
+	from, to int // s[from:to] is a run; s[to] is not in class
+}
+
+// end is where the run of class bytes from s[p] ends (p itself when s[p] is not in it).
+func (r *runs) end(s string, p int) int {
+	if p >= r.from && p < r.to {
+		return r.to
+	}
+	i := p // past r.to: offsets ascend
+	for i < len(s) && r.class[s[i]] {
+		i++
+	}
+	r.from, r.to = p, i
+	return i
 }
 
 // trailing is punctuation that ends a sentence or a call rather than a value: a value
@@ -365,10 +466,11 @@ func isWord(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
 }
 
-// sepFollows reports whether, past the word at s[p:] (letters, digits, _ and -), a quote
-// (escaped or not) and blanks, the next byte is one of sep.
-func sepFollows(s string, p int, sep string) bool {
-	i := p
+// sepFollows is where the value begins when, past the word at s[p:] (its first byte, then
+// letters, digits, _ and -), a quote (escaped or not) and blanks, the next byte is one of
+// sep: past that byte, blanks and an opening quote; -1 when not.
+func sepFollows(s string, p int, sep string) int {
+	i := p + 1
 	for i < len(s) && (isWord(s[i]) || s[i] == '-') {
 		i++
 	}
@@ -381,7 +483,12 @@ func sepFollows(s string, p int, sep string) bool {
 	for i < len(s) && strings.IndexByte(" \t\r\n\f", s[i]) >= 0 {
 		i++
 	}
-	return i < len(s) && strings.IndexByte(sep, s[i]) >= 0
+	if i >= len(s) || strings.IndexByte(sep, s[i]) < 0 {
+		return -1
+	}
+	for i++; i < len(s) && strings.IndexByte(" \t\\\"'", s[i]) >= 0; i++ {
+	}
+	return i
 }
 
 // afterEscape reports a JSON escape just before s[p] (\n, \t, \u000a): in text that holds

@@ -32,6 +32,29 @@ type rule struct {
 	sep   string
 	fwd   int  // the longest match, in bytes
 	lines bool // a match may span lines (else it ends at the line's end)
+	// body, when set, is the class of the rule's run (its anchor's bytes among them): an
+	// attempt at p that is not kept says no anchor inside the run of body bytes from p
+	// begins a secret of its own (the run holds it: ghp_…, eyJ…, a command up to its end),
+	// so those anchors are not tried again, and min is the least length of that run a match
+	// has (shorter: no regexp runs). It keeps redaction linear (issue 31: eyJ- repeated).
+	body string
+	min  int
+	// beyond: a match may go past the run of body bytes it begins with (else the regexp
+	// reads the run and the byte after it, no further).
+	beyond bool
+	// vmin, for a rule with sep: the least length of the run of body bytes its value
+	// begins with (shorter: no regexp runs).
+	vmin int
+	// until, when set, is a literal every match holds: where it does not occur within the
+	// window, the regexp is not run (a PEM block's END line).
+	until string
+	// back, when set, extends a secret back from its start (a PEM body before its END line),
+	// never before lo.
+	back func(s string, at, lo int) int
+	// pre, when set, is a cheaper test than re of s[p:end], which a match passes: where it
+	// fails, re is not run.
+	pre func(s string, p, end int) bool
+	cls *[256]bool // body's bytes
 	// re matches the shape from an anchor (it begins with ^). The secret is its first
 	// capturing group that took part, or the whole match when it has none; only the
 	// secret is replaced.
@@ -163,33 +186,86 @@ func secretKey(k string) bool {
 // generic ones, so a key is counted under its own kind and a later rule sees only the
 // [REDACTED:…] marker where it stood (no rule matches a marker).
 var rules = sync.OnceValue(func() []rule {
+	rs := table()
+	for i := range rs {
+		if rs[i].body != "" {
+			rs[i].cls = classOf(rs[i].body)
+		}
+	}
+	return rs
+})
+
+// classOf is the set of bytes of a class spelled as in a regexp's brackets: ranges a-z and
+// bytes, all of them negated by a leading ^.
+func classOf(spec string) *[256]bool {
+	var c [256]bool
+	neg := strings.HasPrefix(spec, "^")
+	spec = strings.TrimPrefix(spec, "^")
+	for i := 0; i < len(spec); i++ {
+		lo, hi := spec[i], spec[i]
+		if i+2 < len(spec) && spec[i+1] == '-' {
+			hi = spec[i+2]
+			i += 2
+		}
+		for b := int(lo); b <= int(hi); b++ {
+			c[b] = true
+		}
+	}
+	if neg {
+		for b := range c {
+			c[b] = !c[b]
+		}
+	}
+	return &c
+}
+
+func table() []rule {
 	assignAnchors, assignKey := assignment()
 	return []rule{
 		{kind: "gcp_private_key", scope: both, anchors: []string{`"private_key"`}, fwd: 16 << 10,
 			// The whole JSON string value; a truncated field may have lost its closing quote.
 			re: lazy(`^"private_key"\s*:\s*"(-----BEGIN[^"]*)`)},
+		// The whole block, when its END line is in reach. A block is tried once per window:
+		// a BEGIN that finds no END there says the BEGINs after it within it find none either.
 		{kind: "private_key", scope: both, anchors: []string{"-----BEGIN"}, fwd: 16 << 10, lines: true,
-			// The whole block; without its END line (a field cut in the middle) the body up to
-			// the first character that cannot be base64 or a (JSON-escaped) line break.
-			re: lazy(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)`)},
+			body: "\x00-\xff", until: "-----END",
+			re: lazy(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)},
+		// Without its END line (a field cut in the middle) the body up to the first character
+		// that cannot be base64 or a (JSON-escaped) line break.
+		{kind: "private_key", scope: both, anchors: []string{"-----BEGIN"}, fwd: 16 << 10, lines: true,
+			re: lazy(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[A-Za-z0-9+/=\s\\:,-]*`)},
+		// Without its BEGIN line (a Read with offset and limit): the base64 lines before the
+		// END line.
+		{kind: "private_key", scope: both, anchors: []string{"-----END"}, fwd: 64, lines: true,
+			re: lazy(`^-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`), back: pemBodyBefore},
+		// Without BEGIN or END: a body whose first line is a private key's (the DER of PKCS#1,
+		// PKCS#8, SEC1 or an OpenSSH key begins with a version number where a certificate or a
+		// public key has a sequence), and the base64 lines after it. A body's later lines
+		// alone are any base64, and stay.
+		{kind: "private_key", scope: both, anchors: []string{"MII", "MIG", "MHcCAQEE", "MC4CAQAw", "b3BlbnNzaC1rZXktdjE"},
+			bound: true, fwd: 16 << 10, lines: true, beyond: true, body: "A-Za-z0-9+/", min: 46,
+			re: lazy(`^(?:MII[A-Za-z0-9+/]{3}IBA(?:DAN|AK)|MIG[A-Za-z0-9+/]AgE[AB]|MHcCAQEE|MC4CAQAw|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{38,}=*` +
+				`(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/]{16,}=*)*`)},
 		// The same block base64-encoded (a kubeconfig's client-key-data, a Kubernetes secret):
 		// "-----BEGIN" encodes to LS0tLS1CRUdJTi, and the header must decode to a private key's.
 		{kind: "private_key", scope: both, anchors: []string{"LS0tLS1CRUdJTi"}, bound: true, fwd: 16 << 10, lines: true,
+			body: "A-Za-z0-9+/=", min: 54,
 			re:   lazy(`^LS0tLS1CRUdJTi[A-Za-z0-9+/=]{40,}`),
 			keep: value(func(v string) bool { return !base64PrivateKey(v) })},
-		{kind: "anthropic", scope: both, anchors: []string{"sk-ant-"}, fwd: 512,
+		{kind: "anthropic", scope: both, anchors: []string{"sk-ant-"}, fwd: 512, body: "A-Za-z0-9_-", min: 23,
 			re: lazy(`^sk-ant-[A-Za-z0-9_-]{16,}`), keep: value(placeholder), public: true},
-		{kind: "openai", scope: both, anchors: []string{"sk-"}, bound: true, fwd: 512,
+		{kind: "openai", scope: both, anchors: []string{"sk-"}, bound: true, fwd: 512, body: "A-Za-z0-9_-", min: 23,
 			re:   lazy(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
 			keep: value(notMixed), public: true},
-		{kind: "github", scope: both, anchors: []string{"gh", "github_pat_"}, bound: true, fwd: 512,
+		{kind: "github", scope: both, anchors: []string{"gh", "github_pat_"}, bound: true, fwd: 512, body: "A-Za-z0-9_", min: 33,
 			re: lazy(`^(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), keep: value(placeholder), public: true},
 		// aws … --output text prints a key's secret in a later column of its id's row
-		// (CREDENTIALS, id, expiry, secret, session token); before the id's rule, which takes
-		// the id alone.
-		{kind: "aws_secret", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 256,
-			re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}(?:\t[^\t\r\n]*){0,3}?\t([A-Za-z0-9/+]{40})(?:[\t\r\n]|$)`)},
-		{kind: "aws_access_key_id", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 32,
+		// (CREDENTIALS, id, expiry, secret, session token), and so do the credentials.csv and
+		// accessKeys.csv the console downloads (a comma's column); before the id's rule, which
+		// takes the id alone.
+		{kind: "aws_secret", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 256, beyond: true, body: "A-Z0-9", min: 20,
+			re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}(?:[\t,][^\t,\r\n]*){0,3}?[\t,]([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`), pre: secretColumn},
+		{kind: "aws_access_key_id", scope: both, anchors: []string{"AKIA", "ASIA"}, bound: true, fwd: 32, body: "A-Z0-9", min: 20,
 			re: lazy(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`), keep: value(placeholder), public: true},
 		{kind: "aws_secret", scope: both, anchors: []string{"secret"}, fold: true, sep: ":=|", fwd: 96,
 			// 40 characters exactly: the trailing class keeps a longer run from matching. A |
@@ -198,14 +274,48 @@ var rules = sync.OnceValue(func() []rule {
 		// An STS session token (get-session-token, assume-role, SSO), by the prefixes its
 		// encoding begins with, in whatever form aws prints it.
 		{kind: "aws_session_token", scope: both, anchors: []string{"IQoJb3JpZ2lu", "FwoGZXIvYXdz", "FQoGZXIvYXdz", "AgoJb3JpZ2lu", "AQoDYXdz"},
-			bound: true, fwd: 8 << 10, re: lazy(`^[A-Za-z0-9]{8,12}[A-Za-z0-9/+=]{64,}`), public: true},
-		{kind: "google_api_key", scope: both, anchors: []string{"AIza"}, bound: true, fwd: 64,
+			bound: true, fwd: 8 << 10, body: "A-Za-z0-9/+=", min: 72, re: lazy(`^[A-Za-z0-9]{8,12}[A-Za-z0-9/+=]{64,}`), public: true},
+		{kind: "google_api_key", scope: both, anchors: []string{"AIza"}, bound: true, fwd: 64, body: "0-9A-Za-z_-", min: 39,
 			re: lazy(`^AIza[0-9A-Za-z_-]{35}`), keep: value(placeholder), public: true},
-		{kind: "slack", scope: both, anchors: []string{"xox"}, bound: true, fwd: 256,
-			re: lazy(`^xox[abposr]-[0-9A-Za-z-]{10,}`), keep: value(placeholder), public: true},
-		{kind: "stripe", scope: both, anchors: []string{"sk_live_", "rk_live_"}, bound: true, fwd: 256,
+		// Bot, user and legacy tokens (xox?-), and app-level tokens (xapp-1-…).
+		{kind: "slack", scope: both, anchors: []string{"xox", "xapp-"}, bound: true, fwd: 256, body: "0-9A-Za-z-", min: 15,
+			re: lazy(`^(?:xox[abposre]-[0-9A-Za-z-]{10,}|xapp-\d-[0-9A-Za-z-]{10,})`), keep: value(placeholder), public: true},
+		{kind: "stripe", scope: both, anchors: []string{"sk_live_", "rk_live_"}, bound: true, fwd: 256, body: "0-9A-Za-z_", min: 24,
 			re: lazy(`^[sr]k_live_[0-9A-Za-z]{16,}`), keep: value(placeholder), public: true},
-		{kind: "jwt", scope: both, anchors: []string{"eyJ"}, bound: true, fwd: 8 << 10,
+		// Tokens known by their published prefix (the shapes of gitleaks' rules).
+		{kind: "gitlab", scope: both, anchors: []string{"glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "glft-", "glimt-", "glsoat-", "glffct-", "glagent-", "gloas-"},
+			bound: true, fwd: 512, body: "0-9A-Za-z_.-", min: 25,
+			re:   lazy(`^(?:gl(?:pat|ptt|dt|rt|ft|imt|soat|ffct|agent|oas)-|glcbt-[0-9A-Za-z]{1,5}_)[0-9A-Za-z_-]{20,}(?:\.[0-9a-z]{9})?`),
+			keep: value(placeholder), public: true},
+		{kind: "npm", scope: both, anchors: []string{"npm_"}, bound: true, fwd: 128, body: "A-Za-z0-9_", min: 40,
+			re: lazy(`^npm_[A-Za-z0-9]{36,}`), keep: value(placeholder), public: true},
+		{kind: "sendgrid", scope: both, anchors: []string{"SG."}, bound: true, fwd: 128, body: "A-Za-z0-9_.=-", min: 69,
+			re: lazy(`^SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`), keep: value(placeholder)},
+		{kind: "huggingface", scope: both, anchors: []string{"hf_", "api_org_"}, bound: true, fwd: 128, body: "A-Za-z0-9_", min: 37,
+			re: lazy(`^(?:hf|api_org)_[A-Za-z0-9]{34,}`), keep: value(placeholder)},
+		{kind: "digitalocean", scope: both, anchors: []string{"dop_v1_", "doo_v1_", "dor_v1_"}, bound: true, fwd: 128, body: "a-z0-9_", min: 71,
+			re: lazy(`^do[por]_v1_[a-f0-9]{64}`), public: true},
+		{kind: "shopify", scope: both, anchors: []string{"shpat_", "shpca_", "shppa_", "shpss_"}, bound: true, fwd: 64, body: "A-Za-z0-9_", min: 38,
+			re: lazy(`^shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`), public: true},
+		{kind: "pypi", scope: both, anchors: []string{"pypi-AgEIcHlwaS5vcmc"}, bound: true, fwd: 2 << 10, body: "A-Za-z0-9_-", min: 70,
+			re: lazy(`^pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`), public: true},
+		{kind: "twilio", scope: both, anchors: []string{"SK"}, bound: true, fwd: 64, body: "A-Za-z0-9", min: 34,
+			re: lazy(`^SK[0-9a-fA-F]{32}\b`), keep: value(placeholder)},
+		{kind: "mailgun", scope: both, anchors: []string{"key-"}, bound: true, fwd: 64, body: "a-z0-9-", min: 36,
+			re: lazy(`^key-[a-f0-9]{32}\b`), public: true},
+		{kind: "atlassian", scope: both, anchors: []string{"ATATT3"}, bound: true, fwd: 512, body: "A-Za-z0-9_=-", min: 186,
+			re: lazy(`^ATATT3[A-Za-z0-9_=-]{180,}`), public: true},
+		{kind: "linear", scope: both, anchors: []string{"lin_api_"}, bound: true, fwd: 128, body: "A-Za-z0-9_", min: 48,
+			re: lazy(`^lin_api_[A-Za-z0-9]{40,}`), keep: value(placeholder), public: true},
+		{kind: "doppler", scope: both, anchors: []string{"dp.pt.", "dp.st.", "dp.sa.", "dp.ct."}, bound: true, fwd: 128, body: "A-Za-z0-9.", min: 46,
+			re: lazy(`^dp\.(?:pt|st|sa|ct)\.[A-Za-z0-9]{40,}`), keep: value(placeholder), public: true},
+		{kind: "postman", scope: both, anchors: []string{"PMAK-"}, bound: true, fwd: 128, body: "A-Za-z0-9-", min: 64,
+			re: lazy(`^PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}`), public: true},
+		{kind: "age", scope: both, anchors: []string{"AGE-SECRET-KEY-1"}, bound: true, fwd: 128, body: "A-Z0-9-", min: 74,
+			re: lazy(`^AGE-SECRET-KEY-1[0-9A-Z]{58}`), public: true},
+		{kind: "databricks", scope: both, anchors: []string{"dapi"}, bound: true, fwd: 64, body: "a-z0-9-", min: 36,
+			re: lazy(`^dapi[a-f0-9]{32}(?:-\d)?`), public: true},
+		{kind: "jwt", scope: both, anchors: []string{"eyJ"}, bound: true, fwd: 8 << 10, beyond: true, body: "A-Za-z0-9_-", min: 13,
 			re: lazy(`^eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`), public: true},
 		{kind: "bearer", scope: both, anchors: []string{"authorization"}, fold: true, bound: true, sep: ":=", fwd: 2 << 10,
 			// Any scheme of the Authorization header (Bearer, Basic, token, Digest); just the
@@ -217,10 +327,11 @@ var rules = sync.OnceValue(func() []rule {
 			keep: value(notRandom)},
 		// A password on a command line: curl -u user:pass (--user), mysql -pPASS (no blank: -p
 		// alone asks), sshpass -p PASS. A value of digits is a uid:gid (docker run -u 1000:1000).
-		{kind: "cli_password", scope: both, anchors: []string{"-u"}, bound: true, fwd: 512,
+		{kind: "cli_password", scope: both, anchors: []string{"-u"}, bound: true, fwd: 512, beyond: true, body: "^\t\n\r :\"'",
 			re:   lazy(`^-u(?:ser)?(?:=|\s+)(?:"[^":\s]*:([^"]+)"|'[^':\s]*:([^']+)'|[^\s:"']*:([^\s"']+))`),
 			keep: value(func(v string) bool { return standIn(v) || digits(v) })},
 		{kind: "cli_password", scope: both, anchors: []string{"mysql", "mariadb", "sshpass"}, bound: true, fwd: 1 << 10,
+			beyond: true, body: "^\n|;&", until: "-p", // a command: the first -p in it is what every anchor in it finds
 			re: lazy(`^(?:(?:mysql|mariadb)[a-z-]*[^\n|;&]*?\s-p|sshpass[^\n|;&]*?\s-p\s*)` +
 				`(?:\\?"([^"\\]+)\\?"|\\?'([^'\\]+)\\?'|([^\s"'\\]+))`),
 			keep: value(standIn)},
@@ -228,12 +339,12 @@ var rules = sync.OnceValue(func() []rule {
 		// https://x-access-token:ghp_…@), so the URL keeps its host and stays usable. A username
 		// alone is kept when it does not look generated (ssh://git@host, https://alice@host)…
 		{kind: "url_userinfo", scope: both, anchors: []string{"://"}, fwd: 512,
-			re:   lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`),
+			re: lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`), pre: userinfo,
 			keep: value(func(v string) bool { return !strings.Contains(v, ":") && (len(v) < 16 || notRandom(v)) })},
 		// … except in a diagnostic (issue 12: http://TOKEN@proxy:8080 leaked).
 		{kind: "url_userinfo", scope: diag, anchors: []string{"://"}, fwd: 512,
-			re: lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`)},
-		{kind: "url_query", scope: both, anchors: []string{"?", "&"}, fwd: 1 << 10,
+			re: lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`), pre: userinfo},
+		{kind: "url_query", scope: both, anchors: urlQueryAnchors(), fold: true, sep: "=", body: "^&#\t\n\r \"'<>[]\\", vmin: 1, fwd: 1 << 10,
 			re:   lazy(`^[?&](?i:api[_-]?key|apikey|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|sig|signature|password|secret|client[_-]?secret|auth)=([^&#\s"'<>\[\]\\]+)`),
 			keep: value(placeholder)},
 		// Assignments, in env, shell, ini, JSON, YAML and code forms (see keepAssignment), also
@@ -250,15 +361,133 @@ var rules = sync.OnceValue(func() []rule {
 				name := at.match[:strings.Index(at.match, envKey)]
 				return name == "" || strings.ToUpper(name) != name || keepAssignment(v, at)
 			}},
+		// Any other name that ends in key, token or secret (encryption_key, signingKey,
+		// X-Token) with a value that reads as generated: 32 or more hex digits (letters and
+		// digits both) or base64 characters (upper and lower case and digits).
+		{kind: "assignment", scope: both, anchors: []string{"key", "token", "secret"}, fold: true, sep: ":=", fwd: 2 << 10,
+			body: "A-Za-z0-9+/_-", vmin: 32,
+			re:   lazy(`^(?i:key|token|secret)\\?["']?\s*[:=]\s*(?:\\?["'])?(` + keyedClass + `)`),
+			keep: value(func(v string) bool { return !keyedValue(v) })},
 		// Diagnostics: any NAME=value (or "NAME": "value") whose name says it holds a secret
 		// (MY_GATEWAY_KEY=…), as SensitiveName does for a name on its own.
-		{kind: "env", scope: diag, anchors: sensitiveParts, fwd: 2 << 10,
+		{kind: "env", scope: diag, anchors: sensitiveParts, fwd: 2 << 10, beyond: true, body: "A-Z0-9_",
 			re: lazy(`^(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Z0-9_]*(?:=|"\s*:\s*")([^\s"']+)`),
 			keep: func(v string, at site) bool {
 				return redacted(v) || !SensitiveName(at.match[:strings.IndexAny(at.match, `="`)])
 			}},
 	}
-})
+}
+
+// urlQueryAnchors are the url_query rule's: ? or & and the first part of a name.
+func urlQueryAnchors() []string {
+	var as []string
+	for _, n := range []string{"api", "key", "access", "id", "refresh", "token", "sig", "password", "secret", "client", "auth"} {
+		as = append(as, "?"+n, "&"+n)
+	}
+	return as
+}
+
+// secretColumn is aws_secret's row rule's pre: one of the four columns after the key id's
+// begins with 40 characters of a secret's class, and no more.
+func secretColumn(s string, p, end int) bool {
+	i := p + 20
+	for range 4 {
+		if i >= end || s[i] != '\t' && s[i] != ',' {
+			return false
+		}
+		j := i + 1
+		for j < end && (isWord(s[j]) && s[j] != '_' || s[j] == '/' || s[j] == '+') {
+			j++
+		}
+		if j-i-1 == 40 && (j == end || s[j] != '=') {
+			return true
+		}
+		for j < end && s[j] != '\t' && s[j] != ',' && s[j] != '\r' && s[j] != '\n' {
+			j++
+		}
+		i = j
+	}
+	return false
+}
+
+// userinfo is url_userinfo's pre: after ://, a run of userinfo's bytes and an @.
+func userinfo(s string, p, end int) bool {
+	i := p + 3
+	for i < end && strings.IndexByte("\t\n\v\f\r /?#@\"'<>[]", s[i]) < 0 {
+		i++
+	}
+	return i > p+3 && i < end && s[i] == '@'
+}
+
+// keyedClass is what keyedValue takes: hex digits, or base64 (either alphabet) with its
+// padding.
+const keyedClass = `[A-Za-z0-9+/_-]{32,}={0,2}`
+
+// keyedValue reports a value that reads as generated (see the rule of names ending in key,
+// token or secret): 32 or more hex digits, letters and digits both, or base64 characters
+// with upper and lower case and digits; not a stand-in.
+func keyedValue(v string) bool {
+	if len(v) < 32 || standIn(v) {
+		return false
+	}
+	var up, low, digit, hex = false, false, false, true
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		up = up || c >= 'A' && c <= 'Z'
+		low = low || c >= 'a' && c <= 'z'
+		digit = digit || c >= '0' && c <= '9'
+		hex = hex && ('0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f')
+	}
+	return digit && (up || low) && (hex || up && low)
+}
+
+// keyedName reports a JSON key that ends in key, token or secret (whose value keyedValue
+// tests).
+func keyedName(k string) bool {
+	l := strings.ToLower(k)
+	return len(l) > 3 && (strings.HasSuffix(l, "key") || strings.HasSuffix(l, "token") || strings.HasSuffix(l, "secret"))
+}
+
+// pemBodyBefore is where the base64 lines before s[at:] (a PEM END line) begin, not before
+// lo: whole lines of base64 (the one nearest the END line may be short), each after a line
+// break as text or JSON spells it; at itself when there are none.
+func pemBodyBefore(s string, at, lo int) int {
+	start, j := at, at
+	for first := true; ; first = false {
+		k := breakBefore(s, j, lo)
+		if k == j { // no line break before the END line or this line
+			return start
+		}
+		j = k
+		for k > lo && isBase64(s[k-1]) && !(k-2 >= lo && s[k-2] == '\\' && (s[k-1] == 'n' || s[k-1] == 'r')) {
+			k--
+		}
+		if j-k < 4 || !first && j-k < 16 || k > lo && breakBefore(s, k, lo) == k {
+			return start
+		}
+		start, j = k, k
+	}
+}
+
+// breakBefore is where the line break ending just before s[j] begins (\n, \r\n, or JSON's
+// \n, \r\n), not before lo; j when there is none.
+func breakBefore(s string, j, lo int) int {
+	k := j
+	if k-1 >= lo && s[k-1] == '\n' {
+		k--
+		if k-1 >= lo && s[k-1] == '\r' {
+			k--
+		}
+	} else if k-2 >= lo && s[k-2] == '\\' && s[k-1] == 'n' {
+		k -= 2
+		if k-2 >= lo && s[k-2] == '\\' && s[k-1] == 'r' {
+			k -= 2
+		}
+	}
+	return k
+}
+
+func isBase64(c byte) bool { return isWord(c) && c != '_' || c == '+' || c == '/' || c == '=' }
 
 // base64PrivateKey reports base64 text whose first line decodes to a PEM private key's header.
 func base64PrivateKey(v string) bool {

@@ -100,7 +100,7 @@ var ruleCases = []ruleCase{
 	// url_userinfo
 	{"url_userinfo", "MONGO_URL=mongodb+srv://admin:S3cr3tP%40ss@cluster0.abcde.mongodb.net/db", "S3cr3tP%40ss"},
 	{"url_userinfo", "remote: https://x-access-token:Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2@github.com/acme/repo.git", "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2"},
-	{"url_userinfo", "git push https://oauth2:glpat-Ab1Cd2Ef3Gh4Ij5Kl6Mn@gitlab.com/acme/repo.git", "glpat-Ab1Cd2Ef3Gh4Ij5Kl6Mn"},
+	{"url_userinfo", "git push https://oauth2:Ab1Cd2Ef3Gh4Ij5Kl6Mn@gitlab.com/acme/repo.git", "Ab1Cd2Ef3Gh4Ij5Kl6Mn"},
 	{"url_userinfo", "SENTRY_DSN=https://a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6@o123.ingest.sentry.io/4567", "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6"},
 	{"url_userinfo", "redis://:p4ssw0rdRedis@localhost:6379/0", "p4ssw0rdRedis"},
 	{"url_userinfo", "git clone ssh://git@github.com/acme/app.git", ""},
@@ -123,7 +123,7 @@ var ruleCases = []ruleCase{
 	{"assignment", "PGPASSWORD=pg_pass_2024 psql -h localhost", "pg_pass_2024"},
 	{"assignment", `token := "tok_9f8e7d6c5b4a3210"`, "tok_9f8e7d6c5b4a3210"},
 	{"assignment", "auth.password = Wint3r!sComing", "Wint3r!sComing"},
-	{"assignment", "//registry.npmjs.org/:_authToken=npm_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78", "npm_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78"},
+	{"npm", "//registry.npmjs.org/:_authToken=npm_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78", "npm_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78"},
 	{"assignment", "REDIS_PASSWORD=correcthorsebattery", "correcthorsebattery"},
 	{"assignment", "DB_PASS=Sup3rPassw0rd", "Sup3rPassw0rd"},
 	{"assignment", "export MYSQL_PWD=qu1ck-Brown-f0x", "qu1ck-Brown-f0x"},
@@ -167,6 +167,65 @@ var ruleCases = []ruleCase{
 	{"assignment", "use --bypass=cache for a cold build", ""},
 	{"assignment", "PRIMARY_KEY=id", ""},
 	{"assignment", "sort_key = created_at", ""},
+	// gitlab
+	{"gitlab", "git push https://oauth2:glpat-Ab1Cd2Ef3Gh4Ij5Kl6Mn@gitlab.com/acme/repo.git", "glpat-Ab1Cd2Ef3Gh4Ij5Kl6Mn"},
+	{"gitlab", "CI_JOB=glcbt-64_Zx9Yw8Vu7Ts6Rq5Po4Nm3L and gldt-Qm7Zp2Lx9Vb4Nc8Kd1Jf", "Zx9Yw8Vu7Ts6Rq5Po4Nm3L"},
+	{"gitlab", "GITLAB_TOKEN=glpat-xxxxxxxxxxxxxxxxxxxx", ""},
+	{"gitlab", "tokens begin with glpat- or glrt-", ""},
+	// npm
+	{"npm", "NPM_TOKEN: npm_Qm7Zp2Lx9Vb4Nc8Kd1Jf6Hg3Ts5Rw0YeAbCd", "npm_Qm7Zp2Lx9Vb4Nc8Kd1Jf6Hg3Ts5Rw0YeAbCd"},
+	{"npm", "run npm_config_registry=https://registry.npmjs.org", ""},
+	// sendgrid
+	{"sendgrid", "SENDGRID=SG.Ab1Cd2Ef3Gh4Ij5Kl6Mn7O.Pq8Rs9Tu0Vw1Xy2Za3Bc4De5Fg6Hi7Jk8Lm9No0Pq1Rs2T", "Pq8Rs9Tu0Vw1Xy2Za3Bc4De5Fg6Hi7Jk8Lm9No0Pq1Rs2T"},
+	{"sendgrid", "see SG.setApiKey(process.env.KEY)", ""},
+	// huggingface
+	{"huggingface", "HF_TOKEN=hf_QmZpLxVbNcKdJfHgTsRwYeAbCdEfGhIjKl", "hf_QmZpLxVbNcKdJfHgTsRwYeAbCdEfGhIjKl"},
+	{"huggingface", "from huggingface_hub import hf_hub_download", ""},
+	// digitalocean
+	{"digitalocean", "DIGITALOCEAN_TOKEN=dop_v1_0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9", "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9"},
+	{"digitalocean", "prefix dop_v1_ then 64 hex digits", ""},
+	// shopify
+	{"shopify", "X-Shopify-Access-Token: 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", "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"},
+	{"shopify", "shpat_ tokens are per store", ""},
+	// pypi
+	{"pypi", "password = pypi-AgEIcHlwaS5vcmcCJDAwMDAwMDAwLTAwMDAtMDAwMC0wMDAwLTAwMDAwMDAwMDAwMAACKlsz", "pypi-AgEIcHlwaS5vcmcCJDAwMDAwMDAwLTAwMDAtMDAwMC0wMDAwLTAwMDAwMDAwMDAwMAACKlsz"},
+	{"pypi", "upload tokens start with pypi-AgEIcHlwaS5vcmc", ""},
+	// twilio
+	{"twilio", "TWILIO_API_KEY=SK0a1b2c3d4e5f60718293a4b5c6d7e8f9", "SK0a1b2c3d4e5f60718293a4b5c6d7e8f9"},
+	{"twilio", "SKU 1234 SKIPPED", ""},
+	// mailgun
+	{"mailgun", "api:key-0a1b2c3d4e5f60718293a4b5c6d7e8f9", "key-0a1b2c3d4e5f60718293a4b5c6d7e8f9"},
+	{"mailgun", "press key-enter to continue", ""},
+	// atlassian
+	{"atlassian", "JIRA_API_TOKEN=ATATT3xFfGF0" + strings.Repeat("Qm7Zp2Lx9Vb4Nc8Kd1Jf", 9) + "=A1B2C3D4", "xFfGF0Qm7Zp2Lx9Vb4Nc8Kd1Jf"},
+	{"atlassian", "ATATT3 is the prefix", ""},
+	// linear
+	{"linear", "LINEAR_API_KEY=lin_api_Qm7Zp2Lx9Vb4Nc8Kd1Jf6Hg3Ts5Rw0YeAbCdEfGh", "lin_api_Qm7Zp2Lx9Vb4Nc8Kd1Jf6Hg3Ts5Rw0YeAbCdEfGh"},
+	{"linear", "lin_api_key is a column", ""},
+	// doppler
+	{"doppler", "DOPPLER_TOKEN=dp.pt.Qm7Zp2Lx9Vb4Nc8Kd1Jf6Hg3Ts5Rw0YeAbCdEfGhIjK", "Qm7Zp2Lx9Vb4Nc8Kd1Jf6Hg3Ts5Rw0YeAbCdEfGhIjK"},
+	{"doppler", "a dp.pt. token", ""},
+	// postman
+	{"postman", "x-api-key: PMAK-0a1b2c3d4e5f60718293a4b5-c6d7e8f90a1b2c3d4e5f60718293a4b5c6", "0a1b2c3d4e5f60718293a4b5-c6d7e8f90a1b2c3d4e5f60718293a4b5c6"},
+	{"postman", "PMAK-keys rotate", ""},
+	// age
+	{"age", "# created\nAGE-SECRET-KEY-1QQPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE6MU", "AGE-SECRET-KEY-1QQPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE6MU"},
+	{"age", "age-keygen prints AGE-SECRET-KEY-1…", ""},
+	// databricks
+	{"databricks", "DATABRICKS_TOKEN=dapi0a1b2c3d4e5f60718293a4b5c6d7e8f9", "dapi0a1b2c3d4e5f60718293a4b5c6d7e8f9"},
+	{"databricks", "dapient wisdom", ""},
+	// slack app-level, AWS console CSV, a key/token/secret name with a generated value
+	{"slack", "SLACK_APP_TOKEN=xapp-1-A0123456789-1234567890123-0a1b2c3d4e5f6a7b8c9d", "xapp-1-A0123456789-1234567890123-0a1b2c3d4e5f6a7b8c9d"},
+	{"aws_secret", "User name,Password,Access key ID,Secret access key,Console login link\ndeploy,,AKIAZ7Q2W3E4R5T6Y7U8,Tz8qLm2Vb7Xn4Kd1Jf6Hg3Ws5Rc0Ye9Ua2Io8Pl4,https://1234.signin.aws.amazon.com/console", "Tz8qLm2Vb7Xn4Kd1Jf6Hg3Ws5Rc0Ye9Ua2Io8Pl4"},
+	{"aws_secret", "Access key ID,Secret access key\nAKIAZ7Q2W3E4R5T6Y7U8,Tz8qLm2Vb7Xn4Kd1Jf6Hg3Ws5Rc0Ye9Ua2Io8Pl4\n", "Tz8qLm2Vb7Xn4Kd1Jf6Hg3Ws5Rc0Ye9Ua2Io8Pl4"},
+	{"assignment", "encryption_key = \"3f9a1c2e7b8d4f6a0c5e9b1d2f3a4c5e6b7d8f90a1b2c3d4e5f60718293a4b5c\"", "3f9a1c2e7b8d4f6a0c5e9b1d2f3a4c5e6b7d8f90a1b2c3d4e5f60718293a4b5c"},
+	{"assignment", "signingKey: Qm7Zp2Lx9Vb4Nc8Kd1Jf6Hg3Ts5Rw0YeAbCdEfGh+/=", "Qm7Zp2Lx9Vb4Nc8Kd1Jf6Hg3Ts5Rw0YeAbCdEfGh+/="},
+	{"assignment", "primary_key = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", ""},
+	{"assignment", "cache_key: user_profile_settings_dashboard_widget_v2", ""},
+	// a PEM body without its BEGIN line, or without either
+	{"private_key", "q8Zt4hY2mUeN0vJ7XbLwKcP3sRfD1gQ9aT6uE5iO2pA8sD4fG7hJ1kL3zX5cV9bN\n7mQ2wE4rT6yU8iO0pA1sD3fG5hJ7kL9zX2cV4bN6mQ8wE0rT2yU4iO6pA8sD0fG2\n-----END RSA PRIVATE KEY-----\n", "7mQ2wE4rT6yU8iO0pA1sD3fG5hJ7kL9zX2cV4bN6mQ8wE0rT2yU4iO6pA8sD0fG2"},
+	{"private_key", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQCanaryPemKey0\nq8Zt4hY2mUeN0vJ7XbLwKcP3sRfD1gQ9aT6uE5iO2pA8sD4fG7hJ1kL3zX5cV9bN\n", "q8Zt4hY2mUeN0vJ7XbLwKcP3sRfD1gQ9aT6uE5iO2pA8sD4fG7hJ1kL3zX5cV9bN"},
+	{"private_key", "MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\nRTESMBAGA1UEChMJQmFsdGltb3JlMRMwEQYDVQQLEwpDeWJlclRydXN0MSIwIAYD\n-----END CERTIFICATE-----", ""},
 	// near misses of no rule in particular
 	{"", "commit 3f9a1c2e7b8d4f6a0c5e9b1d2f3a4c5e6b7d8f90\nAuthor: Dev <dev@example.com>", ""},
 	{"", "a1b2c3d Fix token refresh race in the session store", ""},

@@ -2,10 +2,11 @@
 
 package tests
 
-// Issue 21, "Shown by": the matrix of secret shapes × separators × captured fields through
-// the built binary. Every cell has a secret of its own (redacttest.Canary.Variant); after
-// the prompts, the tool events (Bash input, stdout and stderr; Read content; an MCP tool's
-// JSON held in a string), remember notes through `hook mcp`, a Stop that runs the observer,
+// Issues 21 and 31, "Shown by": the matrix of secret shapes × separators × captured fields
+// through the built binary. Every cell has a secret of its own (redacttest.Canary.Variant);
+// after the prompts, the tool events (Bash input, stdout and stderr; a Read's file path and
+// content; an MCP tool's JSON held in a string), the turns' answers (Stop), remember notes
+// through `hook mcp`, a Stop that runs the observer,
 // and search, export, stats and doctor, no cell's secret is in any byte under $WORK (the
 // data dir's database, WAL, journal, run files, logs, health.json; the home, where the
 // fallback journal is), on the fake claude's stdin or argv, or in any output. The control,
@@ -15,7 +16,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,10 +36,22 @@ var extraShapes = []redacttest.Canary{
 		Secret: "CanaryAwsTextSecret0K7MDENGbPxRfiCY01234"},
 	{Kind: "aws_access_key_id", Text: `"AccessKeyId": "ASIACANARY7Q2W3E4R5Z",`, Secret: "ASIACANARY7Q2W3E4R5Z"},
 	{Kind: "bearer", Text: "Authorization: Basic Q2FuYXJ5QmFzaWM6cGFzc3dvcmQxMjM=", Secret: "Q2FuYXJ5QmFzaWM6cGFzc3dvcmQxMjM="},
+	// Issue 31: Slack app-level tokens, the AWS console's CSV rows, any *key name with a
+	// generated value, a PEM body read without its BEGIN line, a token percent-encoded in a
+	// URL and one split by grep --color.
+	{Kind: "slack", Text: "SLACK_APP_TOKEN=xapp-1-A0CANARY789-1234567890123-ca0a1b2c3d4e5f6a7b8c1234", Secret: "ca0a1b2c3d4e5f6a7b8c1234"},
+	{Kind: "aws_secret", Text: "User name,Password,Access key ID,Secret access key,Console login link\ndeploy,,AKIACANARYCSV7Q2W3E4,CanaryCsvSecret0K7MDENGbPxRfiCY012345678,https://1234.signin.aws.amazon.com/console\n",
+		Secret: "CanaryCsvSecret0K7MDENGbPxRfiCY012345678"},
+	{Kind: "aws_secret", Text: "Access key ID,Secret access key\nAKIACANARYCSV7Q2W3E5,CanaryCsvKeySecret0MDENGbPxRfiCY01234567\n", Secret: "CanaryCsvKeySecret0MDENGbPxRfiCY01234567"},
+	{Kind: "assignment", Text: "encryption_key = 'ca0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c61234'", Secret: "ca0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c61234"},
+	{Kind: "private_key", Text: "q8Zt4hY2mUeN0vJ7XbLwKcP3sRfD1gQ9aT6uE5iO2pA8sD4fG7hJ1kL3zX5cV9bN\n7mQ2wE4rT6yU8iO0pA1sD3fG5hJ7kL9zX2cV4bN6mQ8wE0rT2yU4iO6pCanary12\n-----END RSA PRIVATE KEY-----\n",
+		Secret: "7mQ2wE4rT6yU8iO0pA1sD3fG5hJ7kL9zX2cV4bN6mQ8wE0rT2yU4iO6pCanary12"},
+	{Kind: "github", Text: "GET /cb?next=%2Fhome%3Faccess_token%3Dghp_CanaryPct0a1B2c3D4e5F6g7H8i9J0kLm1N2o HTTP/1.1", Secret: "CanaryPct0a1B2c3D4e5F6g7H8i9J0kLm1N2o"},
+	{Kind: "github", Text: "config.txt:3:token ghp_CanaryGrep0a1B2\x1b[01;31m\x1b[Kc3D4\x1b[m\x1b[Ke5F6g7H8i9J0kLm1N2o", Secret: "e5F6g7H8i9J0kLm1N2o"},
 }
 
 // matrixFields are the captured fields a cell's text goes into.
-var matrixFields = []string{"prompt", "tool_input", "stdout", "stderr", "content", "nested JSON", "remember"}
+var matrixFields = []string{"prompt", "tool_input", "stdout", "stderr", "content", "nested JSON", "remember", "file path", "Stop answer"}
 
 // matrixCell is one secret in one place.
 type matrixCell struct {
@@ -45,16 +59,28 @@ type matrixCell struct {
 	c          redacttest.Canary
 }
 
+// groupShapes is how many shapes one text holds, one after another.
+const groupShapes = 8
+
 // matrixTexts builds, for each field, the texts to capture and the cells they hold: for
-// each separator, the shapes one after another, each between the separator's two sides;
-// at the start and end of text, a text per shape.
+// each separator, the shapes one after another (groupShapes to a text), each between the
+// separator's two sides; at the start and end of text, a text per shape.
 func matrixTexts() (texts map[string][]string, cells []matrixCell) {
 	shapes := append(redacttest.Captured(), extraShapes...)
 	texts = map[string][]string{}
 	for fi, f := range matrixFields {
 		for si, sep := range redacttest.Separators {
 			var group []string
-			for _, sh := range shapes {
+			flush := func() {
+				if len(group) > 0 {
+					texts[f] = append(texts[f], "quokka "+strings.Join(group, "\n"))
+					group = nil
+				}
+			}
+			for i, sh := range shapes {
+				if i%groupShapes == 0 { // a note holds 4,000 characters at most
+					flush()
+				}
 				v := sh.Variant(fi*len(redacttest.Separators) + si)
 				cells = append(cells, matrixCell{f, sep.Name, v})
 				text := sep.Before + v.Text + sep.After
@@ -64,9 +90,7 @@ func matrixTexts() (texts map[string][]string, cells []matrixCell) {
 				}
 				group = append(group, text)
 			}
-			if len(group) > 0 {
-				texts[f] = append(texts[f], "quokka "+strings.Join(group, "\n"))
-			}
+			flush()
 		}
 	}
 	return texts, cells
@@ -195,14 +219,21 @@ func feedMatrix(t *testing.T, h *harness, sid string, texts map[string][]string)
 		}
 		tool("PostToolUse-Bash.json", "Bash", map[string]any{"command": texts["tool_input"][i], "description": "quokka check"},
 			map[string]any{"stdout": texts["stdout"][i], "stderr": texts["stderr"][i], "interrupted": false, "isImage": false, "noOutputExpected": false})
-		tool("PostToolUse-Read.json", "Read", map[string]any{"file_path": filepath.Join(h.proj, "config.txt")},
-			map[string]any{"type": "text", "file": map[string]any{"filePath": filepath.Join(h.proj, "config.txt"), "content": texts["content"][i], "numLines": 3, "startLine": 1, "totalLines": 3}})
+		path := h.proj + "/" + texts["file path"][i]
+		tool("PostToolUse-Read.json", "Read", map[string]any{"file_path": path},
+			map[string]any{"type": "text", "file": map[string]any{"filePath": path, "content": texts["content"][i], "numLines": 3, "startLine": 1, "totalLines": 3}})
 		inner, err := json.Marshal(map[string]any{"rows": []any{map[string]any{"id": i, "note": texts["nested JSON"][i]}}, "count": 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		tool("PostToolUse-Bash.json", "mcp__db__query", map[string]any{"sql": "select note from notes"},
 			[]any{map[string]any{"type": "text", "text": string(nodeJSON(inner))}})
+		// The turn's answer; no batch is due before the scenario's own Stop.
+		f := h.base(sid)
+		f["last_assistant_message"] = texts["Stop answer"][i]
+		if out := h.hookMode(nodeJSON(fixtureEvent(t, "Stop-basic.json", f)), map[string]string{"CLAUDE_MEM_BATCH_EVENTS": "10000", "CLAUDE_MEM_BATCH_WAIT": "86400"}); out != "" {
+			t.Fatalf("Stop printed %q", out)
+		}
 	}
 	remember(t, h, sid, texts["remember"])
 }
@@ -224,18 +255,28 @@ func TestRedactMatrix_NoCellStoredSentOrShown(t *testing.T) {
 	t.Parallel()
 	texts, cells := matrixTexts()
 	r := runCaptured(t, nil, "matrix", func(h *harness) { feedMatrix(t, h, "matrix", texts) })
-	leaks := 0
+	leaks, leaking := 0, 0
+	byPlace := map[string]int{} // leaking cells by shape and separator
 	for _, c := range cells {
+		leaked := false
 		for where, b := range map[string][]byte{"a file under $WORK": r.stored, "the observer's stdin or argv": []byte(r.observer), "an output": []byte(r.outputs)} {
 			if bytes.Contains(b, []byte(c.c.Secret)) {
+				leaked = true
 				if leaks++; leaks <= 20 {
 					t.Errorf("%s holds the secret of cell %s × %s × %s: %q", where, c.c.Kind, c.sep, c.field, c.c.Secret)
 				}
 			}
 		}
+		if leaked {
+			leaking++
+			byPlace[c.c.Kind+" × "+c.sep]++
+		}
 	}
 	if leaks > 0 {
-		t.Errorf("%d leaks in %d cells", leaks, len(cells))
+		for _, k := range slices.Sorted(maps.Keys(byPlace)) {
+			t.Logf("leaking: %s: %d cells", k, byPlace[k])
+		}
+		t.Errorf("%d of %d cells leak (%d leaks)", leaking, len(cells), leaks)
 	}
 	if !bytes.Contains(r.stored, []byte("[REDACTED:")) || !strings.Contains(r.observer, "[REDACTED:") {
 		t.Error("no [REDACTED: marker stored or sent to the observer: the scenario did not capture")

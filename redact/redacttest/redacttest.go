@@ -61,6 +61,23 @@ var captured = []Canary{
 	{"aws_session_token", "aws_session_token = IQoJb3JpZ2luX2VjECanarySessionTok3nQ9xW2vB7nM4kL1pR8tY6uI3oP5aS0dF2gH4jK6lZ8xC1vB3nM5qW7eR9tY1uI3oP5aS7dF9g",
 		"ECanarySessionTok3nQ9xW2vB7nM4kL1pR8tY6uI3oP5aS0dF2gH4jK6lZ8xC1vB3nM5qW7eR9tY1uI3oP5aS7dF9g"},
 	{"cli_password", "curl -fsS -u deploy:CanaryCurlPw-4kT9 https://ci.example.com/api/json", "CanaryCurlPw-4kT9"},
+	// Issue 31's families. A hex secret ends in digits, so its variants stay hex.
+	{"gitlab", "GITLAB_TOKEN: glpat-CanaryGitLab7Q2w3E4r", "glpat-CanaryGitLab7Q2w3E4r"},
+	{"npm", "//registry.npmjs.org/:_authToken=npm_CanaryNpm0a1B2c3D4e5F6g7H8i9J0kLm1N2o", "npm_CanaryNpm0a1B2c3D4e5F6g7H8i9J0kLm1N2o"},
+	{"sendgrid", "SENDGRID_API_KEY=SG.CanarySendGrid0a1B2c3D.CanarySendGridSecret0a1B2c3D4e5F6g7H8i9J0kL", "CanarySendGridSecret0a1B2c3D4e5F6g7H8i9J0kL"},
+	{"huggingface", "HF_TOKEN=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", "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"},
+	{"digitalocean", "export DIGITALOCEAN_TOKEN=dop_v1_ca0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d71234", "ca0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d71234"},
+	{"shopify", "X-Shopify-Access-Token: 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", "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"},
+	{"pypi", "password = pypi-AgEIcHlwaS5vcmcCanaryPyPI0a1B2c3D4e5F6g7H8i9J0kLm1N2oP3qR4sT5uV6wX7yZ8", "CanaryPyPI0a1B2c3D4e5F6g7H8i9J0kLm1N2oP3qR4sT5uV6wX7yZ8"},
+	{"twilio", "TWILIO_API_KEY=SKca0a1b2c3d4e5f60718293a4b5c61234", "SKca0a1b2c3d4e5f60718293a4b5c61234"},
+	{"mailgun", "curl -s --user api:key-ca0a1b2c3d4e5f60718293a4b5c61234 https://api.mailgun.net/v3", "key-ca0a1b2c3d4e5f60718293a4b5c61234"},
+	{"atlassian", "JIRA_API_TOKEN=ATATT3CanaryAtlassian" + strings.Repeat("Qm7Zp2Lx9Vb4Nc8Kd1Jf", 9) + "=A1B2C3D4",
+		"CanaryAtlassianQm7Zp2Lx9Vb4Nc8Kd1JfQm7Zp2Lx9Vb4Nc8Kd1Jf"},
+	{"linear", "LINEAR_API_KEY=lin_api_CanaryLinear0a1B2c3D4e5F6g7H8i9J0kLm1N2o", "lin_api_CanaryLinear0a1B2c3D4e5F6g7H8i9J0kLm1N2o"},
+	{"doppler", "DOPPLER_TOKEN=dp.pt.CanaryDoppler0a1B2c3D4e5F6g7H8i9J0kLm1N2oP3qR", "CanaryDoppler0a1B2c3D4e5F6g7H8i9J0kLm1N2oP3qR"},
+	{"postman", "x-api-key: PMAK-ca0a1b2c3d4e5f60718293a4-b5c6d7e8f90a1b2c3d4e5f60718293a41234", "PMAK-ca0a1b2c3d4e5f60718293a4-b5c6d7e8f90a1b2c3d4e5f60718293a41234"},
+	{"age", "# public key: age1qqq\nAGE-SECRET-KEY-1CANARYAGEQPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3J1234", "AGE-SECRET-KEY-1CANARYAGEQPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3J1234"},
+	{"databricks", "DATABRICKS_TOKEN=dapica0a1b2c3d4e5f60718293a4b5c61234", "dapica0a1b2c3d4e5f60718293a4b5c61234"},
 }
 
 // Separator is what may stand next to a secret, on each side of it: Before ends with it
@@ -91,6 +108,10 @@ var Separators = []Separator{
 	{`literal \u0000`, `x\u0000`, `\u0000x`},
 	{"in a URL", "see https://example.com/p/", "/q?page=2 for it"},
 	{"in base64", "QUJDREVGR0hJSktM+", "+TU5PUFFSU1RVVldY=="},
+	// Issue 31: coloured output, as Claude Code passes it through (the m of SGR glues onto
+	// what follows), and as JSON spells it.
+	{"in SGR colour", "x \x1b[1;32m", "\x1b[0m x"},
+	{`in SGR colour, \u001b`, `x \u001b[1;32m`, `\u001b[0m x`},
 }
 
 // Variant is c with a secret of its own, numbered n: the secret's last four letters and
@@ -117,4 +138,31 @@ func (c Canary) Variant(n int) Canary {
 var diagnostic = []Canary{
 	{"url_userinfo", "HTTPS_PROXY=http://CanaryProxyToken@proxy:8080", "CanaryProxyToken"},
 	{"env", "MY_GATEWAY_KEY=CanaryGatewayValue", "CanaryGatewayValue"},
+}
+
+// Adversarial are units that, repeated, make a text of one rule's anchors (with the least
+// filler that keeps each a fresh attempt): issue 31 found `eyJ-` repeated cost 0.1 s per
+// KB. Redaction must be linear in them.
+var Adversarial = []string{
+	"eyJ-", "eyJa.", "sk-", "sk-a", "sk-ant-", "gh", "ghp_", "github_pat_", "AKIA", "ASIA", "AKIAABCDEFGHIJKLMNOP\t",
+	"IQoJb3JpZ2lu", "AIza", "xox", "xoxb-", "sk_live_", "rk_live_", "authorization: ", "Authorization=Bearer ",
+	"bearer ", "Bearer a", "-u ", "-u a:", "--user=", "mysql -p", "mysql ", "sshpass ", "://", "://a", "://a:b",
+	"?a=", "?token=", "&key=", "password=", "password: ", "token=", "_KEY=", "secret=", "api_key=",
+	"-----BEGIN", "-----BEGIN PRIVATE KEY-----", "-----BEGIN PRIVATE KEY-----!", "LS0tLS1CRUdJTi",
+	`"private_key"`, `"private_key": "-----BEGIN`, "secret_access_key=", "KEY=", "TOKEN=", "%3D", "%", "%2",
+	"\x1b[1m", "\x1b[", "\x1b]0;", "\x1b", `\u001b[1m`, `\u001b`, "\\n", "\\u000a", "-----END PRIVATE KEY-----",
+	"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQCanaryPemKey0\n",
+}
+
+// Repeat is unit repeated to n bytes.
+func Repeat(unit string, n int) string { return strings.Repeat(unit, n/len(unit)+1)[:n] }
+
+// AdversarialText is n bytes of every unit of Adversarial in turn, each repeated.
+func AdversarialText(n int) string {
+	var b strings.Builder
+	per := n/len(Adversarial) + 1
+	for _, a := range Adversarial {
+		b.WriteString(Repeat(a, per))
+	}
+	return b.String()[:n]
 }
