@@ -21,7 +21,6 @@ package tests
 //	observer with peer-messaging tools          TestSpawnSpec_PeerMessagingTools_SendMessageBlocked
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -36,7 +35,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
@@ -875,18 +873,20 @@ func TestSpawnSpec_ObserverOwnSession_NotCaptured_NoVersionProject(t *testing.T)
 
 // TestSpawnSpec_BinaryUnlinkedAndReplacedMidRun_Recovers: claude is at dir1/claude on
 // PATH. A first run uses it. In a second run the binary is unlinked from dir1 and installed
-// at ~/.local/bin/claude exactly between the observer's resolve and its spawn: the run's
-// first log write (the "observer spawn" line, after the resolve, before the start) goes to a
-// FIFO the test holds full, so the observer is provably stopped there while the test swaps
-// the binary. The spawn of the resolved path fails with ENOENT, the one fresh re-resolve
-// finds the new binary and the run succeeds. A third run uses the new path; health.setup is
-// ok, doctor is ok, and the next SessionStart has no notice, with no restart of anything.
+// at ~/.local/bin/claude exactly between the observer's resolve and its spawn: the
+// credential file, which the observer reads right after resolving the executable and before
+// the spawn, is a FIFO the test holds, so the observer is provably stopped there while the
+// test swaps the binary. The spawn of the resolved path fails with ENOENT, the one fresh
+// re-resolve finds the new binary and the run succeeds. A third run uses the new path;
+// health.setup is ok, doctor is ok, and the next SessionStart has no notice, with no
+// restart of anything.
 func TestSpawnSpec_BinaryUnlinkedAndReplacedMidRun_Recovers(t *testing.T) {
 	track(t)
 	t.Parallel()
 	h := newHarness(t)
 	lineageTerminal.setup(h)
-	h.env["CLAUDE_CODE_OAUTH_TOKEN"] = secretEnvToken
+	creds := filepath.Join(h.home, ".claude", ".credentials.json")
+	testkit.WriteFile(t, creds, credentialsJSON(secretCredsToken, time.Now().Add(6*time.Hour)), 0o600)
 	oldFake := h.fake // dir1/claude
 	newFake := filepath.Join(h.home, ".local", "bin", "claude")
 	sid := "binary-swap"
@@ -900,7 +900,7 @@ func TestSpawnSpec_BinaryUnlinkedAndReplacedMidRun_Recovers(t *testing.T) {
 	}
 
 	h.toolUse(sid, "step two")
-	logs := swapMidRun(t, h, sid, func() {
+	logs := swapMidRun(t, h, sid, creds, func() {
 		if err := os.Remove(oldFake); err != nil {
 			t.Fatal(err)
 		}
@@ -947,92 +947,56 @@ func TestSpawnSpec_BinaryUnlinkedAndReplacedMidRun_Recovers(t *testing.T) {
 	}
 }
 
-// swapMidRun runs `hook observe --session sid` with data/logs/hook.log replaced by a FIFO
-// that the test holds nearly full. The observe's spawn line (made longer than PIPE_BUF
-// with a passed variable) is its first log write, so the write fills the pipe and blocks
-// right after claudebin's resolve and before the spawn; the test sees the pipe become full,
-// calls swap, then drains the pipe and lets the run finish. It returns the run's log lines
-// (which are also put back into hook.log).
-func swapMidRun(t *testing.T, h *harness, sid string, swap func()) []logLine {
+// swapMidRun runs `hook observe --session sid` with the credential file (creds) replaced
+// by a FIFO. The observer resolves the executable, then reads the credential: its open of
+// the FIFO is what the test's open for writing waits for, so when that returns the run is
+// resolved and not yet started; the test calls swap, then writes the credential and lets
+// the run finish. It returns the run's log lines.
+func swapMidRun(t *testing.T, h *harness, sid, creds string, swap func()) []logLine {
 	t.Helper()
-	logPath := filepath.Join(h.data, "logs", "hook.log")
-	saved := logPath + ".before-fifo"
-	if err := os.Rename(logPath, saved); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(logPath, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	fd, err := syscall.Open(logPath, syscall.O_RDWR|syscall.O_CLOEXEC, 0)
+	content, err := os.ReadFile(creds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const page = 4096
-	fcntl := func(cmd, arg int) int {
-		r, _, e := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), uintptr(cmd), uintptr(arg))
-		if e != 0 {
-			return -1
-		}
-		return int(r)
+	if err := os.Remove(creds); err != nil {
+		t.Fatal(err)
 	}
-	fcntl(1031 /* F_SETPIPE_SZ */, 4*page) // best effort: a smaller pipe fills faster
-	capacity := fcntl(1032 /* F_GETPIPE_SZ */, 0)
-	if capacity < page {
-		t.Fatalf("F_GETPIPE_SZ: %d", capacity)
+	if err := syscall.Mkfifo(creds, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	junk := append(bytes.Repeat([]byte("j"), page-1), '\n')
-	for range capacity/page - 1 { // one page slot stays free
-		if _, err := syscall.Write(fd, junk); err != nil {
-			t.Fatal(err)
-		}
-	}
-	queued := func() int {
-		var n int32
-		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), 0x541B /* FIONREAD */, uintptr(unsafe.Pointer(&n))); e != 0 {
-			t.Fatalf("FIONREAD: %v", e)
-		}
-		return int(n)
-	}
+	before := len(h.logLines())
 
-	filler := strings.Repeat("f", 3*page) // the spawn line exceeds PIPE_BUF: written in parts
 	cmd := exec.Command(hookBin, "observe", "--session", sid)
-	cmd.Env = h.environ(map[string]string{"CLAUDE_MEM_PASS_ENV": "SPAWN_LINE_FILLER", "SPAWN_LINE_FILLER": filler})
+	cmd.Env = h.environ(nil)
 	cmd.Dir = h.work
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	filled := testkit.Within(20*time.Second, func() bool {
-		select {
-		case err := <-exited:
-			t.Fatalf("hook observe ended (%v) before writing its spawn line; the FIFO never filled", err)
-		default:
-		}
-		return queued() >= capacity
-	})
-	if !filled {
-		_ = cmd.Process.Kill()
-		t.Fatalf("hook observe never wrote its spawn line into the FIFO within 20 s (%d of %d bytes queued)", queued(), capacity)
-	}
-	// The observer is blocked inside its spawn log write: resolved, not yet started.
-	swap()
-
-	pipe := os.NewFile(uintptr(fd), logPath)
-	const sentinel = "--end of the observe run--\n"
-	var drained bytes.Buffer
-	readDone := make(chan error, 1)
+	opened := make(chan *os.File, 1)
 	go func() {
-		buf := make([]byte, 64<<10)
-		for {
-			n, err := pipe.Read(buf)
-			drained.Write(buf[:n])
-			if err != nil || bytes.HasSuffix(drained.Bytes(), []byte(sentinel)) {
-				readDone <- err
-				return
-			}
+		f, err := os.OpenFile(creds, os.O_WRONLY, 0) // returns once the observer opens it
+		if err != nil {
+			t.Error(err)
 		}
+		opened <- f
 	}()
+	var w *os.File
+	select {
+	case w = <-opened:
+	case err := <-exited:
+		t.Fatalf("hook observe ended (%v) before reading the credential", err)
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("hook observe never opened the credential file within 60 s")
+	}
+	// The observer is blocked reading the credential: resolved, not yet started.
+	swap()
+	if _, err := w.Write(content); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
 	select {
 	case err := <-exited:
 		if err != nil {
@@ -1042,47 +1006,12 @@ func swapMidRun(t *testing.T, h *harness, sid string, swap func()) []logLine {
 		_ = cmd.Process.Kill()
 		t.Fatalf("hook observe did not finish within 60 s of the swap")
 	}
-	if _, err := syscall.Write(fd, []byte(sentinel)); err != nil {
+	// A regular file again, for the later runs and doctor.
+	if err := os.Remove(creds); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-readDone; err != nil {
-		t.Fatal(err)
-	}
-	pipe.Close()
-
-	// Put hook.log back, with the run's lines, for the later checks and the secret scan.
-	var lines []logLine
-	var keep bytes.Buffer
-	sc := bufio.NewScanner(&drained)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		ln := sc.Bytes()
-		if len(ln) == 0 || ln[0] != '{' {
-			continue // junk and the sentinel
-		}
-		var l logLine
-		if err := json.Unmarshal(ln, &l); err != nil {
-			t.Fatalf("log line %q: %v", ln, err)
-		}
-		lines = append(lines, l)
-		keep.Write(ln)
-		keep.WriteByte('\n')
-	}
-	if err := os.Remove(logPath); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(saved, os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write(keep.Bytes()); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if err := os.Rename(saved, logPath); err != nil {
-		t.Fatal(err)
-	}
-	return lines
+	testkit.WriteFile(t, creds, string(content), 0o600)
+	return h.logLines()[before:]
 }
 
 // ---------------------------------------------------------------------------------------
