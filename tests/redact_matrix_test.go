@@ -7,7 +7,7 @@ package tests
 // after the prompts, the tool events (Bash input, stdout and stderr; a Read's file path and
 // content; an MCP tool's JSON held in a string), the turns' answers (Stop), remember notes
 // through `hook mcp`, a Stop that runs the observer,
-// and search, export, stats and doctor, no cell's secret is in any byte under $WORK (the
+// and search, export, stats, doctor and the viewer's pages, no cell's secret is in any byte under $WORK (the
 // data dir's database, WAL, journal, run files, logs, health.json; the home, where the
 // fallback journal is), on the fake claude's stdin or argv, or in any output. The control,
 // with CLAUDE_MEM_REDACT_SECRETS=false, finds every cell's secret in the data dir.
@@ -16,7 +16,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -110,6 +112,47 @@ type capturedRun struct {
 	doctorJSON string // `hook doctor --json` stdout
 	statsSum   int    // `hook stats --json` total redactions
 	outputs    string // every output of the product in the scenario
+	viewer     string // the viewer's pages, HTML entities decoded
+}
+
+// viewerPages fetches, from a running viewer, the projects, every project's timeline and
+// context, every session's page (its prompts whole), a search, and every observation's and
+// summary's page: each lands in h.outputs, and all of them are returned.
+func viewerPages(t *testing.T, h *harness) string {
+	t.Helper()
+	db := h.db()
+	var pages []string
+	for _, q := range []struct{ sql, page string }{
+		{`SELECT 'record/' || id FROM observations`, "/%s"},
+		{`SELECT 'record/S' || id FROM summaries`, "/%s"},
+		{`SELECT id FROM sessions`, "/session/%s"},
+		{`SELECT DISTINCT project FROM sessions`, "/timeline?project=%s"},
+		{`SELECT DISTINCT project FROM sessions`, "/context?project=%s"},
+	} {
+		rows, err := db.Query(q.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var v string
+			if err := rows.Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(v, "record/") {
+				v = url.QueryEscape(v)
+			}
+			pages = append(pages, fmt.Sprintf(q.page, v))
+		}
+		rows.Close()
+	}
+	db.Close()
+	v := h.startViewer()
+	defer v.stop()
+	var all strings.Builder
+	for _, p := range append(pages, "/", "/search?q=quokka", "/health", "/settings") {
+		all.WriteString(v.get(p))
+	}
+	return all.String()
 }
 
 // runCaptured feeds a fresh harness with extra settings, ends the session with a Stop that
@@ -155,6 +198,7 @@ func runCaptured(t *testing.T, env map[string]string, sid string, feed func(h *h
 		t.Fatalf("hook doctor --json (exit %d): %.300q", dr.code, dr.stdout)
 	}
 	r.search, r.export, r.doctorJSON = sr.stdout, ex.stdout, dr.stdout
+	r.viewer = html.UnescapeString(viewerPages(t, h)) // as a browser shows it
 	h.mu.Lock()
 	r.outputs = strings.Join(h.outputs, "\n")
 	h.mu.Unlock()
@@ -259,7 +303,7 @@ func TestRedactMatrix_NoCellStoredSentOrShown(t *testing.T) {
 	byPlace := map[string]int{} // leaking cells by shape and separator
 	for _, c := range cells {
 		leaked := false
-		for where, b := range map[string][]byte{"a file under $WORK": r.stored, "the observer's stdin or argv": []byte(r.observer), "an output": []byte(r.outputs)} {
+		for where, b := range map[string][]byte{"a file under $WORK": r.stored, "the observer's stdin or argv": []byte(r.observer), "an output": []byte(r.outputs), "the viewer's pages": []byte(r.viewer)} {
 			if bytes.Contains(b, []byte(c.c.Secret)) {
 				leaked = true
 				if leaks++; leaks <= 20 {
@@ -301,5 +345,18 @@ func TestRedactMatrix_Control_RedactionOffStoresEveryCell(t *testing.T) {
 	if found != len(cells) {
 		t.Errorf("with redaction off the data dir holds %d of %d cells' secrets: the scan cannot see a leak", found, len(cells))
 	}
-	t.Logf("control: %d of %d cells' secrets stored as is", found, len(cells))
+	// The viewer's pages are a sink that can show a leak: they show every prompt whole.
+	shown, prompts := 0, 0
+	for _, c := range cells {
+		if c.field == "prompt" {
+			prompts++
+			if strings.Contains(r.viewer, c.c.Secret) {
+				shown++
+			}
+		}
+	}
+	if shown != prompts {
+		t.Errorf("with redaction off the viewer's pages show %d of %d prompt cells' secrets", shown, prompts)
+	}
+	t.Logf("control: %d of %d cells' secrets stored as is; the viewer shows %d of %d prompt cells", found, len(cells), shown, prompts)
 }
