@@ -149,9 +149,13 @@ func TestUpgrade_ReaderUpgradesAndAnswers(t *testing.T) {
 	track(t)
 	t.Parallel()
 	h, _ := olderMemory(t)
-	hits := h.search("quokka", nil)
-	if len(hits) != len(redacttest.Captured()) {
-		t.Fatalf("hook search quokka on older memory: %d hits, want %d prompts", len(hits), len(redacttest.Captured()))
+	// Every canary's prompt, past search's default limit of 20.
+	r := h.runIn(h.work, nil, nil, "search", "--json", "--limit", "100", "quokka")
+	if r.code != 0 {
+		t.Fatalf("hook search exit %d: %s", r.code, r.stderr)
+	}
+	if hits := strings.Count(r.stdout, "\n"); hits != len(redacttest.Captured()) {
+		t.Fatalf("hook search quokka on older memory: %d hits, want %d prompts", hits, len(redacttest.Captured()))
 	}
 	upgraded(t, h)
 }
