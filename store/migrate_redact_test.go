@@ -257,6 +257,45 @@ func TestRedactionMigration(t *testing.T) {
 	}
 }
 
+// Memory of the previous release (schema 9, redacted by the rules before issue 31) that
+// holds a secret of a family those rules lacked, or one they missed in coloured or
+// percent-encoded output, loses it when this build first opens it; the control finds it
+// there before.
+func TestRedactionMigrationAgainForNewRules(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, settings.DBFile)
+	old := openAt(t, path, migrations[:len(migrations)-1])
+	secrets := []string{
+		"glpat-Q8vTz3kLm9Rw2Xy7Hn4B",               // GitLab
+		"npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", // npm
+		"ghp_0123456789abcdefghijABCDEFGHIJ0123ab", // GitHub, coloured below
+		"hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567",    // Hugging Face, percent-encoded below
+	}
+	text := "tokens: " + secrets[0] + " " + secrets[1] + " \x1b[1;32m" + secrets[2] + "\x1b[0m " +
+		"https://example.com/cb?access_token%3D" + secrets[3] + " quetzal"
+	s := Session{ID: "S1", Project: "shop", Cwd: "/work/shop", StartedAt: t0}
+	if _, err := old.Ingest(ctx, []Captured{{Kind: CapturePrompt, Session: s, Prompt: Prompt{RecordID: "p1", Text: text, At: at(1)}}}); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	for _, sec := range secrets {
+		if !bytes.Contains(dataDirBytes(t, dir), []byte(sec)) {
+			t.Fatalf("control: %s is not in the data dir before the upgrade", sec)
+		}
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, sec := range secrets {
+		if bytes.Contains(dataDirBytes(t, dir), []byte(sec)) {
+			t.Errorf("after the upgrade %s is still in the data dir", sec)
+		}
+	}
+}
+
 // The step itself, run again on redacted memory, finds nothing and rewrites no file.
 func TestRedactStoredIdempotent(t *testing.T) {
 	ctx := context.Background()
