@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/budget"
@@ -54,9 +55,10 @@ type Report struct {
 	Hook       string           `json:"hook"`
 	DataDir    string           `json:"data_dir"`
 	PluginRoot string           `json:"plugin_root"`
-	OK         bool             `json:"ok"`
+	OK         bool             `json:"ok"`         // no problem among the findings
 	SignedOut  bool             `json:"signed_out"` // no credential at all yet: a setup step
-	Findings   []string         `json:"findings"`
+	Findings   []string         `json:"findings"`   // the problems, then the notes (the user's choice, or harmless)
+	Problems   int              `json:"problems"`   // how many of Findings, from the first, are problems
 	Settings   []settings.Value `json:"settings"`
 	Observer   struct {
 		Enabled             bool `json:"enabled"`
@@ -230,44 +232,72 @@ func Build(ctx context.Context, in Inputs) *Report {
 		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr, Budget: today,
 		Now: in.Now(), Journal: js, DataDir: s.DataDir,
 	}
+	// Every notice is a problem but the budget's: a cap the user set, reached, is the cap
+	// working (nothing is lost), said as a note.
+	var notes []string
+	if b := ni.Budget; r.Observer.Enabled && b.Reached() {
+		notes = append(notes, notice.BudgetReached(b.Spent, b.Limit, b.Until, in.Hook))
+		ni.Budget = budget.Budget{}
+	}
 	lines := notice.Collect(ni)
 	if signedOut {
 		lines = append(lines, "claude-mem: not signed in yet — the observer needs a credential to turn sessions into observations "+
 			"(capture, context and search work meanwhile, and nothing is lost): run `claude` and log in with /login, or set "+
-			"ANTHROPIC_API_KEY, or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`; then `"+in.Hook+" doctor --retry`")
+			"ANTHROPIC_API_KEY, or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`; then run: "+in.Hook+" doctor --retry")
 	}
 	r.Findings = append(lines, r.Findings...)
-	authFailed := r.Observer.Enabled && seen.Auth.State == health.StateFailed
 	for _, err := range js.Refused {
-		r.Findings = append(r.Findings, "journal: "+err.Error()+"; nothing read from it or written to it (remove it, or make it yours alone: chmod go-w, chown)")
+		// Nothing of the user's is read from it or written to it: the other places keep
+		// the records, so this is a note, said once here and never in the log.
+		notes = append(notes, refusedFinding(err))
 	}
 	if !r.Observer.Enabled {
-		r.Findings = append(r.Findings, "observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0): capture, context and search keep working")
+		notes = append(notes, "observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0): capture, context and search keep working")
 	}
 	if !s.RedactSecrets {
-		r.Findings = append(r.Findings, "secrets in captured content are stored as is: "+settings.KeyRedactSecrets+" is false (set it to true, or remove it, to redact them again)")
+		notes = append(notes, "secrets in captured content are stored as is: "+settings.KeyRedactSecrets+" is false (set it to true, or remove it, to redact them again)")
 	}
-	paused := in.Now().Before(r.Health.PausedUntil)
-	if paused {
-		r.Findings = append(r.Findings, fmt.Sprintf("observer paused until %s (%s); `%s doctor --retry` clears it", r.Health.PausedUntil.UTC().Format(time.RFC3339), r.Health.PauseReason, in.Hook))
+	if in.Now().Before(r.Health.PausedUntil) {
+		r.Findings = append(r.Findings, fmt.Sprintf("observer paused until %s (%s); to clear it, run: %s doctor --retry", r.Health.PausedUntil.UTC().Format(time.RFC3339), r.Health.PauseReason, in.Hook))
 	}
 	if r.Queue != nil && r.Queue.Failed > 0 {
-		r.Findings = append(r.Findings, fmt.Sprintf("%d events failed 3 observer runs; they are kept", r.Queue.Failed))
+		notes = append(notes, fmt.Sprintf("%d events failed 3 observer runs; they are kept", r.Queue.Failed))
 	}
 	if r.Cost != nil {
 		r.Findings = append(r.Findings, unusableFindings(r.Cost.days, in.Now().In(loc).Format(time.DateOnly), in.Hook)...)
 	}
 	plugin, pluginFindings, pluginFailed := checkPlugin(in)
 	r.Plugin = plugin
-	r.Findings = append(r.Findings, pluginFindings...)
+	if pluginFailed || plugin.HookState == "missing" { // no bin/hook: Claude Code runs nothing
+		r.Findings = append(r.Findings, pluginFindings...)
+	} else {
+		notes = append(notes, pluginFindings...)
+	}
+	r.SignedOut = signedOut
+	r.Problems = len(r.Findings)
+	r.OK = r.Problems == 0
+	r.Findings = append(r.Findings, notes...)
 	if r.Findings == nil {
 		r.Findings = []string{} // `"findings": []`, never null, in --json
 	}
-	setupRequired := r.Observer.Enabled && binErr != nil
-	r.SignedOut = signedOut
-	r.OK = !setupRequired && !authFailed && !signedOut && !paused && len(s.Errors) == 0 && storeErr == nil && !pluginFailed
 	r.scrub()
 	return r
+}
+
+// refusedFinding is the note for a journal dir or file that is not the user's alone,
+// with what makes it so: the user's own is chmod'ed or removed (private.Error's fix);
+// another user's (a /tmp dir made first under the user's name) only its owner or root
+// can remove.
+func refusedFinding(err error) string {
+	fix := "remove it, or make it yours alone: chmod go-w, chown"
+	var pe *private.Error
+	if errors.As(err, &pe) {
+		fix = "run: " + pe.Fix
+		if strings.HasPrefix(pe.Fix, "move ") { // a dir not the user's: the data dir's fix says move it
+			fix = "it is another user's: its owner or root can remove it, run: rm -r " + pe.Path
+		}
+	}
+	return "journal: " + err.Error() + "; nothing is read from it or written to it, records wait in the other places; " + fix
 }
 
 // scrub cleans the report's free-text fields (reasons quote errors, a child's output, a
@@ -379,10 +409,11 @@ func PluginRoot(env settings.Env, exeDir string) string {
 
 // Render writes the report for a person, scrubbed as a whole (see scrubbed): a summary
 // (the state, each finding with its fix, one line per part), or with verbose everything,
-// the settings, the places probed and the next spawn spec too.
-func Render(w io.Writer, r *Report, verbose bool) {
+// the settings, the places probed and the next spawn spec too. Findings wrap at width
+// columns (the terminal's).
+func Render(w io.Writer, r *Report, verbose bool, width int) {
 	var b strings.Builder
-	render(&b, r, verbose)
+	render(&b, r, verbose, width)
 	io.WriteString(w, printable.Lines(scrubbed(b.String(), r)))
 }
 
@@ -406,17 +437,28 @@ func (r *Report) state() string {
 	switch {
 	case r.OK:
 		return "ok"
-	case r.SignedOut && len(r.Findings) == 1:
+	case r.SignedOut && r.Problems == 1:
 		return "not signed in yet: one setup step left"
 	}
 	return "PROBLEMS FOUND"
 }
 
-func render(w io.Writer, r *Report, verbose bool) {
+// Finding markers: a problem (the verdict is not ok while there is one) and a note.
+const (
+	problemMark = "!"
+	noteMark    = "·"
+)
+
+func render(w io.Writer, r *Report, verbose bool, width int) {
 	status := r.state()
 	fmt.Fprintf(w, "claude-mem %s — %s\n\n", r.Version, status)
-	for _, f := range r.Findings {
-		fmt.Fprintf(w, "  ! %s\n", f)
+	for i, f := range r.Findings {
+		mark := problemMark
+		if i >= r.Problems {
+			mark = noteMark
+		}
+		// Scrubbed before it is wrapped: a secret broken across lines would not be found.
+		io.WriteString(w, wrapFinding(mark, scrubbed(f, r), width))
 	}
 	if len(r.Findings) > 0 {
 		fmt.Fprintln(w)
@@ -579,4 +621,63 @@ func (j *Journal) line() string {
 		fmt.Fprintf(&b, "; unreadable: %s", j.Error)
 	}
 	return b.String()
+}
+
+// runPrefix introduces a finding's command: what follows it to the end is one command.
+const runPrefix = "run: "
+
+// wrapFinding is one finding as the report prints it: "  <mark> " and its text wrapped at
+// width (continued under the text), a `quoted` span or a path never broken, and the
+// command after a final "run: " on a line of its own, indented under the text, so it can
+// be copied whole.
+func wrapFinding(mark, f string, width int) string {
+	text, cmd := f, ""
+	if i := strings.LastIndex(f, runPrefix); i >= 0 && !strings.Contains(f[i:], "; ") {
+		text, cmd = strings.TrimRight(f[:i], " "), f[i+len(runPrefix):]
+		text += " run:"
+	}
+	const indent = "    "
+	var b strings.Builder
+	line := "  " + mark
+	for _, word := range words(text) {
+		if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width && strings.TrimSpace(line) != mark {
+			b.WriteString(line + "\n")
+			line = indent + word
+			continue
+		}
+		line += " " + word
+	}
+	b.WriteString(line + "\n")
+	if cmd != "" {
+		b.WriteString(indent + "  " + cmd + "\n")
+	}
+	return b.String()
+}
+
+// words splits text at spaces, a `quoted` span staying one word.
+func words(text string) []string {
+	var out []string
+	for text != "" {
+		text = strings.TrimLeft(text, " ")
+		end := strings.IndexByte(text, ' ')
+		if q := strings.IndexByte(text, '`'); q >= 0 && (end < 0 || q < end) {
+			if c := strings.IndexByte(text[q+1:], '`'); c >= 0 {
+				after := q + 1 + c + 1
+				if e := strings.IndexByte(text[after:], ' '); e >= 0 {
+					end = after + e
+				} else {
+					end = -1
+				}
+			}
+		}
+		if end < 0 {
+			if text != "" {
+				out = append(out, text)
+			}
+			break
+		}
+		out = append(out, text[:end])
+		text = text[end:]
+	}
+	return out
 }
