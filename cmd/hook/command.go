@@ -47,6 +47,10 @@ func lookup(name string) *command {
 	return nil
 }
 
+// userName is the command's name as a person runs it: the ~/.local/bin/claude-mem link to
+// bin/hook, which Claude Code never runs (hooks.json runs bin/hook).
+const userName = "claude-mem"
+
 // prog is the command's name as the user invoked it (claude-mem, hook), for usage and
 // errors.
 func (p *proc) prog() string {
@@ -89,24 +93,24 @@ func parseArgs(fs *flag.FlagSet, args []string, interspersed bool) ([]string, er
 	}
 }
 
-// flagError says package flag's errors in the help's spelling (--name).
+// flagError says package flag's errors in the help's spelling (dashed: -o, --name).
 func flagError(err error) string {
 	msg := err.Error()
 	for _, r := range []struct{ prefix, say string }{
-		{"flag provided but not defined: -", "unknown flag --%s"},
-		{"flag needs an argument: -", "--%s needs a value"},
+		{"flag provided but not defined: -", "unknown flag %s"},
+		{"flag needs an argument: -", "%s needs a value"},
 	} {
 		if name, ok := strings.CutPrefix(msg, r.prefix); ok {
-			return fmt.Sprintf(r.say, strings.TrimLeft(name, "-"))
+			return fmt.Sprintf(r.say, dashed(strings.TrimLeft(name, "-")))
 		}
 	}
 	if v, rest, ok := strings.Cut(strings.TrimPrefix(msg, "invalid value "), " for flag -"); ok && strings.HasPrefix(msg, "invalid value ") {
 		name, _, _ := strings.Cut(rest, ":")
-		return fmt.Sprintf("--%s: %s is not a valid value", name, v)
+		return fmt.Sprintf("%s: %s is not a valid value", dashed(name), v)
 	}
 	if v, name, ok := strings.Cut(strings.TrimPrefix(msg, "invalid boolean value "), " for -"); ok && strings.HasPrefix(msg, "invalid boolean value ") {
 		name, _, _ = strings.Cut(name, ":")
-		return fmt.Sprintf("--%s: %s is not true or false", name, v)
+		return fmt.Sprintf("%s: %s is not true or false", dashed(name), v)
 	}
 	return msg
 }

@@ -54,7 +54,7 @@ func TestSearchCommandLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-n", "2", "flaky"}, "hook search: unknown flag --n\n"},
+		{[]string{"-n", "2", "flaky"}, "hook search: unknown flag -n\n"},
 		{[]string{"foo", "-bar"}, "hook search: unknown flag --bar\n"},
 		{[]string{"--limit"}, "hook search: --limit needs a value\n"},
 		{[]string{"--limit", "x", "y"}, "hook search: --limit: \"x\" is not a valid value\n"},
