@@ -102,7 +102,7 @@ func (r Retry) Run(ctx context.Context) (RetryResult, error) {
 func (res RetryResult) Line() string {
 	switch {
 	case res.Runs == 0:
-		return "observer pause cleared; nothing waits for a run"
+		return "observer pause cleared; nothing started for what waits"
 	case res.Ended:
 		return fmt.Sprintf("observer pause cleared; %s for what waits, ended after %s", runs(res.Runs), res.Waited.Round(time.Second))
 	}
