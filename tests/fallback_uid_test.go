@@ -30,7 +30,7 @@ func TestFallbackUID_ForeignTmpDir(t *testing.T) {
 			h := journalHarness(t)
 			tmp := sharedTmp(t)
 			h.env["TMPDIR"] = tmp
-			mountTmpfs(t, h.data, "128m") // above the 64 MiB under which doctor says the disk is full
+			mountTmpfs(t, h.data, "128m")                            // above the 64 MiB under which doctor says the disk is full
 			h.env["XDG_CACHE_HOME"] = filepath.Join(h.data, "cache") // read-only with the data dir
 			if foreign {
 				asAttacker(t, fmt.Sprintf("mkdir -m 755 %q", filepath.Join(tmp, "claude-mem")))
