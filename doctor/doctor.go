@@ -12,13 +12,13 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/internal/textwrap"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/observer"
@@ -627,57 +627,17 @@ func (j *Journal) line() string {
 const runPrefix = "run: "
 
 // wrapFinding is one finding as the report prints it: "  <mark> " and its text wrapped at
-// width (continued under the text), a `quoted` span or a path never broken, and the
-// command after a final "run: " on a line of its own, indented under the text, so it can
-// be copied whole.
+// width (continued under the text), and the command after a final "run: " on a line of
+// its own, indented under the text, so it can be copied whole.
 func wrapFinding(mark, f string, width int) string {
 	text, cmd := f, ""
 	if i := strings.LastIndex(f, runPrefix); i >= 0 && !strings.Contains(f[i:], "; ") {
-		text, cmd = strings.TrimRight(f[:i], " "), f[i+len(runPrefix):]
-		text += " run:"
+		text, cmd = strings.TrimRight(f[:i], " ")+" run:", f[i+len(runPrefix):]
 	}
 	const indent = "    "
-	var b strings.Builder
-	line := "  " + mark
-	for _, word := range words(text) {
-		if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width && strings.TrimSpace(line) != mark {
-			b.WriteString(line + "\n")
-			line = indent + word
-			continue
-		}
-		line += " " + word
-	}
-	b.WriteString(line + "\n")
+	out := textwrap.Wrap(text, width, "  "+mark+" ", indent)
 	if cmd != "" {
-		b.WriteString(indent + "  " + cmd + "\n")
-	}
-	return b.String()
-}
-
-// words splits text at spaces, a `quoted` span staying one word.
-func words(text string) []string {
-	var out []string
-	for text != "" {
-		text = strings.TrimLeft(text, " ")
-		end := strings.IndexByte(text, ' ')
-		if q := strings.IndexByte(text, '`'); q >= 0 && (end < 0 || q < end) {
-			if c := strings.IndexByte(text[q+1:], '`'); c >= 0 {
-				after := q + 1 + c + 1
-				if e := strings.IndexByte(text[after:], ' '); e >= 0 {
-					end = after + e
-				} else {
-					end = -1
-				}
-			}
-		}
-		if end < 0 {
-			if text != "" {
-				out = append(out, text)
-			}
-			break
-		}
-		out = append(out, text[:end])
-		text = text[end:]
+		out += indent + "  " + cmd + "\n"
 	}
 	return out
 }

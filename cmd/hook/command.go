@@ -7,6 +7,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/claude-mem/claude-mem-go/internal/textwrap"
 )
 
 // command is one subcommand, declared once: the general help, `help NAME`, `NAME --help`,
@@ -119,7 +121,7 @@ func flagError(err error) string {
 func (p *proc) usageError(name, msg string) int {
 	fmt.Fprintf(p.stderr, "%s %s: %s\n", p.prog(), name, msg)
 	if c := lookup(name); c != nil {
-		fmt.Fprintf(p.stderr, "usage: %s %s\n", p.prog(), c.usageLine(nil))
+		io.WriteString(p.stderr, usage(p.prog(), c.usageLine(nil)))
 	}
 	return 2
 }
@@ -148,9 +150,19 @@ func (c *command) usageLine(fs *flag.FlagSet) string {
 	return strings.Join(parts, " ")
 }
 
+// helpWidth is the width help and usage lines wrap at: a terminal's 100 columns, off one too.
+const helpWidth = offTerminalWidth
+
+// usage is "usage: <prog> <line>", continued under the command's name when it is wider
+// than helpWidth.
+func usage(prog, line string) string {
+	head := "usage: " + prog + " "
+	return textwrap.Wrap(line, helpWidth, head, strings.Repeat(" ", len(head)))
+}
+
 // help is `help NAME` and `NAME --help`: the usage line, the summary, and each flag.
 func (c *command) help(w io.Writer, prog string, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: %s %s\n\n%s\n", prog, c.usageLine(fs), upperFirst(c.summary))
+	fmt.Fprintf(w, "%s\n%s", usage(prog, c.usageLine(fs)), textwrap.Wrap(upperFirst(c.summary), helpWidth, "", ""))
 	var lines [][2]string
 	width := 0
 	fs.VisitAll(func(f *flag.Flag) {
@@ -169,7 +181,8 @@ func (c *command) help(w io.Writer, prog string, fs *flag.FlagSet) {
 		fmt.Fprintln(w, "\nFlags:")
 	}
 	for _, l := range lines {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, l[0], l[1])
+		head := fmt.Sprintf("  %-*s  ", width, l[0])
+		io.WriteString(w, textwrap.Wrap(l[1], helpWidth, head, strings.Repeat(" ", len(head))))
 	}
 }
 
@@ -188,11 +201,12 @@ func usageText(prog string) string {
 			if c.internal != internal {
 				continue
 			}
-			line := "  " + c.usageLine(nil)
-			if len(line) < 30 {
-				fmt.Fprintf(&b, "%-30s%s\n", line, c.summary)
+			const col = 30 // where the summaries start
+			line, indent := "  "+c.usageLine(nil), strings.Repeat(" ", col)
+			if len(line) < col {
+				b.WriteString(textwrap.Wrap(c.summary, helpWidth, fmt.Sprintf("%-*s", col, line), indent))
 			} else {
-				fmt.Fprintf(&b, "%s\n%30s%s\n", line, "", c.summary)
+				b.WriteString(textwrap.Wrap(c.usageLine(nil), helpWidth, "  ", "    ") + textwrap.Wrap(c.summary, helpWidth, indent, indent))
 			}
 		}
 	}
