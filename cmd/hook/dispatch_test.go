@@ -144,3 +144,17 @@ func TestRunBareClaudeMemInAPipePrintsHelp(t *testing.T) {
 		}
 	}
 }
+
+// The width doctor wraps at: the terminal's, else $COLUMNS, else 100 (a pipe, a file).
+func TestWidth(t *testing.T) {
+	for _, tc := range []struct {
+		term    int
+		columns string
+		want    int
+	}{{132, "60", 132}, {0, "60", 60}, {0, "", 100}, {0, "wide", 100}} {
+		p := &proc{env: settings.Env{"COLUMNS": tc.columns}, columns: func() int { return tc.term }}
+		if got := p.width(); got != tc.want {
+			t.Errorf("terminal %d, COLUMNS %q: width %d, want %d", tc.term, tc.columns, got, tc.want)
+		}
+	}
+}
