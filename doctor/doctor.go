@@ -18,6 +18,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/internal/textwrap"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/observer"
@@ -55,9 +56,10 @@ type Report struct {
 	Command    string           `json:"command"` // how a person runs it (Command): the fixes' prefix
 	DataDir    string           `json:"data_dir"`
 	PluginRoot string           `json:"plugin_root"`
-	OK         bool             `json:"ok"`
+	OK         bool             `json:"ok"`         // no problem among the findings
 	SignedOut  bool             `json:"signed_out"` // no credential at all yet: a setup step
-	Findings   []string         `json:"findings"`
+	Findings   []string         `json:"findings"`   // the problems, then the notes (the user's choice, or harmless)
+	Problems   int              `json:"problems"`   // how many of Findings, from the first, are problems
 	Settings   []settings.Value `json:"settings"`
 	Observer   struct {
 		Enabled             bool `json:"enabled"`
@@ -174,7 +176,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 
 	var storeErr error
 	var today budget.Budget
-	answersWait := false // an answer the store could not take waits in a run dir
+	var strandedNotes []string // events of runs whose process is gone: requeued by the next run
 	loc := in.Loc
 	if loc == nil {
 		loc = time.UTC // the store's day arithmetic needs a location
@@ -194,7 +196,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 			r.Redacted, storeErr = redactions(ctx, db, in.Now(), loc)
 		}
 		var stranded []string
-		stranded, answersWait = strandedFindings(ctx, db, s.DataDir, in.FreeBytes)
+		stranded, strandedNotes = strandedFindings(ctx, db, s.DataDir, in.FreeBytes)
 		r.Findings = append(r.Findings, stranded...)
 		db.Close()
 	} else if !errors.Is(err, store.ErrNoDatabase) {
@@ -235,44 +237,73 @@ func Build(ctx context.Context, in Inputs) *Report {
 		Health: seen, SettingsErrors: s.Errors, StoreErr: storeErr, Budget: today,
 		Now: in.Now(), Journal: js, DataDir: s.DataDir,
 	}
+	// Every notice is a problem but the budget's: a cap the user set, reached, is the cap
+	// working (nothing is lost), said as a note.
+	var notes []string
+	if b := ni.Budget; r.Observer.Enabled && b.Reached() {
+		notes = append(notes, notice.BudgetReached(b.Spent, b.Limit, b.Until, r.Command))
+		ni.Budget = budget.Budget{}
+	}
 	lines := notice.Collect(ni)
 	if signedOut {
 		lines = append(lines, "claude-mem: not signed in yet — the observer needs a credential to turn sessions into observations "+
 			"(capture, context and search work meanwhile, and nothing is lost): run `claude` and log in with /login, or set "+
-			"ANTHROPIC_API_KEY, or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`; then `"+r.Command+" doctor --retry`")
+			"ANTHROPIC_API_KEY, or CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`; then run: "+r.Command+" doctor --retry")
 	}
 	r.Findings = append(lines, r.Findings...)
-	authFailed := r.Observer.Enabled && seen.Auth.State == health.StateFailed
 	for _, err := range js.Refused {
-		r.Findings = append(r.Findings, "journal: "+err.Error()+"; nothing read from it or written to it (remove it, or make it yours alone: chmod go-w, chown)")
+		// Nothing of the user's is read from it or written to it: the other places keep
+		// the records, so this is a note, said once here and never in the log.
+		notes = append(notes, refusedFinding(err))
 	}
 	if !r.Observer.Enabled {
-		r.Findings = append(r.Findings, "observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0): capture, context and search keep working")
+		notes = append(notes, "observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0): capture, context and search keep working")
 	}
 	if !s.RedactSecrets {
-		r.Findings = append(r.Findings, "secrets in captured content are stored as is: "+settings.KeyRedactSecrets+" is false (set it to true, or remove it, to redact them again)")
+		notes = append(notes, "secrets in captured content are stored as is: "+settings.KeyRedactSecrets+" is false (set it to true, or remove it, to redact them again)")
 	}
-	paused := in.Now().Before(r.Health.PausedUntil)
-	if paused {
-		r.Findings = append(r.Findings, fmt.Sprintf("observer paused until %s (%s); `%s doctor --retry` clears it", r.Health.PausedUntil.UTC().Format(time.RFC3339), r.Health.PauseReason, r.Command))
+	if in.Now().Before(r.Health.PausedUntil) {
+		r.Findings = append(r.Findings, fmt.Sprintf("observer paused until %s (%s); to clear it, run: %s doctor --retry", r.Health.PausedUntil.UTC().Format(time.RFC3339), r.Health.PauseReason, r.Command))
 	}
+	notes = append(notes, strandedNotes...)
 	if r.Queue != nil && r.Queue.Failed > 0 {
-		r.Findings = append(r.Findings, fmt.Sprintf("%d events failed 3 observer runs; they are kept", r.Queue.Failed))
+		notes = append(notes, fmt.Sprintf("%d events failed 3 observer runs; they are kept", r.Queue.Failed))
 	}
 	if r.Cost != nil {
 		r.Findings = append(r.Findings, unusableFindings(r.Cost.days, in.Now().In(loc).Format(time.DateOnly), r.Command)...)
 	}
 	plugin, pluginFindings, pluginFailed := checkPlugin(in)
 	r.Plugin = plugin
-	r.Findings = append(r.Findings, pluginFindings...)
+	if pluginFailed || plugin.HookState == "missing" { // no bin/hook: Claude Code runs nothing
+		r.Findings = append(r.Findings, pluginFindings...)
+	} else {
+		notes = append(notes, pluginFindings...)
+	}
+	r.SignedOut = signedOut
+	r.Problems = len(r.Findings)
+	r.OK = r.Problems == 0
+	r.Findings = append(r.Findings, notes...)
 	if r.Findings == nil {
 		r.Findings = []string{} // `"findings": []`, never null, in --json
 	}
-	setupRequired := r.Observer.Enabled && binErr != nil
-	r.SignedOut = signedOut
-	r.OK = !setupRequired && !authFailed && !signedOut && !paused && len(s.Errors) == 0 && storeErr == nil && !pluginFailed && !answersWait
 	r.scrub()
 	return r
+}
+
+// refusedFinding is the note for a journal dir or file that is not the user's alone,
+// with what makes it so: the user's own is chmod'ed or removed (private.Error's fix);
+// another user's (a /tmp dir made first under the user's name) only its owner or root
+// can remove.
+func refusedFinding(err error) string {
+	fix := "remove it, or make it yours alone: chmod go-w, chown"
+	var pe *private.Error
+	if errors.As(err, &pe) {
+		fix = "run: " + pe.Fix
+		if strings.HasPrefix(pe.Fix, "move ") { // a dir not the user's: the data dir's fix says move it
+			fix = "it is another user's: its owner or root can remove it, run: rm -r " + pe.Path
+		}
+	}
+	return "journal: " + err.Error() + "; nothing is read from it or written to it, records wait in the other places; " + fix
 }
 
 // scrub cleans the report's free-text fields (reasons quote errors, a child's output, a
@@ -384,10 +415,11 @@ func PluginRoot(env settings.Env, exeDir string) string {
 
 // Render writes the report for a person, scrubbed as a whole (see scrubbed): a summary
 // (the state, each finding with its fix, one line per part), or with verbose everything,
-// the settings, the places probed and the next spawn spec too.
-func Render(w io.Writer, r *Report, verbose bool) {
+// the settings, the places probed and the next spawn spec too. Findings wrap at width
+// columns (the terminal's).
+func Render(w io.Writer, r *Report, verbose bool, width int) {
 	var b strings.Builder
-	render(&b, r, verbose)
+	render(&b, r, verbose, width)
 	io.WriteString(w, printable.Lines(scrubbed(b.String(), r)))
 }
 
@@ -411,17 +443,28 @@ func (r *Report) state() string {
 	switch {
 	case r.OK:
 		return "ok"
-	case r.SignedOut && len(r.Findings) == 1:
+	case r.SignedOut && r.Problems == 1:
 		return "not signed in yet: one setup step left"
 	}
 	return "PROBLEMS FOUND"
 }
 
-func render(w io.Writer, r *Report, verbose bool) {
+// Finding markers: a problem (the verdict is not ok while there is one) and a note.
+const (
+	problemMark = "!"
+	noteMark    = "·"
+)
+
+func render(w io.Writer, r *Report, verbose bool, width int) {
 	status := r.state()
 	fmt.Fprintf(w, "claude-mem %s — %s\n\n", r.Version, status)
-	for _, f := range r.Findings {
-		fmt.Fprintf(w, "  ! %s\n", f)
+	for i, f := range r.Findings {
+		mark := problemMark
+		if i >= r.Problems {
+			mark = noteMark
+		}
+		// Scrubbed before it is wrapped: a secret broken across lines would not be found.
+		io.WriteString(w, wrapFinding(mark, scrubbed(f, r), width))
 	}
 	if len(r.Findings) > 0 {
 		fmt.Fprintln(w)
@@ -521,12 +564,12 @@ func settingsLine(vs []settings.Value) string {
 }
 
 // strandedFindings says what waits in observer runs whose process is gone: answers the
-// store could not take (a full disk names itself), which make the report not ok, and
-// events the next run requeues.
-func strandedFindings(ctx context.Context, db *store.DB, dataDir string, free func(string) (uint64, error)) (findings []string, answersWait bool) {
+// store could not take (a full disk names itself), problems, and events the next run
+// requeues, a note.
+func strandedFindings(ctx context.Context, db *store.DB, dataDir string, free func(string) (uint64, error)) (problems, notes []string) {
 	runs, err := observer.StrandedRuns(ctx, db, dataDir, nil)
 	if err != nil {
-		return []string{"the observer's claimed runs are unreadable: " + err.Error()}, false
+		return []string{"the observer's claimed runs are unreadable: " + err.Error()}, nil
 	}
 	answered, left := 0, 0
 	for _, r := range runs {
@@ -536,7 +579,6 @@ func strandedFindings(ctx context.Context, db *store.DB, dataDir string, free fu
 			left += r.Events
 		}
 	}
-	var out []string
 	if answered > 0 {
 		why := "the next observer run or SessionStart stores them"
 		if free != nil {
@@ -544,12 +586,12 @@ func strandedFindings(ctx context.Context, db *store.DB, dataDir string, free fu
 				why = fmt.Sprintf("disk full (%d MiB free in %s); once there is space, the next observer run or SessionStart stores them", n>>20, dataDir)
 			}
 		}
-		out = append(out, fmt.Sprintf("%d events' answers wait to be stored: %s", answered, why))
+		problems = append(problems, fmt.Sprintf("%d events' answers wait to be stored: %s", answered, why))
 	}
 	if left > 0 {
-		out = append(out, fmt.Sprintf("%d events wait in observer runs whose process is gone; the next SessionStart or observer run requeues them", left))
+		notes = append(notes, fmt.Sprintf("%d events wait in observer runs whose process is gone; the next SessionStart or observer run requeues them", left))
 	}
-	return out, answered > 0
+	return problems, notes
 }
 
 // unusableFindings names each day whose unusable answers passed stats.MaxUnusableRate, with the
@@ -616,4 +658,23 @@ func (j *Journal) line() string {
 		fmt.Fprintf(&b, "; unreadable: %s", j.Error)
 	}
 	return b.String()
+}
+
+// runPrefix introduces a finding's command: what follows it to the end is one command.
+const runPrefix = "run: "
+
+// wrapFinding is one finding as the report prints it: "  <mark> " and its text wrapped at
+// width (continued under the text), and the command after a final "run: " on a line of
+// its own, indented under the text, so it can be copied whole.
+func wrapFinding(mark, f string, width int) string {
+	text, cmd := f, ""
+	if i := strings.LastIndex(f, runPrefix); i >= 0 && !strings.Contains(f[i:], "; ") {
+		text, cmd = strings.TrimRight(f[:i], " ")+" run:", f[i+len(runPrefix):]
+	}
+	const indent = "    "
+	out := textwrap.Wrap(text, width, "  "+mark+" ", indent)
+	if cmd != "" {
+		out += indent + "  " + cmd + "\n"
+	}
+	return out
 }

@@ -76,7 +76,7 @@ func TestOutputScrubbed(t *testing.T) {
 	}
 	r.Auth.Error = cs[0].Text
 	var human, js bytes.Buffer
-	Render(&human, r, true)
+	Render(&human, r, true, 100)
 	if err := JSON(&js, r); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestPluginFindings(t *testing.T) {
 		{"not installed", false, false, false, false, false, "", true, "plugin not installed in Claude Code — run: claude plugin marketplace add PLUGIN && claude plugin install claude-mem@claude-mem-go"},
 		{"not installed, but loaded by Claude Code (--plugin-dir)", false, false, false, false, true, "", false, ""},
 		{"installed and enabled, this build", true, true, false, false, false, "", false, ""},
-		{"disabled", true, false, false, false, false, "", false, "plugin installed but disabled — run: claude plugin enable claude-mem@claude-mem-go to turn it back on"},
+		{"disabled", true, false, false, false, false, "", false, "plugin installed but disabled; to turn it back on, run: claude plugin enable claude-mem@claude-mem-go"},
 		{"marketplace dir gone", true, true, true, false, false, "", true, "marketplace claude-mem-go directory MARKET is gone (moved or deleted); run: claude plugin marketplace add PLUGIN"},
 		{"memory tools not allowed", true, true, false, false, false, `{}`, true, "the memory tools are not allowed — Claude asks at every call (claude -p refuses them); run: PLUGIN/bin/hook allow-tools"},
 		{"memory tools denied", true, true, false, false, false, `{"deny":["mcp__plugin_claude-mem_memory"]}`, false, "the memory tools are denied by permissions.deny"},
@@ -207,11 +207,11 @@ func TestRedactSecretsOffIsAFinding(t *testing.T) {
 		}
 		r := buildAt(t, env)
 		var human, js bytes.Buffer
-		Render(&human, r, true)
+		Render(&human, r, true, 100)
 		if err := JSON(&js, r); err != nil {
 			t.Fatal(err)
 		}
-		for name, out := range map[string]string{"findings": strings.Join(r.Findings, "\n"), "human": human.String(), "json": js.String()} {
+		for name, out := range map[string]string{"findings": strings.Join(r.Findings, "\n"), "human": unwrapped(human.String()), "json": js.String()} {
 			if strings.Contains(out, want) != off {
 				t.Errorf("redaction off=%v: %s holds the finding: %v, want %v\n%s", off, name, !off, off, out)
 			}
@@ -240,7 +240,7 @@ func TestRedactionCounts(t *testing.T) {
 
 	r := buildAt(t, env)
 	var human bytes.Buffer
-	Render(&human, r, false)
+	Render(&human, r, false, 100)
 	if r.Redacted == nil || !strings.Contains(human.String(), "\nredacted     today 0, 7 days 0\n") {
 		t.Fatalf("no redactions yet: %+v\n%s", r.Redacted, human.String())
 	}
@@ -263,7 +263,7 @@ func TestRedactionCounts(t *testing.T) {
 	}
 	r = buildAt(t, env)
 	human.Reset()
-	Render(&human, r, false)
+	Render(&human, r, false, 100)
 	if want := "\nredacted     today 3 (github=2 jwt=1), 7 days 7 (github=2 aws_secret=4 jwt=1)\n" +
 		"             and 6 (github=5 slack=1) in memory stored before (redacted by the upgrade)\n"; !strings.Contains(human.String(), want) {
 		t.Errorf("human report lacks %q:\n%s", want, human.String())
@@ -308,7 +308,7 @@ func TestJournalFindings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			j := journal.New(data, "", filepath.Join(dir, "cache"), "", func() time.Time { return now.Add(-tc.age) })
+			j := journal.New(data, "", filepath.Join(dir, "cache"), "", "", func() time.Time { return now.Add(-tc.age) })
 			if _, err := j.Append(journal.Record{Kind: "prompt", Session: "s1", Project: "p", Text: "hi"}); err != nil {
 				t.Fatal(err)
 			}
@@ -328,7 +328,7 @@ func TestJournalFindings(t *testing.T) {
 				t.Errorf("disk-full finding %v, want %v: %q", got, tc.full, r.Findings)
 			}
 			var human bytes.Buffer
-			Render(&human, r, false)
+			Render(&human, r, false, 100)
 			if !strings.Contains(human.String(), "journal      "+j.Dir+": 1 records waiting in 1 files") {
 				t.Errorf("human report without the journal line:\n%s", human.String())
 			}
@@ -360,8 +360,8 @@ func TestSignedOutAndSummary(t *testing.T) {
 			}
 			r := buildAt(t, env)
 			var human, verbose bytes.Buffer
-			Render(&human, r, false)
-			Render(&verbose, r, true)
+			Render(&human, r, false, 100)
+			Render(&verbose, r, true, 100)
 			first, _, _ := strings.Cut(human.String(), "\n")
 			if first != tc.wantFirst || r.OK || r.SignedOut != tc.wantSigned {
 				t.Errorf("first line %q ok %v signed_out %v; want %q, false, %v\n%s", first, r.OK, r.SignedOut, tc.wantFirst, tc.wantSigned, human.String())
@@ -513,3 +513,7 @@ func TestStrandedAnswersFinding(t *testing.T) {
 		})
 	}
 }
+
+// unwrapped is a rendered report with its lines joined and spaces collapsed: a finding
+// wrapped at the width reads as one text again.
+func unwrapped(s string) string { return strings.Join(strings.Fields(s), " ") }

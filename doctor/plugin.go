@@ -77,7 +77,7 @@ func checkInstall(in Inputs) (Plugin, []string, bool) {
 		return p, []string{fmt.Sprintf("claude-mem: plugin cannot load — marketplace %s %s; run: %s", pluginreg.Marketplace, where, fix)}, true
 	case !st.Enabled && st.Scope == "user": // a project-scope install is enabled in that project's settings
 		// The user's choice (claude plugin disable): said, with the way back, not failed.
-		return p, []string{"claude-mem: plugin installed but disabled — run: claude plugin enable " + pluginreg.ID + " to turn it back on"}, false
+		return p, []string{"claude-mem: plugin installed but disabled; to turn it back on, run: claude plugin enable " + pluginreg.ID}, false
 	}
 	if !p.Checked || st.Root == "" {
 		return p, nil, false
@@ -94,7 +94,7 @@ func checkInstall(in Inputs) (Plugin, []string, bool) {
 	case !same && newer(p.Hook, in.Hook):
 		// An old copy's doctor: re-pointing the marketplace here would undo the update.
 		p.HookState = "newer"
-		return p, []string{fmt.Sprintf("claude-mem: Claude Code runs %s, a newer build than this %s — nothing to do here; run %s doctor for its report", p.Hook, in.Hook, in.commandFor(p.Hook))}, false
+		return p, []string{fmt.Sprintf("claude-mem: Claude Code runs %s, a newer build than this %s — nothing to do here; for its report, run: %s doctor", p.Hook, in.Hook, in.commandFor(p.Hook))}, false
 	case !same:
 		p.HookState = "different"
 		return p, []string{fmt.Sprintf("claude-mem: Claude Code runs %s, a different build from this %s — run: %s", p.Hook, in.Hook, fix)}, false

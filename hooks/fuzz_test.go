@@ -84,7 +84,7 @@ func FuzzHookMode(f *testing.F) {
 	}
 	dbPath := filepath.Join(dataDir, settings.DBFile)
 	clock := t0
-	j := journal.New(dataDir, "", "", "", func() time.Time { return clock })
+	j := journal.New(dataDir, "", "", "", "", func() time.Time { return clock })
 	base := hooks.Deps{
 		Settings: s, Journal: j,
 		Ingest: func(ctx context.Context, db *store.DB) error { return j.IngestNoted(ctx, db, zerolog.Nop()) },

@@ -79,7 +79,7 @@ func newHarness(t *testing.T, kv ...string) *harness {
 	if err := settings.EnsureDataDir(s.DataDir); err != nil {
 		t.Fatal(err)
 	}
-	h.journal = journal.New(s.DataDir, "", filepath.Join(root, "cache"), filepath.Join(root, "tmp"), func() time.Time { return h.now })
+	h.journal = journal.New(s.DataDir, "", filepath.Join(root, "cache"), filepath.Join(root, "tmp"), "", func() time.Time { return h.now })
 	h.deps = &hooks.Deps{
 		Settings: s, Journal: h.journal, Env: h.env, Home: h.home, GOOS: runtime.GOOS,
 		Hook: func() string { return filepath.Join(h.exeDir, "hook") }, ExecutableDir: h.exeDir,

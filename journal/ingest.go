@@ -36,9 +36,13 @@ type Result struct {
 	Records int // records read
 	Added   int // prompts, events and answers newly stored (the rest were stored already)
 	Damaged int // lines that were no record (a crash's torn line): dropped, and logged by the caller
-	// Refused: dirs and files not the user's alone, never read (each a *private.Error);
-	// logged by the caller.
+	// Refused: files not the user's alone in a dir that is (planted there), never read
+	// (each a *private.Error); logged by the caller.
 	Refused []error
+	// RefusedDirs: journal dirs not the user's alone (a fallback another user made
+	// first), never read: not logged, as every pass would log it again; doctor says it
+	// once (Pending).
+	RefusedDirs []error
 }
 
 // Ingest stores every pending record of every journal dir in db. Each file is first
@@ -69,8 +73,8 @@ func (j *Journal) Ingest(ctx context.Context, db *store.DB) (Result, error) {
 		}
 		return j.flush(ctx, db, &batch, &size, &res)
 	}
-	files, refused, err := j.list()
-	res.Refused = refused
+	files, refusedDirs, refusedFiles, err := j.list()
+	res.Refused, res.RefusedDirs = refusedFiles, refusedDirs
 	errs := []error{err}
 	var others []string
 	for _, f := range files {

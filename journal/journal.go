@@ -86,22 +86,47 @@ type Journal struct {
 	// Append then skips Dir, whose records another user could read or replace.
 	Refused error
 	bases   []string // the shared dir each fallback is under: checked from there down
-	now     func() time.Time
+	// legacy is the temp fallback as versions before the uid in its name made it
+	// (<temp>/claude-mem/journal-…), under legacyBase: read, never written, and only when
+	// it is the user's alone (no version wrote to it otherwise), so records an upgrade
+	// found waiting there are not lost.
+	legacy, legacyBase string
+	now                func() time.Time
+}
+
+// tempDirName is the temp dir's fallback parent: claude-mem-<uid>, as tmux and ssh-agent
+// name theirs, so another user's claude-mem (whose dir a shared /tmp holds first) never
+// takes it. uid "" (Windows, whose temp dir is the user's own) is plain claude-mem.
+func tempDirName(uid string) string {
+	if uid == "" {
+		return settings.DirName
+	}
+	return settings.DirName + "-" + uid
 }
 
 // New is the journal of dataDir. runtimeDir ($XDG_RUNTIME_DIR: per user, 0700), cacheHome
 // and tempDir (any may be "", and only an absolute one is used) hold the fallback dirs,
-// named for the data dir so two data dirs never ingest each other's records.
-func New(dataDir, runtimeDir, cacheHome, tempDir string, now func() time.Time) *Journal {
+// named for the data dir so two data dirs never ingest each other's records; the temp
+// dir's is under claude-mem-<uid> (uid: the user's id, "" where the temp dir is the
+// user's own), the other two bases being the user's alone.
+func New(dataDir, runtimeDir, cacheHome, tempDir, uid string, now func() time.Time) *Journal {
 	j := &Journal{Dir: filepath.Join(dataDir, DirName), now: now}
 	sum := sha256.Sum256([]byte(filepath.Clean(dataDir)))
 	tag := "journal-" + hex.EncodeToString(sum[:6])
-	for _, base := range []string{runtimeDir, cacheHome, tempDir} {
+	for i, base := range []string{runtimeDir, cacheHome, tempDir} {
 		// A relative dir (an unset HOME gave one) would be the hook's cwd: the user's project.
-		if filepath.IsAbs(base) {
-			j.Fallbacks = append(j.Fallbacks, filepath.Join(base, "claude-mem", tag))
-			j.bases = append(j.bases, base)
+		if !filepath.IsAbs(base) {
+			continue
 		}
+		name := settings.DirName
+		if i == 2 {
+			name = tempDirName(uid)
+			if name != settings.DirName {
+				j.legacy, j.legacyBase = filepath.Join(base, settings.DirName, tag), base
+			}
+		}
+		j.Fallbacks = append(j.Fallbacks, filepath.Join(base, name, tag))
+		j.bases = append(j.bases, base)
 	}
 	return j
 }
@@ -115,11 +140,13 @@ func (j *Journal) checkFallback(i int, create bool) error {
 	return private.Dirs(j.bases[i], j.Fallbacks[i])
 }
 
-// checkDir checks journal dir i (0: Dir, then the fallbacks), making a fallback when
-// create: each must be the user's alone (Dir is made by its first append, and refused
-// with the data dir).
+// checkDir checks journal dir i of Dirs (0: Dir, then the fallbacks, then the legacy
+// one), making a fallback when create: each must be the user's alone (Dir is made by its
+// first append, and refused with the data dir).
 func (j *Journal) checkDir(i int, create bool) error {
 	switch {
+	case i > len(j.Fallbacks):
+		return private.Dirs(j.legacyBase, j.legacy)
 	case i > 0:
 		return j.checkFallback(i-1, create)
 	case j.Refused != nil:
@@ -128,8 +155,17 @@ func (j *Journal) checkDir(i int, create bool) error {
 	return private.Lstat(j.Dir)
 }
 
-// Dirs is every dir a record may wait in: Dir, then the fallbacks.
-func (j *Journal) Dirs() []string { return append([]string{j.Dir}, j.Fallbacks...) }
+// Dirs is every dir a record may wait in: Dir, the fallbacks, then the legacy one.
+func (j *Journal) Dirs() []string {
+	dirs := j.places()
+	if j.legacy != "" {
+		dirs = append(dirs, j.legacy)
+	}
+	return dirs
+}
+
+// places are the dirs a record is written to, in order: Dir, then the fallbacks.
+func (j *Journal) places() []string { return append([]string{j.Dir}, j.Fallbacks...) }
 
 // plainSession reports a session id that is safe as a file name as it is (a loop, not a
 // regexp: compiling one at start-up costs every hook).
@@ -199,7 +235,8 @@ func (j *Journal) Append(r Record) (dir string, err error) {
 		return "", err
 	}
 	ae := &AppendError{}
-	for i, d := range j.Dirs() {
+	// Dir first: a fallback is not looked at while Dir takes the record.
+	for i, d := range j.places() {
 		err := j.checkDir(i, true)
 		if i == 0 && errors.Is(err, fs.ErrNotExist) {
 			err = nil // made by appendLine

@@ -77,7 +77,7 @@ func newEnv(t *testing.T) *env {
 			t.Fatal(err)
 		}
 	}
-	e.j = journal.New(e.data, "", e.cache, e.tmp, e.clock.now)
+	e.j = journal.New(e.data, "", e.cache, e.tmp, "", e.clock.now)
 	return e
 }
 
@@ -381,9 +381,9 @@ func TestAppendFallback(t *testing.T) {
 func TestFallbacksPerDataDir(t *testing.T) {
 	root := t.TempDir()
 	cache, tmp := filepath.Join(root, "cache"), filepath.Join(root, "tmp")
-	j1 := journal.New(filepath.Join(root, "d1"), "", cache, tmp, time.Now)
-	j2 := journal.New(filepath.Join(root, "d2"), "", cache, tmp, time.Now)
-	j1again := journal.New(filepath.Join(root, "d1")+"/", "", cache, tmp, time.Now)
+	j1 := journal.New(filepath.Join(root, "d1"), "", cache, tmp, "", time.Now)
+	j2 := journal.New(filepath.Join(root, "d2"), "", cache, tmp, "", time.Now)
+	j1again := journal.New(filepath.Join(root, "d1")+"/", "", cache, tmp, "", time.Now)
 	if len(j1.Fallbacks) != 2 || len(j2.Fallbacks) != 2 {
 		t.Fatalf("fallbacks %v, %v", j1.Fallbacks, j2.Fallbacks)
 	}
@@ -400,7 +400,7 @@ func TestFallbacksPerDataDir(t *testing.T) {
 			t.Errorf("fallback %d = %s, want it in %s/claude-mem", i, j1.Fallbacks[i], base)
 		}
 	}
-	if j := journal.New(filepath.Join(root, "d1"), "", "", tmp, time.Now); len(j.Fallbacks) != 1 || j.Fallbacks[0] != j1.Fallbacks[1] {
+	if j := journal.New(filepath.Join(root, "d1"), "", "", tmp, "", time.Now); len(j.Fallbacks) != 1 || j.Fallbacks[0] != j1.Fallbacks[1] {
 		t.Errorf("without a cache home: fallbacks %v, want only %s", j.Fallbacks, j1.Fallbacks[1])
 	}
 
@@ -491,7 +491,7 @@ func TestPending(t *testing.T) {
 func appenderProcess() int {
 	n, _ := strconv.Atoi(os.Getenv("JOURNAL_N"))
 	prefix := os.Getenv("JOURNAL_PREFIX")
-	j := journal.New(os.Getenv("JOURNAL_DATA"), "", os.Getenv("JOURNAL_CACHE"), os.Getenv("JOURNAL_TMP"), time.Now)
+	j := journal.New(os.Getenv("JOURNAL_DATA"), "", os.Getenv("JOURNAL_CACHE"), os.Getenv("JOURNAL_TMP"), "", time.Now)
 	tick := func() int {
 		b, _ := os.ReadFile(os.Getenv("JOURNAL_TICKS"))
 		n, _ := strconv.Atoi(string(b))

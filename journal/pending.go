@@ -106,8 +106,8 @@ func older(a, b time.Time) time.Time {
 // SessionStart and doctor, not by the capturing hooks.
 func (j *Journal) Pending() (Backlog, error) {
 	var b Backlog
-	files, refused, err := j.list()
-	b.Refused = refused
+	files, refusedDirs, refusedFiles, err := j.list()
+	b.Refused = append(refusedDirs, refusedFiles...)
 	errs := []error{err}
 	for _, f := range files {
 		if !f.pending() {
@@ -154,21 +154,26 @@ func (f file) pending() bool {
 // (no file is read): what a reader asks before it opens the database to ingest. An
 // unreadable dir is waiting: Ingest then says why.
 func (j *Journal) Waiting() bool {
-	files, _, err := j.list()
+	files, _, _, err := j.list()
 	return err != nil || slices.ContainsFunc(files, file.pending)
 }
 
 // list is every entry of every journal dir; a dir that does not exist has none, one that
 // cannot be read is an error and the others are still listed. A journal dir, or a pending
-// file, that is not the user's alone is refused (each a *private.Error): not listed, so
-// never read.
-func (j *Journal) list() (out []file, refused []error, err error) {
+// file, that is not the user's alone is refused (each a *private.Error; dirs: a fallback
+// another user made first, files: a planted one): not listed, so never read. The legacy
+// dir is listed only when it is the user's alone, and not refused otherwise: no version
+// wrote to it then, so nothing of the user's waits there.
+func (j *Journal) list() (out []file, refusedDirs, refusedFiles []error, err error) {
 	var errs []error
 	for i, d := range j.Dirs() {
 		if err := j.checkDir(i, false); errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
-			refused = append(refused, err)
+			var pe *private.Error
+			if !(i > len(j.Fallbacks) && errors.As(err, &pe)) {
+				refusedDirs = append(refusedDirs, err)
+			}
 			continue
 		}
 		entries, err := os.ReadDir(d)
@@ -190,14 +195,14 @@ func (j *Journal) list() (out []file, refused []error, err error) {
 					err = private.Check(filepath.Join(d, f.name), fi)
 				}
 				if err != nil {
-					refused = append(refused, err)
+					refusedFiles = append(refusedFiles, err)
 					continue
 				}
 			}
 			out = append(out, f)
 		}
 	}
-	return out, refused, errors.Join(errs...)
+	return out, refusedDirs, refusedFiles, errors.Join(errs...)
 }
 
 // Probe tries each place a record may go, as Append does, with a file created and removed:
@@ -205,7 +210,7 @@ func (j *Journal) list() (out []file, refused []error, err error) {
 // asks it; a hook knows from its own append.
 func (j *Journal) Probe() *AppendError {
 	ae := &AppendError{Lost: true}
-	for i, d := range j.Dirs() {
+	for i, d := range j.places() {
 		err := j.checkDir(i, true)
 		if i == 0 && errors.Is(err, fs.ErrNotExist) {
 			if err = os.MkdirAll(d, 0o700); err == nil {

@@ -23,7 +23,7 @@ var t0 = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 func memory(t *testing.T) (reading.Memory, *int) {
 	t.Helper()
 	data := t.TempDir()
-	j := journal.New(data, "", filepath.Join(t.TempDir(), "cache"), t.TempDir(), func() time.Time { return t0 })
+	j := journal.New(data, "", filepath.Join(t.TempDir(), "cache"), t.TempDir(), "", func() time.Time { return t0 })
 	ingests := 0
 	return reading.Memory{
 		Journal: j,

@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,10 +51,11 @@ func journalHarness(t *testing.T) *harness {
 	return h
 }
 
-// journalDirs are the dirs a record of h's data dir may wait in: <data>/journal, then the
-// fallbacks under XDG_CACHE_HOME and TMPDIR.
+// journalDirs are the dirs a record of h's data dir is written to: <data>/journal, then the
+// fallbacks under XDG_CACHE_HOME and TMPDIR (claude-mem-<uid>).
 func (h *harness) journalDirs() []string {
-	return journal.New(h.data, h.env["XDG_RUNTIME_DIR"], h.env["XDG_CACHE_HOME"], h.env["TMPDIR"], time.Now).Dirs()
+	j := journal.New(h.data, h.env["XDG_RUNTIME_DIR"], h.env["XDG_CACHE_HOME"], h.env["TMPDIR"], strconv.Itoa(os.Getuid()), time.Now)
+	return append([]string{j.Dir}, j.Fallbacks...)
 }
 
 // journalFiles lists every file (journal or claim) in the journal dirs.
@@ -768,7 +770,7 @@ func TestJournal_DoctorShowsStuckJournal(t *testing.T) {
 		t.Errorf("doctor --json findings lack SessionStart's notice %q:\n%q", notices[0], d.Findings)
 	}
 	_, human := h.doctorHuman()
-	if !strings.Contains(human, notices[0]) {
+	if !strings.Contains(strings.Join(strings.Fields(human), " "), notices[0]) { // wrapped at the width
 		t.Errorf("doctor lacks SessionStart's notice %q:\n%s", notices[0], human)
 	}
 }

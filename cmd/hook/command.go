@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/claude-mem/claude-mem-go/doctor"
+	"github.com/claude-mem/claude-mem-go/internal/textwrap"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -50,6 +51,10 @@ func lookup(name string) *command {
 	}
 	return nil
 }
+
+// userName is the command's name as a person runs it: the ~/.local/bin/claude-mem link to
+// bin/hook, which Claude Code never runs (hooks.json runs bin/hook).
+const userName = "claude-mem"
 
 // prog is the command's name as the user invoked it (claude-mem, hook), for usage and
 // errors.
@@ -99,24 +104,24 @@ func parseArgs(fs *flag.FlagSet, args []string, interspersed bool) ([]string, er
 	}
 }
 
-// flagError says package flag's errors in the help's spelling (--name).
+// flagError says package flag's errors in the help's spelling (dashed: -o, --name).
 func flagError(err error) string {
 	msg := err.Error()
 	for _, r := range []struct{ prefix, say string }{
-		{"flag provided but not defined: -", "unknown flag --%s"},
-		{"flag needs an argument: -", "--%s needs a value"},
+		{"flag provided but not defined: -", "unknown flag %s"},
+		{"flag needs an argument: -", "%s needs a value"},
 	} {
 		if name, ok := strings.CutPrefix(msg, r.prefix); ok {
-			return fmt.Sprintf(r.say, strings.TrimLeft(name, "-"))
+			return fmt.Sprintf(r.say, dashed(strings.TrimLeft(name, "-")))
 		}
 	}
 	if v, rest, ok := strings.Cut(strings.TrimPrefix(msg, "invalid value "), " for flag -"); ok && strings.HasPrefix(msg, "invalid value ") {
 		name, _, _ := strings.Cut(rest, ":")
-		return fmt.Sprintf("--%s: %s is not a valid value", name, v)
+		return fmt.Sprintf("%s: %s is not a valid value", dashed(name), v)
 	}
 	if v, name, ok := strings.Cut(strings.TrimPrefix(msg, "invalid boolean value "), " for -"); ok && strings.HasPrefix(msg, "invalid boolean value ") {
 		name, _, _ = strings.Cut(name, ":")
-		return fmt.Sprintf("--%s: %s is not true or false", name, v)
+		return fmt.Sprintf("%s: %s is not true or false", dashed(name), v)
 	}
 	return msg
 }
@@ -125,7 +130,7 @@ func flagError(err error) string {
 func (p *proc) usageError(name, msg string) int {
 	fmt.Fprintf(p.stderr, "%s %s: %s\n", p.prog(), name, msg)
 	if c := lookup(name); c != nil {
-		fmt.Fprintf(p.stderr, "usage: %s %s\n", p.prog(), c.usageLine(nil))
+		io.WriteString(p.stderr, usage(p.prog(), c.usageLine(nil)))
 	}
 	return 2
 }
@@ -154,9 +159,19 @@ func (c *command) usageLine(fs *flag.FlagSet) string {
 	return strings.Join(parts, " ")
 }
 
+// helpWidth is the width help and usage lines wrap at: a terminal's 100 columns, off one too.
+const helpWidth = offTerminalWidth
+
+// usage is "usage: <prog> <line>", continued under the command's name when it is wider
+// than helpWidth.
+func usage(prog, line string) string {
+	head := "usage: " + prog + " "
+	return textwrap.Wrap(line, helpWidth, head, strings.Repeat(" ", len(head)))
+}
+
 // help is `help NAME` and `NAME --help`: the usage line, the summary, and each flag.
 func (c *command) help(w io.Writer, prog string, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: %s %s\n\n%s\n", prog, c.usageLine(fs), upperFirst(c.summary))
+	fmt.Fprintf(w, "%s\n%s", usage(prog, c.usageLine(fs)), textwrap.Wrap(upperFirst(c.summary), helpWidth, "", ""))
 	var lines [][2]string
 	width := 0
 	fs.VisitAll(func(f *flag.Flag) {
@@ -175,7 +190,8 @@ func (c *command) help(w io.Writer, prog string, fs *flag.FlagSet) {
 		fmt.Fprintln(w, "\nFlags:")
 	}
 	for _, l := range lines {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, l[0], l[1])
+		head := fmt.Sprintf("  %-*s  ", width, l[0])
+		io.WriteString(w, textwrap.Wrap(l[1], helpWidth, head, strings.Repeat(" ", len(head))))
 	}
 }
 
@@ -194,11 +210,12 @@ func usageText(prog string) string {
 			if c.internal != internal {
 				continue
 			}
-			line := "  " + c.usageLine(nil)
-			if len(line) < 30 {
-				fmt.Fprintf(&b, "%-30s%s\n", line, c.summary)
+			const col = 30 // where the summaries start
+			line, indent := "  "+c.usageLine(nil), strings.Repeat(" ", col)
+			if len(line) < col {
+				b.WriteString(textwrap.Wrap(c.summary, helpWidth, fmt.Sprintf("%-*s", col, line), indent))
 			} else {
-				fmt.Fprintf(&b, "%s\n%30s%s\n", line, "", c.summary)
+				b.WriteString(textwrap.Wrap(c.usageLine(nil), helpWidth, "  ", "    ") + textwrap.Wrap(c.summary, helpWidth, indent, indent))
 			}
 		}
 	}

@@ -121,3 +121,40 @@ func TestRunWithoutArgumentsIsHookModeAndAlwaysExits0(t *testing.T) {
 		t.Errorf("unusable data dir, UserPromptSubmit: rc %d, stdout %q, stderr %q", rc, out, errs)
 	}
 }
+
+// Bare claude-mem (the link a person runs) is help and exit 2 in a pipe too, as on a
+// terminal: only bin/hook, which Claude Code runs, reads hook JSON off a terminal (the
+// control, with the same stdin).
+func TestRunBareClaudeMemInAPipePrintsHelp(t *testing.T) {
+	for _, name := range []string{"/home/u/.local/bin/claude-mem", "claude-mem.exe", "/p/bin/hook"} {
+		var out, errb bytes.Buffer
+		root := t.TempDir()
+		p := &proc{
+			name: name, env: settings.Env{"CLAUDE_MEM_DATA_DIR": filepath.Join(root, "data")}, stdin: strings.NewReader(`{"hook_event_name":"Bogus"}`),
+			stdout: &out, stderr: &errb, now: time.Now, exe: filepath.Join(root, "hook"), xdgDataHome: root, goos: runtime.GOOS,
+			isTerminal: func() bool { return false },
+		}
+		rc := run(p)
+		if hook := strings.HasSuffix(name, "hook"); hook {
+			if rc != 0 || errb.Len() != 0 {
+				t.Errorf("control: bare %s in a pipe: rc %d stderr %q; want hook mode's 0 and nothing", name, rc, errb.String())
+			}
+		} else if rc != 2 || out.Len() != 0 || errb.String() != usageText("claude-mem") {
+			t.Errorf("bare %s in a pipe: rc %d stdout %q stderr %q; want 2 and the help on stderr", name, rc, out.String(), errb.String())
+		}
+	}
+}
+
+// The width doctor wraps at: the terminal's, else $COLUMNS, else 100 (a pipe, a file).
+func TestWidth(t *testing.T) {
+	for _, tc := range []struct {
+		term    int
+		columns string
+		want    int
+	}{{132, "60", 132}, {0, "60", 60}, {0, "", 100}, {0, "wide", 100}} {
+		p := &proc{env: settings.Env{"COLUMNS": tc.columns}, columns: func() int { return tc.term }}
+		if got := p.width(); got != tc.want {
+			t.Errorf("terminal %d, COLUMNS %q: width %d, want %d", tc.term, tc.columns, got, tc.want)
+		}
+	}
+}

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/doctor"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -39,22 +42,31 @@ func doctorCmd(p *proc, asJSON, retry, verbose bool) int {
 	defer st.closeLog.Close()
 	s := st.s
 	if retry && st.dataDirErr == nil {
-		if err := health.Update(s.DataDir, p.now(), func(h *health.Health) { h.ClearPause() }); err != nil {
-			fmt.Fprintf(p.stderr, "%s doctor: clearing the pause failed: %v\n", p.prog(), err)
-			return 1
+		rt := doctor.Retry{
+			ClearPause: func() error {
+				return health.Update(s.DataDir, p.now(), func(h *health.Health) { h.ClearPause() })
+			},
+			Start:   func(ctx context.Context) (int, <-chan struct{}, error) { return retryNow(ctx, p, st) },
+			Timeout: s.ObserverTimeout, Now: p.now, After: time.After,
 		}
-		n, err := retryNow(ctx, p, st)
+		if p.stderrTerminal != nil && p.stderrTerminal() {
+			rt.Progress = func(d time.Duration) { fmt.Fprint(p.stderr, doctor.ProgressLine(d)) }
+		}
+		res, err := rt.Run(ctx)
+		if rt.Progress != nil {
+			fmt.Fprint(p.stderr, doctor.ClearProgress)
+		}
 		if err != nil {
-			fmt.Fprintf(p.stderr, "%s doctor: observer pause cleared, but starting what waits failed: %v\n", p.prog(), err)
+			fmt.Fprintf(p.stderr, "%s doctor: %v\n", p.prog(), err)
 			return 1
 		}
-		fmt.Fprintf(p.stderr, "observer pause cleared; %s started for what waits\n", nouns(noun{n, "observer run", "observer runs"}))
+		fmt.Fprintln(p.stderr, res.Line())
 	}
 	r := doctor.Build(ctx, doctorInputs(ctx, p, st))
 	if asJSON {
 		_ = doctor.JSON(p.stdout, r)
 	} else {
-		doctor.Render(p.stdout, r, verbose)
+		doctor.Render(p.stdout, r, verbose, p.width())
 	}
 	if r.OK {
 		return 0
@@ -63,34 +75,39 @@ func doctorCmd(p *proc, asJSON, retry, verbose bool) int {
 }
 
 // retryNow starts, detached, an observer run for every session with pending events or an
-// owed summary (SessionStart's stale pass, without its 10 minutes), and says how many.
-func retryNow(ctx context.Context, p *proc, st *envState) (int, error) {
+// owed summary (SessionStart's stale pass, without its 10 minutes): how many, and a channel
+// closed once every one has exited.
+func retryNow(ctx context.Context, p *proc, st *envState) (int, <-chan struct{}, error) {
 	if st.s.MaxConcurrentAgents == 0 {
-		return 0, nil
+		return 0, nil, nil
 	}
 	m := memoryOf(p, st)
 	if err := m.Ingest(ctx); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	db, err := store.OpenReadOnly(m.DBPath)
 	if errors.Is(err, store.ErrNoDatabase) {
-		return 0, nil
+		return 0, nil, nil
 	}
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	left, err := hooks.Waiting(ctx, db, p.now())
 	db.Close()
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	start := startObserver(p, st.s)
+	var wg sync.WaitGroup
 	for _, r := range left {
-		if err := start(r.SessionID, r.Final); err != nil {
-			return 0, err
+		proc, err := spawn.StartDetachedProcess(p.exe, observeArgs(p, r.SessionID, r.Final), p.env.List(), st.s.DataDir)
+		if err != nil {
+			return 0, nil, err
 		}
+		wg.Go(func() { _, _ = proc.Wait() }) // its outcome is in health.json, which the report reads
 	}
-	return len(left), nil
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	return len(left), done, nil
 }
 
 // doctorInputs fills the report's inputs from the process: doctor and the viewer's health

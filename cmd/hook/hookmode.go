@@ -105,12 +105,17 @@ func hookMode(p *proc) (code int) {
 // own parent is gone by then, walks the desktop-app lineage from it.
 func startObserver(p *proc, s *settings.Settings) func(id string, final bool) error {
 	return func(id string, final bool) error {
-		args := []string{"observe", "--session", id, "--parent-pid", strconv.Itoa(p.ppid)}
-		if final {
-			args = append(args, "--final")
-		}
-		return spawn.StartDetached(p.exe, args, p.env.List(), s.DataDir)
+		return spawn.StartDetached(p.exe, observeArgs(p, id, final), p.env.List(), s.DataDir)
 	}
+}
+
+// observeArgs are the arguments of `hook observe` for a session.
+func observeArgs(p *proc, id string, final bool) []string {
+	args := []string{"observe", "--session", id, "--parent-pid", strconv.Itoa(p.ppid)}
+	if final {
+		args = append(args, "--final")
+	}
+	return args
 }
 
 func dbPath(s *settings.Settings) string { return filepath.Join(s.DataDir, settings.DBFile) }
@@ -129,5 +134,5 @@ func ingestNoted(p *proc, st *envState) func(context.Context, *store.DB) error {
 
 // journalOf is the capture journal of the data dir, with its fallback dirs.
 func journalOf(p *proc, s *settings.Settings) *journal.Journal {
-	return journal.New(s.DataDir, p.xdgRuntimeDir, p.xdgCacheHome, p.tempDir, p.now)
+	return journal.New(s.DataDir, p.xdgRuntimeDir, p.xdgCacheHome, p.tempDir, p.uid, p.now)
 }

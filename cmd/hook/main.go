@@ -5,6 +5,7 @@ package main
 import (
 	"os"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/adrg/xdg"
@@ -20,10 +21,17 @@ func main() {
 	exe, _ := os.Executable()
 	cwd, _ := os.Getwd()
 	env := settings.EnvFrom(os.Environ())
+	// The temp fallback's name carries the uid; Windows has none (-1), and its temp dir is
+	// the user's own.
+	uid := ""
+	if id := os.Getuid(); id >= 0 {
+		uid = strconv.Itoa(id)
+	}
 	os.Exit(run(&proc{
 		name: os.Args[0], args: os.Args[1:], env: env,
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		now: time.Now, loc: time.Local, exe: exe, cwd: cwd, xdgDataHome: xdg.DataHome, xdgRuntimeDir: env.Get("XDG_RUNTIME_DIR"), xdgCacheHome: xdg.CacheHome, tempDir: os.TempDir(), goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
-		isTerminal: func() bool { return isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()) },
+		now: time.Now, loc: time.Local, exe: exe, cwd: cwd, xdgDataHome: xdg.DataHome, xdgRuntimeDir: env.Get("XDG_RUNTIME_DIR"), xdgCacheHome: xdg.CacheHome, tempDir: os.TempDir(), uid: uid, goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
+		isTerminal:     func() bool { return isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()) },
+		stderrTerminal: func() bool { return isTerminal(os.Stderr) }, columns: func() int { return terminalWidth(os.Stdout) },
 	}))
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -34,16 +35,38 @@ type proc struct {
 	xdgRuntimeDir  string // the capture journal's fallback dir is under it
 	xdgCacheHome   string // … else under this one
 	tempDir        string // … else under this one
+	uid            string // the user's id, in the temp fallback's name; "" on Windows
 	goos           string
 	pid, ppid      int
 	isTerminal     func() bool // stdin is a terminal a person can answer on
+	stderrTerminal func() bool // stderr is a terminal: progress lines are drawn there
+	columns        func() int  // stdout's terminal width, 0 off a terminal
+}
+
+// offTerminalWidth is the width doctor wraps at off a terminal (a pipe, a file, a page).
+const offTerminalWidth = 100
+
+// width is the width to wrap a report at: stdout's terminal's, else $COLUMNS, else
+// offTerminalWidth.
+func (p *proc) width() int {
+	if p.columns != nil {
+		if w := p.columns(); w > 0 {
+			return w
+		}
+	}
+	if w, err := strconv.Atoi(p.env.Get("COLUMNS")); err == nil && w > 0 {
+		return w
+	}
+	return offTerminalWidth
 }
 
 func run(p *proc) int {
 	if len(p.args) == 0 {
-		// Claude Code never runs a hook on a terminal: a person typed a bare `hook`, and
-		// waiting for hook JSON would look like a hang.
-		if p.isTerminal != nil && p.isTerminal() {
+		// Claude Code runs bin/hook, never on a terminal: a person typed a bare `hook` there,
+		// and waiting for hook JSON would look like a hang. The claude-mem link is the
+		// person's name for the command alone: bare, it is help wherever it runs, a pipe
+		// included.
+		if p.prog() == userName || p.isTerminal != nil && p.isTerminal() {
 			fmt.Fprint(p.stderr, usageText(p.prog()))
 			return 2
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -54,7 +55,7 @@ func TestSearchCommandLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-n", "2", "flaky"}, "hook search: unknown flag --n\n"},
+		{[]string{"-n", "2", "flaky"}, "hook search: unknown flag -n\n"},
 		{[]string{"foo", "-bar"}, "hook search: unknown flag --bar\n"},
 		{[]string{"--limit"}, "hook search: --limit needs a value\n"},
 		{[]string{"--limit", "x", "y"}, "hook search: --limit: \"x\" is not a valid value\n"},
@@ -74,7 +75,7 @@ func TestSearchCommandLine(t *testing.T) {
 func TestCommandHelp(t *testing.T) {
 	for _, c := range commandTable {
 		_, want, _ := runProc(t, settings.Env{}, "", "help", c.name)
-		if !strings.HasPrefix(want, "usage: hook "+c.usageLine(nil)+"\n\n"+upperFirst(c.summary)+"\n") {
+		if !strings.HasPrefix(unwrapped(want), unwrapped("usage: hook "+c.usageLine(nil)+"\n\n"+upperFirst(c.summary)+"\n")) {
 			t.Errorf("help %s:\n%s", c.name, want)
 		}
 		for _, h := range []string{"--help", "-h"} {
@@ -83,7 +84,7 @@ func TestCommandHelp(t *testing.T) {
 				t.Errorf("%s %s: rc %d stdout %q stderr %q; want 0 and help's text", c.name, h, rc, out, errs)
 			}
 		}
-		if !strings.Contains(usageText("hook"), "  "+c.usageLine(nil)) {
+		if !strings.Contains(unwrapped(usageText("hook")), " "+unwrapped(c.usageLine(nil))) {
 			t.Errorf("the general help does not list %s as %q", c.name, c.usageLine(nil))
 		}
 	}
@@ -134,5 +135,32 @@ func TestHitLines(t *testing.T) {
 	defer f.Close()
 	if isTerminal(f) || isTerminal(&strings.Builder{}) {
 		t.Error("a file or a buffer is not a terminal")
+	}
+}
+
+// unwrapped is text with its lines joined and spaces collapsed: help wrapped at
+// helpWidth reads as its words again.
+func unwrapped(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// TestHelpFitsAScreen: every line of the general help, of each command's help and of each
+// usage error is at most helpWidth (100) columns. The control: the forget usage line and
+// the mcp summary are wider than that unwrapped, so the wrapping is what keeps them in.
+func TestHelpFitsAScreen(t *testing.T) {
+	outputs := map[string]string{"help": usageText("claude-mem")}
+	for _, c := range commandTable {
+		_, out, _ := runProc(t, settings.Env{}, "", "help", c.name)
+		outputs["help "+c.name] = out
+		_, _, errs := runProc(t, settings.Env{}, "", c.name, "--frob")
+		outputs[c.name+" --frob"] = errs
+	}
+	for name, out := range outputs {
+		for i, l := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(l); n > helpWidth {
+				t.Errorf("%s: line %d has %d columns: %q", name, i+1, n, l)
+			}
+		}
+	}
+	if n := len("usage: claude-mem " + forgetCommand.usageLine(nil)); n <= helpWidth {
+		t.Errorf("control: the forget usage line is %d columns unwrapped; the test no longer shows wrapping", n)
 	}
 }

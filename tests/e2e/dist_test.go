@@ -583,7 +583,7 @@ func TestInstallFromCheckout(t *testing.T) {
 		t.Fatalf("plugin disable: %s", r.stderr)
 	}
 	d, code = p.doctor(freshHook)
-	if code != 0 || d.Plugin.Enabled || !hasFinding(d, "disabled — run: claude plugin enable "+productID+" to turn it back on") {
+	if code != 0 || d.Plugin.Enabled || !hasFinding(d, "disabled; to turn it back on, run: claude plugin enable "+productID) {
 		t.Errorf("doctor when disabled: exit %d %+v", code, d)
 	}
 	if r := p.run(strings.Fields("plugin enable "+productID), "", p.userEnv(true)); r.exit != 0 {
