@@ -412,9 +412,11 @@ func TestFaults_FullDiskWhileTheAnswerIsStored(t *testing.T) {
 	if logs := h.logsAt("warn", "storing the answer of a run whose process was gone, from its transcript"); len(logs) != 1 {
 		t.Errorf("%d log lines of the answer stored late, want 1", len(logs))
 	}
+	// The 8 MiB tmpfs stays under the low-space mark, a problem of its own: that notice is
+	// all doctor may still say.
 	after, _ := h.doctor(nil)
-	if !after.OK || slices.ContainsFunc(after.Findings, func(f string) bool { return strings.Contains(f, "wait to be stored") }) {
-		t.Errorf("space back: doctor ok %v, findings %q", after.OK, after.Findings)
+	if slices.ContainsFunc(after.Findings, func(f string) bool { return !strings.HasPrefix(f, "claude-mem: disk full") }) {
+		t.Errorf("space back: doctor ok %v, findings %q; want only the low-space notice", after.OK, after.Findings)
 	}
 }
 
