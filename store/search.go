@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -327,10 +328,18 @@ type candidate struct {
 	terms int     // how many of the query's terms it holds
 	ctx   float64 // the share of its neighbours' scores it takes
 	at    int64
+	// same is what near-equal records share (see collapse), "" for none; below, when
+	// positive, a score this prompt ranks under (see answeredFirst).
+	same  string
+	below float64
 }
 
 func (c *candidate) score() float64 {
-	return c.matchScore() + c.ctx
+	s := c.matchScore() + c.ctx
+	if c.below > 0 && s >= c.below {
+		s = math.Nextafter(c.below, 0)
+	}
+	return s
 }
 
 // matchScore is c's score for what it holds itself.
@@ -394,6 +403,7 @@ func (db *DB) rank(ctx context.Context, q query, f searchFilter, limit, window i
 		return nil, err
 	}
 	cands = append(cands, found...)
+	answeredFirst(cands)
 	slices.SortStableFunc(cands, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(b.score(), a.score()), cmp.Compare(b.at, a.at), cmp.Compare(b.ID, a.ID))
 	})
@@ -600,7 +610,15 @@ func (db *DB) details(ctx context.Context, cands []candidate) error {
 			c := at[id]
 			c.Project, c.Session, c.Title, c.Type, c.Subtitle = h.Project, h.Session, h.Title, h.Type, h.Subtitle
 			c.At, c.at = fromNanos(t), t.Int64
-			if c.Kind == KindPrompt {
+			switch c.Kind {
+			case KindObservation:
+				if key := TitleKey(c.Title); key != "" {
+					c.same = c.Project + "\x00" + c.Type + "\x00" + key
+				}
+			case KindPrompt:
+				if key := TitleKey(c.Title); key != "" {
+					c.same = c.Project + "\x00" + KindPrompt + "\x00" + key
+				}
 				c.Title = firstLine(c.Title)
 			}
 			return nil
@@ -753,24 +771,77 @@ func (db *DB) withoutExcluded(ctx context.Context, cands []candidate, q query) (
 	return kept, nil
 }
 
-// collapse keeps the first limit hits of ranked candidates, each observation standing
-// for the lower-ranked ones of its project with its type and title key (TitleKey, the
-// observer's duplicate rule; an untitled one stands for none).
+// answeredFirst ranks each set of near-equal prompts (one question asked again, see
+// collapse) just below the best observation or summary of any of their sessions that holds
+// as many of the query's terms: the record that answers is worth more than the question,
+// however many times it was asked. cands' scores are final but for this.
+func answeredFirst(cands []candidate) {
+	type asked struct {
+		terms    int
+		sessions map[string]bool
+		below    float64
+	}
+	questions := map[string]*asked{}
+	for _, c := range cands {
+		if c.Kind != KindPrompt || c.same == "" {
+			continue
+		}
+		q := questions[c.same]
+		if q == nil {
+			q = &asked{sessions: map[string]bool{}}
+			questions[c.same] = q
+		}
+		q.terms = max(q.terms, c.terms)
+		q.sessions[c.Session] = true
+	}
+	if len(questions) == 0 {
+		return
+	}
+	for _, q := range questions {
+		for i := range cands {
+			if c := &cands[i]; c.Kind != KindPrompt && !c.Context && c.terms >= q.terms && q.sessions[c.Session] {
+				q.below = max(q.below, c.score())
+			}
+		}
+	}
+	for i := range cands {
+		if c := &cands[i]; c.Kind == KindPrompt && c.same != "" {
+			c.below = questions[c.same].below
+		}
+	}
+}
+
+// collapse keeps the first limit hits of ranked candidates, each standing for the
+// lower-ranked near-equal ones (candidate.same): an observation for those of its project
+// with its type and title key (TitleKey, the observer's duplicate rule), counted in
+// Similar; a prompt for those of its project whose text has its key, counted in Asked
+// with their sessions. A record without a key stands for none.
 func collapse(cands []candidate, limit int) []Hit {
 	var hits []Hit
 	first := map[string]int{}
 	for _, c := range cands {
-		if title := TitleKey(c.Title); c.Kind == KindObservation && title != "" {
-			key := c.Project + "\x00" + c.Type + "\x00" + title
-			if i, ok := first[key]; ok {
-				if i >= 0 {
-					hits[i].Similar++
+		if c.same != "" {
+			if i, ok := first[c.same]; ok {
+				if i < 0 {
+					continue
+				}
+				h := &hits[i]
+				if c.Kind == KindPrompt {
+					if h.Asked == 0 {
+						h.Asked, h.Sessions = 1, []string{h.Session}
+					}
+					h.Asked++
+					if !slices.Contains(h.Sessions, c.Session) {
+						h.Sessions = append(h.Sessions, c.Session)
+					}
+				} else {
+					h.Similar++
 				}
 				continue
 			}
-			first[key] = len(hits)
+			first[c.same] = len(hits)
 			if len(hits) == limit {
-				first[key] = -1
+				first[c.same] = -1
 			}
 		}
 		if len(hits) < limit {
