@@ -825,3 +825,35 @@ func TestSearchAnswerRanksAboveItsQuestion(t *testing.T) {
 		})
 	}
 }
+
+// The window is the newest matches of every kind together, by time: a kind's older
+// matches are left out when newer ones of another kind fill it.
+func TestSearchWindowSpansEveryKind(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	for i, r := range []struct{ kind, text string }{
+		{KindObservation, "flaky one"}, {KindPrompt, "flaky two?"}, {KindObservation, "flaky three"},
+		{KindPrompt, "flaky four?"}, {KindObservation, "flaky five"},
+	} {
+		// One session each, so no record is found as another's context.
+		insertRecord(t, db, r.kind, "web", "s"+strconv.Itoa(i), i+1, r.text)
+	}
+	for _, c := range []struct {
+		window int
+		want   []string
+	}{
+		{5, []string{"flaky five", "flaky four?", "flaky one", "flaky three", "flaky two?"}},
+		{3, []string{"flaky five", "flaky four?", "flaky three"}},
+		{1, []string{"flaky five"}},
+	} {
+		hits, err := db.rank(ctx, parseQuery("flaky"), searchFilter{project: "web"}, 10, c.window)
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Title)
+		}
+		slices.Sort(got)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("window %d: %v, %v; want %v", c.window, got, err, c.want)
+		}
+	}
+}
