@@ -31,6 +31,9 @@ type EntryOut struct {
 	Title   string `json:"title"`
 	Project string `json:"project"`
 	Size    int    `json:"size"`
+	// A search hit that stands for near-equal prompts: how often, in which sessions.
+	Asked    int      `json:"asked,omitempty"`
+	Sessions []string `json:"sessions,omitempty"`
 }
 
 // IndexOut is search's and timeline's structured content. Message says in words what
@@ -115,7 +118,8 @@ func shownEntries(entries []store.Entry) []store.Entry {
 
 func entryOut(e store.Entry) EntryOut {
 	return EntryOut{Ref: recordid.Format(e.Ref), Kind: e.Kind, Time: e.At.UTC().Format("2006-01-02T15:04:05Z"),
-		Type: e.Type, Title: clip.Head(oneLine(e.Title), maxTitle), Project: e.Project, Size: e.Size}
+		Type: e.Type, Title: clip.Head(oneLine(e.Title), maxTitle), Project: e.Project, Size: e.Size,
+		Asked: e.Asked, Sessions: e.Sessions}
 }
 
 // entryLine is "#12 2026-11-30 [bugfix] Title (project) · 1.2k chars"; a timeline line
@@ -136,7 +140,11 @@ func entryLine(e store.Entry, timeline, isAnchor bool) string {
 	if title == "" {
 		title = "(untitled)"
 	}
-	return fmt.Sprintf("%s%s %s [%s] %s (%s) · %s", mark, recordid.Label(e.Ref), when, e.Type, title, e.Project, size(e.Size))
+	line := fmt.Sprintf("%s%s %s [%s] %s (%s) · %s", mark, recordid.Label(e.Ref), when, e.Type, title, e.Project, size(e.Size))
+	if note := e.AskedNote(); note != "" {
+		line += " · " + note
+	}
+	return line
 }
 
 func size(n int) string {

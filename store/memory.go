@@ -36,6 +36,7 @@ type Entry struct {
 	Title   string // an observation's title, a summary's request, a prompt's first line
 	At      time.Time
 	Size    int // characters in the full record, so the reader knows what opening it costs
+	Repeats     // a search hit's near-equal prompts (zero in a timeline)
 }
 
 // MemoryHit is one search hit in compact form, with its rank (lower is better), how many
@@ -145,6 +146,7 @@ func (db *DB) SearchMemory(ctx context.Context, query string, f MemoryFilter, li
 		if err != nil {
 			return nil, err
 		}
+		e.Repeats = h.Repeats
 		out = append(out, MemoryHit{Entry: e, Rank: h.Rank, Similar: h.Similar, Context: h.Context})
 	}
 	return out, nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -115,10 +116,12 @@ const (
 )
 
 // rankWindow bounds the work of ranking: bm25 costs a lookup per matching row, so a
-// word found in most of 100,000 observations took ~200 ms to rank. When a kind has more
-// matches than this, only its newest rankWindow matches (by id, which grows with time)
-// are ranked, which favours recent memory: 1,000 keeps a common word's search near 10 ms
-// at 100,000 observations (2,000 took about twice that). Fewer matches are all ranked.
+// word found in most of 100,000 observations took ~200 ms to rank. When there are more
+// matches than this, only the newest rankWindow of them, whatever their kind, are ranked
+// (see matches), which favours recent memory: 1,000 keeps a common word's search near
+// 10 ms at 100,000 observations (2,000 took about twice that). A window per kind ranked
+// three times as many rows over a history with prompts and summaries, the older kinds
+// reaching back twenty times further. Fewer matches are all ranked.
 const rankWindow = 1000
 
 // Snippet marks: the store returns a snippet's text plain and where its matched words are
@@ -327,10 +330,18 @@ type candidate struct {
 	terms int     // how many of the query's terms it holds
 	ctx   float64 // the share of its neighbours' scores it takes
 	at    int64
+	// same is what near-equal records share (see collapse), "" for none; below, when
+	// positive, a score this prompt ranks under (see answeredFirst).
+	same  string
+	below float64
 }
 
 func (c *candidate) score() float64 {
-	return c.matchScore() + c.ctx
+	s := c.matchScore() + c.ctx
+	if c.below > 0 && s >= c.below {
+		s = math.Nextafter(c.below, 0)
+	}
+	return s
 }
 
 // matchScore is c's score for what it holds itself.
@@ -394,6 +405,7 @@ func (db *DB) rank(ctx context.Context, q query, f searchFilter, limit, window i
 		return nil, err
 	}
 	cands = append(cands, found...)
+	answeredFirst(cands)
 	slices.SortStableFunc(cands, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(b.score(), a.score()), cmp.Compare(b.at, a.at), cmp.Compare(b.ID, a.ID))
 	})
@@ -467,55 +479,98 @@ ORDER BY rowid DESC LIMIT 1 OFFSET `+strconv.Itoa(ubiquitySample-1)+`)`)
 	return kept, false, nil
 }
 
-// matches returns the n best own matches over the kinds f allows, each kind ranked
-// within its newest window matches.
+// matches returns the n best own matches over the kinds f allows, among the newest window
+// matches of them all: each kind's newest window matches by id (which grows with time),
+// then the newest window of those by time, whatever their kind. One statement reads the
+// window without scoring, then scores it with one cursor: bm25 weighs each word by the
+// rows that hold it, counted through the word's whole list of rows once per cursor, so a
+// cursor per kind counted every list once per kind (three times over a coding history with
+// prompts and summaries), and ranked a window per kind.
 func (db *DB) matches(ctx context.Context, match string, f searchFilter, window, n int, flat bool) ([]candidate, error) {
-	// Equal scores at the cut: within a kind the older first, kinds in offset order, as the
-	// earlier two-pass statement read them. Which of equal scores make the pool moved
-	// LoCoMo's hit@5 by a question (newest first lost one); the hits' own order still
-	// breaks ties by recency (rank).
-	score, order := searchRank, ", rid"
-	if flat {
-		// Every match alike (see informative): the newest first, by the record's time,
-		// whatever its kind (rowids put every prompt after every observation).
-		score, order = "-c.at", ", rid DESC"
+	docs, err := db.matchingDocs(ctx, match, f)
+	if err != nil || len(docs) == 0 {
+		return nil, err
 	}
 	var parts []string
 	var args []any
-	for _, d := range searchDocs {
-		if f.kinds != nil && !slices.Contains(f.kinds, d.kind) || f.obsType != "" && d.kind != KindObservation {
-			continue
-		}
-		// Each kind's newest window matches are scored as FTS5 reads them, newest first, in
-		// one pass; one statement for every kind, since preparing one costs about what
-		// running it does.
-		from, fargs := d.from(match, f, flat)
-		parts = append(parts, `SELECT * FROM (SELECT search_fts.rowid AS rid, `+score+` AS score`+from+
+	for _, d := range docs {
+		from, fargs := d.from(match, f, true)
+		parts = append(parts, `SELECT * FROM (SELECT search_fts.rowid AS rid, c.at AS at`+from+
 			` ORDER BY search_fts.rowid DESC`+sqlLimit(window)+`)`)
 		args = append(args, fargs...)
 	}
-	if len(parts) == 0 {
-		return nil, nil
+	// Equal times: the newer id first (rowids put every prompt after every observation).
+	newest := strings.Join(parts, "\nUNION ALL\n") + "\nORDER BY at DESC, rid DESC"
+	stmt := newest + sqlLimit(n) // flat: every match alike (see informative), the newest first
+	switch {
+	case !flat && len(docs) == 1:
+		// One kind matches: its newest window is scored as FTS5 reads it, in one pass (a
+		// history of observations alone pays nothing for the other kinds).
+		from, fargs := docs[0].from(match, f, false)
+		stmt, args = `SELECT * FROM (SELECT search_fts.rowid AS rid, `+searchRank+` AS score`+from+
+			` ORDER BY search_fts.rowid DESC`+sqlLimit(window)+`) ORDER BY score, rid`+sqlLimit(n), fargs
+	case !flat:
+		// Equal scores at the cut: the older first, as FTS5 reads them. Which of equal
+		// scores make the pool moved LoCoMo's hit@5 by a question (newest first lost one);
+		// the hits' own order still breaks ties by recency (rank). The window is a filter
+		// (+), never a constraint FTS5 would be handed one rowid at a time.
+		stmt = `WITH w AS MATERIALIZED (SELECT rid FROM (` + newest + sqlLimit(window) + `))
+SELECT rowid AS rid, ` + searchRank + ` AS score FROM search_fts
+WHERE search_fts MATCH ? AND rowid BETWEEN (SELECT min(rid) FROM w) AND (SELECT max(rid) FROM w)
+AND +rowid IN (SELECT rid FROM w)
+ORDER BY score, rid` + sqlLimit(n)
+		args = append(args, match)
 	}
-	rows, err := db.sql.QueryContext(ctx, strings.Join(parts, "\nUNION ALL\n")+"\nORDER BY score"+order+sqlLimit(n), args...)
+	rows, err := db.sql.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, err
 	}
 	var out []candidate
 	err = scanAll(rows, func(r *sql.Rows) error {
 		var rid int64
-		var score float64
-		var c candidate
+		var score sql.NullFloat64
 		err := r.Scan(&rid, &score)
-		c.own = -score
+		var c candidate
+		c.Kind, c.ID = searchDocs[rid>>kindShift].kind, rid&(1<<kindShift-1)
+		c.own, c.terms = -score.Float64, 1
 		if flat {
 			c.own = 1 // the score was the record's time: every match weighs alike
 		}
-		c.Kind, c.ID = searchDocs[rid>>kindShift].kind, rid&(1<<kindShift-1)
-		c.terms = 1
 		out = append(out, c)
 		return err
 	})
+	return out, err
+}
+
+// matchingDocs are the kinds f allows that hold a match of match at all, whatever f's
+// other filters: one seek each, in one statement.
+func (db *DB) matchingDocs(ctx context.Context, match string, f searchFilter) ([]searchDoc, error) {
+	var allowed []searchDoc
+	var parts []string
+	var args []any
+	for _, d := range searchDocs {
+		if f.kinds != nil && !slices.Contains(f.kinds, d.kind) || f.obsType != "" && d.kind != KindObservation {
+			continue
+		}
+		parts = append(parts, `SELECT `+strconv.Itoa(len(allowed))+` FROM search_fts WHERE search_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT 1`)
+		args = append(args, match, d.offset, d.offset+1<<kindShift)
+		allowed = append(allowed, d)
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT * FROM (`+strings.Join(parts, `) UNION ALL SELECT * FROM (`)+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	var out []searchDoc
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var i int
+		err := r.Scan(&i)
+		out = append(out, allowed[i])
+		return err
+	})
+	slices.SortFunc(out, func(a, b searchDoc) int { return cmp.Compare(a.offset, b.offset) })
 	return out, err
 }
 
@@ -600,7 +655,15 @@ func (db *DB) details(ctx context.Context, cands []candidate) error {
 			c := at[id]
 			c.Project, c.Session, c.Title, c.Type, c.Subtitle = h.Project, h.Session, h.Title, h.Type, h.Subtitle
 			c.At, c.at = fromNanos(t), t.Int64
-			if c.Kind == KindPrompt {
+			switch c.Kind {
+			case KindObservation:
+				if key := TitleKey(c.Title); key != "" {
+					c.same = c.Project + "\x00" + c.Type + "\x00" + key
+				}
+			case KindPrompt:
+				if key := TitleKey(c.Title); key != "" {
+					c.same = c.Project + "\x00" + KindPrompt + "\x00" + key
+				}
 				c.Title = firstLine(c.Title)
 			}
 			return nil
@@ -753,24 +816,77 @@ func (db *DB) withoutExcluded(ctx context.Context, cands []candidate, q query) (
 	return kept, nil
 }
 
-// collapse keeps the first limit hits of ranked candidates, each observation standing
-// for the lower-ranked ones of its project with its type and title key (TitleKey, the
-// observer's duplicate rule; an untitled one stands for none).
+// answeredFirst ranks each set of near-equal prompts (one question asked again, see
+// collapse) just below the best observation or summary of any of their sessions that holds
+// as many of the query's terms: the record that answers is worth more than the question,
+// however many times it was asked. cands' scores are final but for this.
+func answeredFirst(cands []candidate) {
+	type asked struct {
+		terms    int
+		sessions map[string]bool
+		below    float64
+	}
+	questions := map[string]*asked{}
+	for _, c := range cands {
+		if c.Kind != KindPrompt || c.same == "" {
+			continue
+		}
+		q := questions[c.same]
+		if q == nil {
+			q = &asked{sessions: map[string]bool{}}
+			questions[c.same] = q
+		}
+		q.terms = max(q.terms, c.terms)
+		q.sessions[c.Session] = true
+	}
+	if len(questions) == 0 {
+		return
+	}
+	for _, q := range questions {
+		for i := range cands {
+			if c := &cands[i]; c.Kind != KindPrompt && !c.Context && c.terms >= q.terms && q.sessions[c.Session] {
+				q.below = max(q.below, c.score())
+			}
+		}
+	}
+	for i := range cands {
+		if c := &cands[i]; c.Kind == KindPrompt && c.same != "" {
+			c.below = questions[c.same].below
+		}
+	}
+}
+
+// collapse keeps the first limit hits of ranked candidates, each standing for the
+// lower-ranked near-equal ones (candidate.same): an observation for those of its project
+// with its type and title key (TitleKey, the observer's duplicate rule), counted in
+// Similar; a prompt for those of its project whose text has its key, counted in Asked
+// with their sessions. A record without a key stands for none.
 func collapse(cands []candidate, limit int) []Hit {
 	var hits []Hit
 	first := map[string]int{}
 	for _, c := range cands {
-		if title := TitleKey(c.Title); c.Kind == KindObservation && title != "" {
-			key := c.Project + "\x00" + c.Type + "\x00" + title
-			if i, ok := first[key]; ok {
-				if i >= 0 {
-					hits[i].Similar++
+		if c.same != "" {
+			if i, ok := first[c.same]; ok {
+				if i < 0 {
+					continue
+				}
+				h := &hits[i]
+				if c.Kind == KindPrompt {
+					if h.Asked == 0 {
+						h.Asked, h.Sessions = 1, []string{h.Session}
+					}
+					h.Asked++
+					if !slices.Contains(h.Sessions, c.Session) {
+						h.Sessions = append(h.Sessions, c.Session)
+					}
+				} else {
+					h.Similar++
 				}
 				continue
 			}
-			first[key] = len(hits)
+			first[c.same] = len(hits)
 			if len(hits) == limit {
-				first[key] = -1
+				first[c.same] = -1
 			}
 		}
 		if len(hits) < limit {

@@ -736,3 +736,124 @@ func TestSearchPhraseAloneNewestAcrossKinds(t *testing.T) {
 		}
 	}
 }
+
+// insertRecord stores a prompt or an observation directly, as an import does, in session
+// sid of project at second sec.
+func insertRecord(t *testing.T, db *DB, kind, project, sid string, sec int, text string) {
+	t.Helper()
+	if _, err := db.sql.Exec(`INSERT OR IGNORE INTO sessions (id, project, cwd) VALUES (?, ?, '/')`, sid, project); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if kind == KindPrompt {
+		_, err = db.sql.Exec(`INSERT INTO prompts (session_id, project, text, at) VALUES (?, ?, ?, ?)`, sid, project, text, at(sec).UnixNano())
+	} else {
+		title, narrative, _ := strings.Cut(text, "\n")
+		_, err = db.sql.Exec(`INSERT INTO observations (session_id, project, run_id, type, title, subtitle, narrative, at)
+			VALUES (?, ?, 'r', 'bugfix', ?, '', ?, ?)`, sid, project, title, narrative, at(sec).UnixNano())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A question asked again, in other words' case and punctuation, is one hit: asked 3 times,
+// with its sessions. Another question, or the same one in another project, is not.
+func TestSearchCollapsesAskedPrompts(t *testing.T) {
+	db, _ := openTest(t)
+	insertRecord(t, db, KindPrompt, "web", "s1", 10, "Why does the refund webhook answer 500?")
+	insertRecord(t, db, KindPrompt, "web", "s2", 20, "why does refund webhook answer 500")
+	insertRecord(t, db, KindPrompt, "web", "s3", 30, "Why does the refund webhook answer 500?!\n")
+	insertRecord(t, db, KindPrompt, "web", "s3", 31, "why does the refund webhook answer 502?")
+	insertRecord(t, db, KindPrompt, "other", "o1", 40, "Why does the refund webhook answer 500?")
+	hits := mustSearch(t, db, "refund webhook 500")
+	var asked []Hit
+	for _, h := range hits {
+		if h.Asked > 0 {
+			asked = append(asked, h)
+		}
+	}
+	if len(hits) != 3 || len(asked) != 1 {
+		t.Fatalf("hits %+v: want 3, one of them asked 3 times", hits)
+	}
+	a := asked[0]
+	if a.Project != "web" || a.Asked != 3 || len(a.Sessions) != 3 || a.Sessions[0] != a.Session {
+		t.Errorf("asked %+v: want project web, asked 3 times in s1, s2, s3, its own session first", a)
+	}
+	got := slices.Clone(a.Sessions)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"s1", "s2", "s3"}) {
+		t.Errorf("sessions %v, want s1 s2 s3", a.Sessions)
+	}
+	if note := a.AskedNote(); !strings.HasPrefix(note, "asked 3 times, in sessions ") {
+		t.Errorf("note %q", note)
+	}
+	for _, h := range hits {
+		if h.ID != a.ID && (h.Asked != 0 || h.AskedNote() != "") {
+			t.Errorf("hit %+v stands for no other prompt", h)
+		}
+	}
+}
+
+// A prompt ranks below an observation of its session that holds as many of the query's
+// terms, however much better its own words score: the record that answers first. One of
+// another session, or holding fewer of the terms, does not move it.
+func TestSearchAnswerRanksAboveItsQuestion(t *testing.T) {
+	const question = "refund webhook timeout"
+	answer := "Refund webhook acknowledged before processing, no more timeout\n" + strings.Repeat("The handler now writes the event to the outbox and answers at once; a worker applies it later. ", 8)
+	partial := "Refund webhook acknowledged before processing\n" + strings.Repeat("The handler now writes the event to the outbox and answers at once; a worker applies it later. ", 8)
+	for _, c := range []struct {
+		name, obsSession, obs string
+		answerFirst           bool
+	}{
+		{"same session", "s1", answer, true},
+		{"another session", "s2", answer, false},
+		{"fewer terms", "s1", partial, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db, _ := openTest(t)
+			// The answer is recorded before the question: context lends it little.
+			insertRecord(t, db, KindObservation, "web", c.obsSession, 10, c.obs)
+			insertRecord(t, db, KindPrompt, "web", "s1", 20, "refund webhook timeout?")
+			hits := direct(mustSearch(t, db, question))
+			if len(hits) != 2 {
+				t.Fatalf("hits %+v: want the prompt and the observation", hits)
+			}
+			if first := hits[0].Kind == KindObservation; first != c.answerFirst {
+				t.Errorf("observation first: %v, want %v (hits %+v)", first, c.answerFirst, hits)
+			}
+		})
+	}
+}
+
+// The window is the newest matches of every kind together, by time: a kind's older
+// matches are left out when newer ones of another kind fill it.
+func TestSearchWindowSpansEveryKind(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	for i, r := range []struct{ kind, text string }{
+		{KindObservation, "flaky one"}, {KindPrompt, "flaky two?"}, {KindObservation, "flaky three"},
+		{KindPrompt, "flaky four?"}, {KindObservation, "flaky five"},
+	} {
+		// One session each, so no record is found as another's context.
+		insertRecord(t, db, r.kind, "web", "s"+strconv.Itoa(i), i+1, r.text)
+	}
+	for _, c := range []struct {
+		window int
+		want   []string
+	}{
+		{5, []string{"flaky five", "flaky four?", "flaky one", "flaky three", "flaky two?"}},
+		{3, []string{"flaky five", "flaky four?", "flaky three"}},
+		{1, []string{"flaky five"}},
+	} {
+		hits, err := db.rank(ctx, parseQuery("flaky"), searchFilter{project: "web"}, 10, c.window)
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Title)
+		}
+		slices.Sort(got)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("window %d: %v, %v; want %v", c.window, got, err, c.want)
+		}
+	}
+}

@@ -80,7 +80,7 @@ func searchCmd(p *proc, opts searchOpts) int {
 		for _, h := range hits {
 			_ = enc.Encode(hitJSON{Kind: h.Kind, ID: h.ID, Ref: recordid.Format(store.Ref{Kind: h.Kind, ID: h.ID}), Project: h.Project,
 				Session: h.Session, Type: h.Type, Title: h.Title, Subtitle: h.Subtitle, Snippet: h.Snippet, Similar: h.Similar,
-				Context: h.Context, Time: h.At.UTC().Format("2006-01-02T15:04:05Z"), Rank: h.Rank})
+				Asked: h.Asked, Sessions: h.Sessions, Context: h.Context, Time: h.At.UTC().Format("2006-01-02T15:04:05Z"), Rank: h.Rank})
 		}
 		return 0
 	}
@@ -96,7 +96,7 @@ func searchCmd(p *proc, opts searchOpts) int {
 }
 
 // hitLines is one hit as `hook search` prints it: the record, its subtitle and how many
-// near-equal records it stands for, then the snippet, its matched words in bold when
+// near-equal records it stands for (a prompt: how often and in which sessions it was asked), then the snippet, its matched words in bold when
 // marks is set (a terminal shows them; a pipe or file gets the plain text). Each line is
 // clipped to clip.MaxLine characters.
 func hitLines(h store.Hit, marks bool) string {
@@ -111,6 +111,9 @@ func hitLines(h store.Hit, marks bool) string {
 	}
 	if h.Similar > 0 {
 		head += fmt.Sprintf(" (+%d similar)", h.Similar)
+	}
+	if note := h.AskedNote(); note != "" {
+		head += " (" + note + ")"
 	}
 	open, close := "", ""
 	if marks {
@@ -139,17 +142,19 @@ type searchOpts struct {
 
 // hitJSON is the documented shape of `hook search --json` (one object per line).
 type hitJSON struct {
-	Kind     string  `json:"kind"`
-	ID       int64   `json:"id"`
-	Ref      string  `json:"ref"` // the record id: "12", "S3", "P7"
-	Project  string  `json:"project"`
-	Session  string  `json:"session"`
-	Type     string  `json:"type,omitempty"`
-	Title    string  `json:"title"`
-	Subtitle string  `json:"subtitle,omitempty"`
-	Snippet  string  `json:"snippet"` // plain text, no marks
-	Similar  int     `json:"similar,omitempty"`
-	Context  bool    `json:"context,omitempty"` // found by its session's context only
-	Time     string  `json:"time"`
-	Rank     float64 `json:"rank"`
+	Kind     string   `json:"kind"`
+	ID       int64    `json:"id"`
+	Ref      string   `json:"ref"` // the record id: "12", "S3", "P7"
+	Project  string   `json:"project"`
+	Session  string   `json:"session"`
+	Type     string   `json:"type,omitempty"`
+	Title    string   `json:"title"`
+	Subtitle string   `json:"subtitle,omitempty"`
+	Snippet  string   `json:"snippet"` // plain text, no marks
+	Similar  int      `json:"similar,omitempty"`
+	Asked    int      `json:"asked,omitempty"`    // near-equal prompts this hit stands for, itself included
+	Sessions []string `json:"sessions,omitempty"` // the sessions they were asked in
+	Context  bool     `json:"context,omitempty"`  // found by its session's context only
+	Time     string   `json:"time"`
+	Rank     float64  `json:"rank"`
 }

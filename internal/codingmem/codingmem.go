@@ -24,7 +24,7 @@ const (
 type Query struct {
 	ID      string   `json:"id"`
 	Project string   `json:"project"`
-	Form    string   `json:"form"` // what the query tests: bug-report, where-configured, why-chosen, word-form, session-context, summary, prompt
+	Form    string   `json:"form"` // what the query tests: bug-report, where-configured, why-chosen, word-form, session-context, summary, prompt, how, repeated-prompt
 	Text    string   `json:"query"`
 	Answers []Answer `json:"answers"` // any one of them in the top k is a hit
 }

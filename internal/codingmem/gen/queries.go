@@ -41,6 +41,7 @@ var queries = []query{
 	q("pay-versioning", pay, "why-chosen", "why do we version the api with a header instead of /v2 urls", "pay22.o1"),
 	q("pay-webhook-secret-where", pay, "where-configured", "where is the stripe webhook secret configured", "pay02.o2", "pay06.o2"),
 	q("pay-recon-summary", pay, "summary", "what did we get done on the nightly reconciliation", "pay17.s"),
+	q("pay-health-429", pay, "repeated-prompt", "rate limit health check 429", "pay52.o1", "pay52.s"),
 	q("pay-livemode-prompt", pay, "prompt", "what did I ask about staging talking to stripe live mode", "pay29.p1"),
 	q("pay-stmt-timeout", pay, "word-form", "configuring statement timeouts for postgres queries", "pay28.o2"),
 	q("pay-jwks-401", pay, "bug-report", "everyone got 401 on the dashboard api, jwks refresh", "pay32.o1", "pay32.s"),
