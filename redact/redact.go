@@ -217,6 +217,9 @@ type span struct {
 
 // merge returns the spans of a and b (each sorted, none overlapping another) sorted.
 func merge(a, b []span) []span {
+	if len(a) == 0 { // the first rule's: nothing to copy
+		return b
+	}
 	out := make([]span, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
 		if a[0].lo < b[0].lo {

@@ -662,15 +662,26 @@ func saysStandIn(v string) bool {
 	if placeholderWords()[string(l)] {
 		return true
 	}
-	for _, w := range standInWords {
-		for i := 0; i+len(w) <= len(l); i++ {
-			if string(l[i:i+len(w)]) == w {
+	for i, c := range l {
+		if !standInFirst[c] {
+			continue
+		}
+		for _, w := range standInWords {
+			if w[0] == c && i+len(w) <= len(l) && string(l[i:i+len(w)]) == w {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// standInFirst are the first bytes of standInWords.
+var standInFirst = func() (t [256]bool) {
+	for _, w := range standInWords {
+		t[w[0]] = true
+	}
+	return t
+}()
 
 // enclosed: v begins with pair[0] and ends with pair[1] (<token>, {password}).
 func enclosed(v, pair string) bool {
