@@ -961,8 +961,8 @@ func urlValue(s string, p, _, end int) int {
 var urlClass = classOf("^&#\t\n\f\r \"'<>[]\\")
 
 // awsSecretKey is aws_secret's pre for secret_access_key: the name's other words, a quote,
-// blanks, the separator, blanks and a quote; the window ends past the 40 characters and
-// the byte after them.
+// blanks, the separator, blanks and a quote, then 40 characters of the secret's class and
+// no 41st; the window ends past them and the byte after them.
 func awsSecretKey(s string, p, _, end int) int {
 	i := p + len("secret")
 	for _, w := range []string{"access", "key"} {
@@ -983,8 +983,13 @@ func awsSecretKey(s string, p, _, end int) int {
 	if i = skipSpace(s, i+1, end); i < end && (s[i] == '"' || s[i] == '\'') {
 		i++
 	}
+	if skip(s, i, min(end, i+41), awsClass) != i+40 {
+		return -1
+	}
 	return min(end, i+41)
 }
+
+var awsClass = classOf("A-Za-z0-9/+=") // an AWS secret access key
 
 // assignWindow is the assignment rules' pre (see assignValue): past the operator at the
 // name's separator and blanks, a quoted value's window ends past its closing quote, and an
