@@ -18,8 +18,8 @@ func repeatTo(unit string, n int) string { return redacttest.Repeat(unit, n) }
 // TestLinearTime: issue 31's bound, measured in-process: 1 MB of any rule's anchors
 // repeated is redacted by Captured, by Scrub and by CapturedJSON (as a tool's output) in
 // under 100 ms, and 16 times the text costs less than 64 times as much (linear is 16,
-// quadratic 256). Each time is the best of three, so a run the shared machine descheduled
-// does not fail it. The five slowest are logged.
+// quadratic 256). Each time is the best of three runs (of up to five rounds, see below),
+// so a run the shared machine descheduled does not fail it. The five slowest are logged.
 func TestLinearTime(t *testing.T) {
 	const bound = 100 * time.Millisecond
 	type timed struct {
@@ -41,10 +41,16 @@ func TestLinearTime(t *testing.T) {
 				small, big = quote(small), quote(big)
 			}
 			ts, tb := best(f.run, small), best(f.run, big)
-			ratio := float64(tb) / float64(max(ts, time.Microsecond))
+			ratio := func() float64 { return float64(tb) / float64(max(ts, time.Microsecond)) }
 			// Under 50 ms the ratio is noise (caches, a collection, a busy core).
-			if tb > bound || ratio > 64 && tb > 50*time.Millisecond {
-				t.Errorf("%s of %q repeated: 64 KB %v, 1 MB %v (ratio %.1f), want 1 MB under %v and ratio under 64", f.name, a, ts, tb, ratio, bound)
+			over := func() bool { return tb > bound || ratio() > 64 && tb > 50*time.Millisecond }
+			// The shared machine can keep the core from a whole round of three: a text over
+			// is measured again, up to five rounds, and fails only when slow in every one.
+			for round := 1; round < 5 && over(); round++ {
+				ts, tb = min(ts, best(f.run, small)), min(tb, best(f.run, big))
+			}
+			if over() {
+				t.Errorf("%s of %q repeated: 64 KB %v, 1 MB %v (ratio %.1f), want 1 MB under %v and ratio under 64", f.name, a, ts, tb, ratio(), bound)
 			}
 			all = append(all, timed{tb, fmt.Sprintf("%s of %q", f.name, a)})
 		}
