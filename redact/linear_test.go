@@ -1,6 +1,9 @@
 package redact
 
 import (
+	"cmp"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,31 +16,49 @@ var adversarial = redacttest.Adversarial
 func repeatTo(unit string, n int) string { return redacttest.Repeat(unit, n) }
 
 // TestLinearTime: issue 31's bound, measured in-process: 1 MB of any rule's anchors
-// repeated is redacted by Captured and by Scrub in under 100 ms on an idle machine (here
-// asserted under 10 × that: the 2-core test machine is shared by 7 jobs; the count over
-// 100 ms is logged), and 16 times the text costs
-// less than 64 times as much (linear is 16, quadratic 256). Each time is the best of three.
+// repeated is redacted by Captured, by Scrub and by CapturedJSON (as a tool's output) in
+// under 100 ms, and 16 times the text costs less than 64 times as much (linear is 16,
+// quadratic 256). Each time is the best of three runs (of up to five rounds, see below),
+// so a run the shared machine descheduled does not fail it. The five slowest are logged.
 func TestLinearTime(t *testing.T) {
-	const bound = time.Second
-	over := 0
+	const bound = 100 * time.Millisecond
+	type timed struct {
+		d    time.Duration
+		text string
+	}
+	var all []timed
 	for _, a := range adversarial {
 		for _, f := range []struct {
 			name string
 			run  func(string)
-		}{{"Captured", func(s string) { Captured(s) }}, {"Scrub", func(s string) { Scrub(s) }}} {
-			small, big := best(f.run, repeatTo(a, 64<<10)), best(f.run, repeatTo(a, 1<<20))
-			ratio := float64(big) / float64(max(small, time.Microsecond))
+		}{
+			{"Captured", func(s string) { Captured(s) }},
+			{"Scrub", func(s string) { Scrub(s) }},
+			{"CapturedJSON", func(s string) { CapturedJSON(`{"stdout":` + s + `}`) }},
+		} {
+			small, big := repeatTo(a, 64<<10), repeatTo(a, 1<<20)
+			if f.name == "CapturedJSON" { // quoted outside the time: the text is the field's
+				small, big = quote(small), quote(big)
+			}
+			ts, tb := best(f.run, small), best(f.run, big)
+			ratio := func() float64 { return float64(tb) / float64(max(ts, time.Microsecond)) }
 			// Under 50 ms the ratio is noise (caches, a collection, a busy core).
-			if big > bound || ratio > 64 && big > 50*time.Millisecond {
-				t.Errorf("%s of %q repeated: 64 KB %v, 1 MB %v (ratio %.1f), want 1 MB under %v and ratio under 64", f.name, a, small, big, ratio, bound)
+			over := func() bool { return tb > bound || ratio() > 64 && tb > 50*time.Millisecond }
+			// The shared machine can keep the core from a whole round of three: a text over
+			// is measured again, up to five rounds, and fails only when slow in every one.
+			for round := 1; round < 5 && over(); round++ {
+				ts, tb = min(ts, best(f.run, small)), min(tb, best(f.run, big))
 			}
-			if big > 100*time.Millisecond {
-				over++
-				t.Logf("over 100 ms: %s of %q repeated: 1 MB %v", f.name, a, big)
+			if over() {
+				t.Errorf("%s of %q repeated: 64 KB %v, 1 MB %v (ratio %.1f), want 1 MB under %v and ratio under 64", f.name, a, ts, tb, ratio(), bound)
 			}
+			all = append(all, timed{tb, fmt.Sprintf("%s of %q", f.name, a)})
 		}
 	}
-	t.Logf("%d of %d texts over 100 ms on this machine", over, 2*len(adversarial))
+	slices.SortFunc(all, func(a, b timed) int { return cmp.Compare(b.d, a.d) })
+	for _, x := range all[:5] {
+		t.Logf("1 MB in %v: %s repeated", x.d.Round(100*time.Microsecond), x.text)
+	}
 }
 
 func best(run func(string), s string) time.Duration {

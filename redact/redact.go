@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/settings"
 )
@@ -135,12 +137,13 @@ func Short(s string) string {
 	if s == "" {
 		return ""
 	}
-	r := []rune(s)
-	n := shownPrefix
-	if len(r) <= 2*shownPrefix {
-		n = 0
+	n := utf8.RuneCountInString(s) // as len([]rune(s)): a byte that is no UTF-8 counts one
+	prefix := ""
+	if n > 2*shownPrefix {
+		// Without converting the whole secret (diagnostics shorten a secret at every match).
+		prefix = string([]rune(s[:min(len(s), shownPrefix*utf8.UTFMax)])[:shownPrefix])
 	}
-	return fmt.Sprintf("%s…(%d)", string(r[:n]), len(r))
+	return prefix + "…(" + strconv.Itoa(n) + ")"
 }
 
 // apply redacts s for scope sc as it reads: on a terminal (escape sequences left out, see
@@ -190,8 +193,12 @@ func render(s string, taken []span) string {
 	if len(taken) == 0 {
 		return s
 	}
+	n := len(s)
+	for _, t := range taken {
+		n += len(t.repl) - (t.hi - t.lo)
+	}
 	var b strings.Builder
-	b.Grow(len(s))
+	b.Grow(n)
 	last := 0
 	for _, t := range taken {
 		b.WriteString(s[last:t.lo])
@@ -210,6 +217,9 @@ type span struct {
 
 // merge returns the spans of a and b (each sorted, none overlapping another) sorted.
 func merge(a, b []span) []span {
+	if len(a) == 0 { // the first rule's: nothing to copy
+		return b
+	}
 	out := make([]span, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
 		if a[0].lo < b[0].lo {
@@ -326,6 +336,7 @@ func hasPrefix(s, lit string, fold bool) bool {
 // rule.until), and the line ends, runs and literals it looks for are found once.
 func (r *rule) find(s string, at []int, taken []span, sc scope, gap func(int) bool) []span {
 	var found []span
+	marker := "[REDACTED:" + r.kind + "]"
 	last := 0 // end of the previous secret found, or of the run an attempt found none in
 	prev := 0 // end of the last secret of taken before the anchor
 	nl := -1  // the next line break at or after the anchor (len(s): none)
@@ -384,10 +395,17 @@ func (r *rule) find(s string, at []int, taken []span, sc scope, gap func(int) bo
 				continue
 			}
 		}
-		if r.pre != nil && !r.pre(s, p, end) {
-			continue
+		e := p
+		if r.pre != nil && run.class != nil {
+			e = run.end(s, p)
 		}
-		m := r.re().FindStringSubmatchIndex(s[p:end])
+		lo := 0
+		if r.back != nil { // the secret is what stands before the match
+			if lo = r.back(s, p, max(last, prev)); p-lo < 16 {
+				continue
+			}
+		}
+		m := r.match(s, p, e, end)
 		if m == nil {
 			if run.class != nil { // no anchor in this run (within the window) begins one
 				last = min(run.end(s, p), end)
@@ -397,25 +415,22 @@ func (r *rule) find(s string, at []int, taken []span, sc scope, gap func(int) bo
 		if len(taken) > 0 && taken[0].lo < p+m[1] {
 			continue
 		}
-		lo, hi := m[0], m[1]
-		for g := 2; g < len(m); g += 2 {
-			if m[g] >= 0 {
-				lo, hi = m[g], m[g+1]
-				break
+		hi := p
+		if r.back == nil {
+			lo, hi = m[0], m[1]
+			for g := 2; g < len(m); g += 2 {
+				if m[g] >= 0 {
+					lo, hi = m[g], m[g+1]
+					break
+				}
 			}
-		}
-		lo, hi = p+lo, p+hi
-		if r.back != nil { // the secret is what stands before the match
-			lo, hi = r.back(s, p, max(last, prev)), p
-			if hi-lo < 16 {
-				continue
-			}
+			lo, hi = p+lo, p+hi
 		}
 		if r.keep != nil && r.spare(s, wordStart(s, p), lo, hi, p+m[1]) {
 			last = max(last, p+m[1]) // the anchors the match holds find it again
 			continue
 		}
-		repl := "[REDACTED:" + r.kind + "]"
+		repl := marker
 		if sc == diag && r.public {
 			repl = Short(s[lo:hi])
 		}
@@ -423,6 +438,30 @@ func (r *rule) find(s string, at []int, taken []span, sc scope, gap func(int) bo
 		last = max(hi, p+m[1])
 	}
 	return found
+}
+
+// match is r's regexp at s[p:end] (nil: none), run on the window r.pre leaves (the run of
+// r.body from p ends at e), and a match that reaches that window's end continued by
+// r.tail.
+func (r *rule) match(s string, p, e, end int) []int {
+	win := end
+	if r.pre != nil {
+		if win = r.pre(s, p, e, end); win < 0 {
+			return nil
+		}
+	}
+	m := r.re().FindStringSubmatchIndex(s[p:win])
+	if m == nil || r.tail == nil || p+m[1] != win || win == end {
+		return m
+	}
+	hi := r.tail(s, win, end) - p
+	for g := 3; g < len(m); g += 2 { // a group that ends the match goes on with it
+		if m[g] == m[1] {
+			m[g] = hi
+		}
+	}
+	m[1] = hi
+	return m
 }
 
 // runs finds the end of the run of class bytes holding an offset, scanning each byte of s
@@ -457,7 +496,10 @@ func (r *rule) spare(s string, ws, lo, hi, end int) bool {
 	if r.keep(s[lo:hi], siteOf(s, ws, end)) {
 		return true
 	}
-	t := strings.TrimRight(s[lo:hi], trailing)
+	t := s[lo:hi] // strings.TrimRight, without building its set at every match
+	for t != "" && strings.IndexByte(trailing, t[len(t)-1]) >= 0 {
+		t = t[:len(t)-1]
+	}
 	cut := hi - lo - len(t)
 	return hi == end && cut > 0 && t != "" && r.keep(t, siteOf(s, ws, end-cut))
 }
@@ -470,6 +512,17 @@ func isWord(c byte) bool {
 // letters, digits, _ and -), a quote (escaped or not) and blanks, the next byte is one of
 // sep: past that byte, blanks and an opening quote; -1 when not.
 func sepFollows(s string, p int, sep string) int {
+	i := sepAt(s, p, sep)
+	if i < 0 {
+		return -1
+	}
+	for i++; i < len(s) && strings.IndexByte(" \t\\\"'", s[i]) >= 0; i++ {
+	}
+	return i
+}
+
+// sepAt is where sepFollows finds the byte of sep, -1 when not.
+func sepAt(s string, p int, sep string) int {
 	i := p + 1
 	for i < len(s) && (isWord(s[i]) || s[i] == '-') {
 		i++
@@ -485,8 +538,6 @@ func sepFollows(s string, p int, sep string) int {
 	}
 	if i >= len(s) || strings.IndexByte(sep, s[i]) < 0 {
 		return -1
-	}
-	for i++; i < len(s) && strings.IndexByte(" \t\\\"'", s[i]) >= 0; i++ {
 	}
 	return i
 }

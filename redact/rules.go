@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // scope says which of the two jobs a rule serves.
@@ -51,10 +52,17 @@ type rule struct {
 	// back, when set, extends a secret back from its start (a PEM body before its END line),
 	// never before lo.
 	back func(s string, at, lo int) int
-	// pre, when set, is a cheaper test than re of s[p:end], which a match passes: where it
-	// fails, re is not run.
-	pre func(s string, p, end int) bool
-	cls *[256]bool // body's bytes
+	// pre, when set, is a cheaper test than re of s[p:end], which a match passes (e is where
+	// the run of body bytes from p ends, p without body): -1 where it fails (re is not run,
+	// as if it found none), else the end of the window re is run on, past every match's end
+	// (and the byte after it), or, with tail, cut where the match's tail has begun.
+	pre func(s string, p, e, end int) int
+	// tail, when set, is where the match's last part, a greedy run the regexp ends with (a
+	// token's class, a PEM body's lines), goes on from at, not past end: a match that
+	// reaches the end of pre's window is continued by it (as the regexp would on s[p:end],
+	// over every byte again).
+	tail func(s string, at, end int) int
+	cls  *[256]bool // body's bytes
 	// re matches the shape from an anchor (it begins with ^). The secret is its first
 	// capturing group that took part, or the whole match when it has none; only the
 	// secret is replaced.
@@ -224,7 +232,7 @@ func table() []rule {
 	return []rule{
 		{kind: "gcp_private_key", scope: both, anchors: []string{`"private_key"`}, fwd: 16 << 10,
 			// The whole JSON string value; a truncated field may have lost its closing quote.
-			re: lazy(`^"private_key"\s*:\s*"(-----BEGIN[^"]*)`)},
+			re: lazy(`^"private_key"\s*:\s*"(-----BEGIN[^"]*)`), pre: pemValue, tail: over(`^"`)},
 		// The whole block, when its END line is in reach. A block is tried once per window:
 		// a BEGIN that finds no END there says the BEGINs after it within it find none either.
 		{kind: "private_key", scope: both, anchors: []string{"-----BEGIN"}, fwd: 16 << 10, lines: true,
@@ -233,7 +241,8 @@ func table() []rule {
 		// Without its END line (a field cut in the middle) the body up to the first character
 		// that cannot be base64 or a (JSON-escaped) line break.
 		{kind: "private_key", scope: both, anchors: []string{"-----BEGIN"}, fwd: 16 << 10, lines: true,
-			re: lazy(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[A-Za-z0-9+/=\s\\:,-]*`)},
+			re:  lazy(`^-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[A-Za-z0-9+/=\s\\:,-]*`),
+			pre: pemHeader, tail: func(s string, at, end int) int { return skip(s, at, end, pemClass) }},
 		// Without its BEGIN line (a Read with offset and limit): the base64 lines before the
 		// END line.
 		{kind: "private_key", scope: both, anchors: []string{"-----END"}, fwd: 64, lines: true,
@@ -245,7 +254,8 @@ func table() []rule {
 		{kind: "private_key", scope: both, anchors: []string{"MII", "MIG", "MHcCAQEE", "MC4CAQAw", "b3BlbnNzaC1rZXktdjE"},
 			bound: true, fwd: 16 << 10, lines: true, beyond: true, body: "A-Za-z0-9+/", min: 46,
 			re: lazy(`^(?:MII[A-Za-z0-9+/]{3}IBA(?:DAN|AK)|MIG[A-Za-z0-9+/]AgE[AB]|MHcCAQEE|MC4CAQAw|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{38,}=*` +
-				`(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/]{16,}=*)*`)},
+				`(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/]{16,}=*)*`),
+			pre: func(s string, p, e, end int) int { return min(e, end) }, tail: pemLines},
 		// The same block base64-encoded (a kubeconfig's client-key-data, a Kubernetes secret):
 		// "-----BEGIN" encodes to LS0tLS1CRUdJTi, and the header must decode to a private key's.
 		{kind: "private_key", scope: both, anchors: []string{"LS0tLS1CRUdJTi"}, bound: true, fwd: 16 << 10, lines: true,
@@ -253,9 +263,9 @@ func table() []rule {
 			re:   lazy(`^LS0tLS1CRUdJTi[A-Za-z0-9+/=]{40,}`),
 			keep: value(func(v string) bool { return !base64PrivateKey(v) })},
 		{kind: "anthropic", scope: both, anchors: []string{"sk-ant-"}, fwd: 512, body: "A-Za-z0-9_-", min: 23,
-			re: lazy(`^sk-ant-[A-Za-z0-9_-]{16,}`), keep: value(placeholder), public: true},
+			re: lazy(`^sk-ant-[A-Za-z0-9_-]{16,}`), pre: prefixed(32), tail: over("A-Za-z0-9_-"), keep: value(placeholder), public: true},
 		{kind: "openai", scope: both, anchors: []string{"sk-"}, bound: true, fwd: 512, body: "A-Za-z0-9_-", min: 23,
-			re:   lazy(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
+			re: lazy(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), pre: prefixed(32), tail: over("A-Za-z0-9_-"),
 			keep: value(notMixed), public: true},
 		{kind: "github", scope: both, anchors: []string{"gh", "github_pat_"}, bound: true, fwd: 512, body: "A-Za-z0-9_", min: 33,
 			re: lazy(`^(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), keep: value(placeholder), public: true},
@@ -270,7 +280,8 @@ func table() []rule {
 		{kind: "aws_secret", scope: both, anchors: []string{"secret"}, fold: true, sep: ":=|", fwd: 96,
 			// 40 characters exactly: the trailing class keeps a longer run from matching. A |
 			// is --output table's column.
-			re: lazy(`^(?i:secret[_-]?access[_-]?key)["']?\s*[:=|]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`)},
+			re:  lazy(`^(?i:secret[_-]?access[_-]?key)["']?\s*[:=|]\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`),
+			pre: awsSecretKey},
 		// An STS session token (get-session-token, assume-role, SSO), by the prefixes its
 		// encoding begins with, in whatever form aws prints it.
 		{kind: "aws_session_token", scope: both, anchors: []string{"IQoJb3JpZ2lu", "FwoGZXIvYXdz", "FQoGZXIvYXdz", "AgoJb3JpZ2lu", "AQoDYXdz"},
@@ -279,7 +290,8 @@ func table() []rule {
 			re: lazy(`^AIza[0-9A-Za-z_-]{35}`), keep: value(placeholder), public: true},
 		// Bot, user and legacy tokens (xox?-), and app-level tokens (xapp-1-…).
 		{kind: "slack", scope: both, anchors: []string{"xox", "xapp-"}, bound: true, fwd: 256, body: "0-9A-Za-z-", min: 15,
-			re: lazy(`^(?:xox[abposre]-[0-9A-Za-z-]{10,}|xapp-\d-[0-9A-Za-z-]{10,})`), keep: value(placeholder), public: true},
+			re:  lazy(`^(?:xox[abposre]-[0-9A-Za-z-]{10,}|xapp-\d-[0-9A-Za-z-]{10,})`),
+			pre: prefixed(32), tail: over("0-9A-Za-z-"), keep: value(placeholder), public: true},
 		{kind: "stripe", scope: both, anchors: []string{"sk_live_", "rk_live_"}, bound: true, fwd: 256, body: "0-9A-Za-z_", min: 24,
 			re: lazy(`^[sr]k_live_[0-9A-Za-z]{16,}`), keep: value(placeholder), public: true},
 		// Tokens known by their published prefix (the shapes of gitleaks' rules).
@@ -316,20 +328,21 @@ func table() []rule {
 		{kind: "databricks", scope: both, anchors: []string{"dapi"}, bound: true, fwd: 64, body: "a-z0-9-", min: 36,
 			re: lazy(`^dapi[a-f0-9]{32}(?:-\d)?`), public: true},
 		{kind: "jwt", scope: both, anchors: []string{"eyJ"}, bound: true, fwd: 8 << 10, beyond: true, body: "A-Za-z0-9_-", min: 13,
-			re: lazy(`^eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`), public: true},
+			re:  lazy(`^eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`),
+			pre: jwtDots, tail: over("A-Za-z0-9_-"), public: true},
 		{kind: "bearer", scope: both, anchors: []string{"authorization"}, fold: true, bound: true, sep: ":=", fwd: 2 << 10,
 			// Any scheme of the Authorization header (Bearer, Basic, token, Digest); just the
 			// credential when the scheme is named.
-			re:   lazy(`^(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?([A-Za-z0-9\-._~+/]{8,}=*)`),
-			keep: value(placeholder)},
+			re:  lazy(`^(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest)\s+)?([A-Za-z0-9\-._~+/]{8,}=*)`),
+			pre: authValue, keep: value(placeholder)},
 		{kind: "bearer", scope: both, anchors: []string{"bearer"}, fold: true, bound: true, fwd: 2 << 10,
-			re:   lazy(`^(?i)bearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
-			keep: value(notRandom)},
+			re:  lazy(`^(?i)bearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
+			pre: bearerValue, keep: value(notRandom)},
 		// A password on a command line: curl -u user:pass (--user), mysql -pPASS (no blank: -p
 		// alone asks), sshpass -p PASS. A value of digits is a uid:gid (docker run -u 1000:1000).
 		{kind: "cli_password", scope: both, anchors: []string{"-u"}, bound: true, fwd: 512, beyond: true, body: "^\t\n\r :\"'",
-			re:   lazy(`^-u(?:ser)?(?:=|\s+)(?:"[^":\s]*:([^"]+)"|'[^':\s]*:([^']+)'|[^\s:"']*:([^\s"']+))`),
-			keep: value(func(v string) bool { return standIn(v) || digits(v) })},
+			re:  lazy(`^-u(?:ser)?(?:=|\s+)(?:"[^":\s]*:([^"]+)"|'[^':\s]*:([^']+)'|[^\s:"']*:([^\s"']+))`),
+			pre: cliUser, keep: value(func(v string) bool { return standIn(v) || digits(v) })},
 		{kind: "cli_password", scope: both, anchors: []string{"mysql", "mariadb", "sshpass"}, bound: true, fwd: 1 << 10,
 			beyond: true, body: "^\n|;&", until: "-p", // a command: the first -p in it is what every anchor in it finds
 			re: lazy(`^(?:(?:mysql|mariadb)[a-z-]*[^\n|;&]*?\s-p|sshpass[^\n|;&]*?\s-p\s*)` +
@@ -345,18 +358,18 @@ func table() []rule {
 		{kind: "url_userinfo", scope: diag, anchors: []string{"://"}, fwd: 512,
 			re: lazy(`^://([^\s/?#@"'<>\[\]]+)@[A-Za-z0-9\[]`), pre: userinfo},
 		{kind: "url_query", scope: both, anchors: urlQueryAnchors(), fold: true, sep: "=", body: "^&#\t\n\r \"'<>[]\\", vmin: 1, fwd: 1 << 10,
-			re:   lazy(`^[?&](?i:api[_-]?key|apikey|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|sig|signature|password|secret|client[_-]?secret|auth)=([^&#\s"'<>\[\]\\]+)`),
-			keep: value(placeholder)},
+			re:  lazy(`^[?&](?i:api[_-]?key|apikey|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|sig|signature|password|secret|client[_-]?secret|auth)=([^&#\s"'<>\[\]\\]+)`),
+			pre: urlValue, tail: func(s string, at, end int) int { return skip(s, at, end, urlClass) }, keep: value(placeholder)},
 		// Assignments, in env, shell, ini, JSON, YAML and code forms (see keepAssignment), also
 		// inside a JSON-encoded string (\"api_key\": \"…\", DB_PASSWORD=…\n): no value holds a
 		// backslash.
 		{kind: "assignment", scope: both, anchors: assignAnchors, fold: true, sep: ":=", fwd: 320,
-			re: lazy(`^` + assignKey + assignValue), keep: keepAssignment},
+			re: lazy(`^` + assignKey + assignValue), pre: assignWindow, tail: bareValue, keep: keepAssignment},
 		// An environment variable whose upper-case name ends in _KEY (STRIPE_KEY=…): the other
 		// suffixes of a secret's name (_PASS, _PWD, _SECRET, _TOKEN) are secretNames'. (A
 		// diagnostic's env rule takes any such name.)
 		{kind: "assignment", scope: capture, anchors: []string{envKey}, sep: ":=", fwd: 320,
-			re: lazy(`^` + envKey + assignValue),
+			re: lazy(`^` + envKey + assignValue), pre: assignWindow, tail: bareValue,
 			keep: func(v string, at site) bool {
 				name := at.match[:strings.Index(at.match, envKey)]
 				return name == "" || strings.ToUpper(name) != name || keepAssignment(v, at)
@@ -371,7 +384,8 @@ func table() []rule {
 		// Diagnostics: any NAME=value (or "NAME": "value") whose name says it holds a secret
 		// (MY_GATEWAY_KEY=…), as SensitiveName does for a name on its own.
 		{kind: "env", scope: diag, anchors: sensitiveParts, fwd: 2 << 10, beyond: true, body: "A-Z0-9_",
-			re: lazy(`^(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Z0-9_]*(?:=|"\s*:\s*")([^\s"']+)`),
+			re:  lazy(`^(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Z0-9_]*(?:=|"\s*:\s*")([^\s"']+)`),
+			pre: envValue, tail: func(s string, at, end int) int { return skip(s, at, end, wordClass) },
 			keep: func(v string, at site) bool {
 				return redacted(v) || !SensitiveName(at.match[:strings.IndexAny(at.match, `="`)])
 			}},
@@ -389,34 +403,37 @@ func urlQueryAnchors() []string {
 
 // secretColumn is aws_secret's row rule's pre: one of the four columns after the key id's
 // begins with 40 characters of a secret's class, and no more.
-func secretColumn(s string, p, end int) bool {
+func secretColumn(s string, p, _, end int) int {
 	i := p + 20
 	for range 4 {
 		if i >= end || s[i] != '\t' && s[i] != ',' {
-			return false
+			return -1
 		}
 		j := i + 1
 		for j < end && (isWord(s[j]) && s[j] != '_' || s[j] == '/' || s[j] == '+') {
 			j++
 		}
 		if j-i-1 == 40 && (j == end || s[j] != '=') {
-			return true
+			return end
 		}
 		for j < end && s[j] != '\t' && s[j] != ',' && s[j] != '\r' && s[j] != '\n' {
 			j++
 		}
 		i = j
 	}
-	return false
+	return -1
 }
 
 // userinfo is url_userinfo's pre: after ://, a run of userinfo's bytes and an @.
-func userinfo(s string, p, end int) bool {
+func userinfo(s string, p, _, end int) int {
 	i := p + 3
 	for i < end && strings.IndexByte("\t\n\v\f\r /?#@\"'<>[]", s[i]) < 0 {
 		i++
 	}
-	return i > p+3 && i < end && s[i] == '@'
+	if i > p+3 && i < end && s[i] == '@' {
+		return min(end, i+2)
+	}
+	return -1
 }
 
 // keyedClass is what keyedValue takes: hex digits, or base64 (either alphabet) with its
@@ -543,17 +560,14 @@ func digits(v string) bool {
 // ({{ .Values.token }}, <your token>). It is what a value under a name that says secret may
 // be and stay.
 func standIn(v string) bool {
-	if strings.ContainsAny(v, " \t\r\n") { // text: a stand-in only when it is one template
-		return !strings.ContainsAny(v, "\r\n") &&
+	if hasByte(v, " \t\r\n") { // text: a stand-in only when it is one template
+		return !hasByte(v, "\r\n") &&
 			(strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}") || v[0] == '<' && v[len(v)-1] == '>')
 	}
 	if v == "" || strings.ContainsAny(v[:1], "$%*") || enclosed(v, "<>") || enclosed(v, "{}") || enclosed(v, "[]") {
 		return true
 	}
-	l := strings.ToLower(v)
-	if placeholderWords()[l] || strings.Contains(l, "your") || strings.Contains(l, "example") ||
-		strings.Contains(l, "placeholder") || strings.Contains(l, "changeme") ||
-		strings.Contains(l, "xxxx") || strings.Contains(l, "...") || strings.Contains(l, "…") {
+	if saysStandIn(v) {
 		return true
 	}
 	masked, upperConst := true, true
@@ -615,6 +629,60 @@ func codeOrPlaceholder(v string) bool {
 	return ident && (dotted || camel)
 }
 
+// hasByte is strings.ContainsAny for an ASCII set, without building the set at each call.
+func hasByte(v, set string) bool {
+	for i := 0; i < len(v); i++ {
+		if strings.IndexByte(set, v[i]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// standInWords are what a value that says it stands for a secret holds, in lower case.
+var standInWords = []string{"your", "example", "placeholder", "changeme", "xxxx", "...", "…"}
+
+// saysStandIn reports v, lower-cased, as a word of placeholderWords or holding one of
+// standInWords. A short ASCII v is lowered without strings.ToLower's copy (text dense with
+// matches tests a value at each); any other the same way ToLower does.
+func saysStandIn(v string) bool {
+	var buf [64]byte
+	ascii := len(v) <= len(buf)
+	for i := 0; ascii && i < len(v); i++ {
+		ascii = v[i] < utf8.RuneSelf
+	}
+	if !ascii {
+		l := strings.ToLower(v)
+		return placeholderWords()[l] || slices.ContainsFunc(standInWords, func(w string) bool { return strings.Contains(l, w) })
+	}
+	l := buf[:len(v)]
+	for i := range l {
+		l[i] = lower[v[i]]
+	}
+	if placeholderWords()[string(l)] {
+		return true
+	}
+	for i, c := range l {
+		if !standInFirst[c] {
+			continue
+		}
+		for _, w := range standInWords {
+			if w[0] == c && i+len(w) <= len(l) && string(l[i:i+len(w)]) == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// standInFirst are the first bytes of standInWords.
+var standInFirst = func() (t [256]bool) {
+	for _, w := range standInWords {
+		t[w[0]] = true
+	}
+	return t
+}()
+
 // enclosed: v begins with pair[0] and ends with pair[1] (<token>, {password}).
 func enclosed(v, pair string) bool {
 	return len(v) >= 2 && v[0] == pair[0] && v[len(v)-1] == pair[1]
@@ -652,4 +720,310 @@ func notRandom(v string) bool {
 		digit = digit || c >= '0' && c <= '9'
 	}
 	return !letter || !digit || placeholder(v)
+}
+
+// The classes the pre and tail functions below read, as their regexps spell them.
+var (
+	tokenClass  = classOf("A-Za-z0-9._~+/-")                   // a bearer credential
+	bareClass   = classOf("^\t\n\f\r \"'`,;&|<>{}[]\\")        // an unquoted assignment's value
+	wordClass   = classOf("^\t\n\f\r \"'")                     // env's value, cli_password's password
+	pemClass    = classOf("A-Za-z0-9+/=\t\n\f\r \\:,-")        // a PEM body cut from its END
+	base64Class = classOf("A-Za-z0-9+/")                       // a PEM body's line
+	pemHeaders  = []string{"PRIVATE KEY", "PRIVATE KEY BLOCK"} // what a BEGIN line ends with
+)
+
+// bareValue is the assignment rules' tail: an unquoted value's run.
+func bareValue(s string, at, end int) int { return skip(s, at, end, bareClass) }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+
+// skip is where the run of class bytes from s[i] ends, not past end.
+func skip(s string, i, end int, class *[256]bool) int {
+	for i < end && class[s[i]] {
+		i++
+	}
+	return i
+}
+
+func skipSpace(s string, i, end int) int {
+	for i < end && isSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
+// over is a tail: the run of class bytes (as spec spells them, see classOf).
+func over(spec string) func(s string, at, end int) int {
+	class := classOf(spec)
+	return func(s string, at, end int) int { return skip(s, at, end, class) }
+}
+
+// prefixed is a pre for a token of a published prefix and a class's run (its tail): the
+// window holds n bytes, the prefix and the run's least length.
+func prefixed(n int) func(s string, p, _, end int) int {
+	return func(s string, p, _, end int) int { return min(end, p+n) }
+}
+
+// jwtDots is jwt's pre: the header (the run from the anchor) ends in a dot, and the payload
+// of 10 or more in another; the window ends there, before the signature (the tail).
+func jwtDots(s string, p, e, end int) int {
+	if e >= end || s[e] != '.' {
+		return -1
+	}
+	j := e + 1
+	for j < end && (isWord(s[j]) || s[j] == '-') {
+		j++
+	}
+	if j-e-1 < 10 || j >= end || s[j] != '.' {
+		return -1
+	}
+	return j + 1
+}
+
+// bearerValue is the bearer rule's pre: blanks after the word and a credential of 8 or
+// more.
+func bearerValue(s string, p, _, end int) int {
+	i := p + len("bearer")
+	j := skipSpace(s, i, end)
+	k := skip(s, j, end, tokenClass)
+	if j == i || k-j < 8 {
+		return -1
+	}
+	for k < end && s[k] == '=' {
+		k++
+	}
+	return min(end, k+1)
+}
+
+// authValue is the Authorization rule's pre: a quote, blanks, : or =, blanks and a quote,
+// then a credential of 8 or more, alone or after a scheme and blanks.
+func authValue(s string, p, _, end int) int {
+	i := p + len("authorization")
+	if i < end && (s[i] == '"' || s[i] == '\'') {
+		i++
+	}
+	if i = skipSpace(s, i, end); i >= end || s[i] != ':' && s[i] != '=' {
+		return -1
+	}
+	if i = skipSpace(s, i+1, end); i < end && (s[i] == '"' || s[i] == '\'') {
+		i++
+	}
+	k := skip(s, i, end, tokenClass)
+	long := k-i >= 8
+	if j := skipSpace(s, k, end); j > k { // a scheme's blanks, and the credential
+		if l := skip(s, j, end, tokenClass); l-j >= 8 {
+			long, k = true, l
+		}
+	}
+	if !long {
+		return -1
+	}
+	for k < end && s[k] == '=' {
+		k++
+	}
+	return min(end, k+1)
+}
+
+// cliUser is cli_password's pre for -u: -u or -user, = or blanks, then a value with a colon
+// in it (user:pass, "user:pass", 'user:pass'); the window ends with it.
+func cliUser(s string, p, _, end int) int {
+	i := p + len("-u")
+	if i > end {
+		return -1
+	}
+	if strings.HasPrefix(s[i:end], "ser") {
+		i += len("ser")
+	}
+	if i < end && s[i] == '=' {
+		i++
+	} else if j := skipSpace(s, i, end); j > i {
+		i = j
+	} else {
+		return -1
+	}
+	if i >= end {
+		return -1
+	}
+	if q := s[i]; q == '"' || q == '\'' {
+		j := i + 1
+		for j < end && s[j] != q && s[j] != ':' && !isSpace(s[j]) {
+			j++
+		}
+		if j >= end || s[j] != ':' {
+			return -1
+		}
+		if k := strings.IndexByte(s[j+1:end], q); k >= 1 {
+			return j + k + 2
+		}
+		return -1
+	}
+	j := i
+	for j < end && s[j] != ':' && wordClass[s[j]] {
+		j++
+	}
+	if j >= end || s[j] != ':' {
+		return -1
+	}
+	if k := skip(s, j+1, end, wordClass); k > j+1 {
+		return min(end, k+1)
+	}
+	return -1
+}
+
+// pemValue is gcp_private_key's pre: blanks, a colon, blanks and a quote before -----BEGIN;
+// the window ends with it, before the tail.
+func pemValue(s string, p, _, end int) int {
+	i := skipSpace(s, p+len(`"private_key"`), end)
+	if i >= end || s[i] != ':' {
+		return -1
+	}
+	if i = skipSpace(s, i+1, end); i >= end || s[i] != '"' || !strings.HasPrefix(s[i+1:end], "-----BEGIN") {
+		return -1
+	}
+	return i + 1 + len("-----BEGIN")
+}
+
+// pemHeader is the pre of a PEM block cut from its END: a BEGIN line of a private key's
+// (the letters, digits and blanks after BEGIN end in one of pemHeaders, and -----
+// follows); the window ends with it, before the body (the tail).
+func pemHeader(s string, p, _, end int) int {
+	i := p + len("-----BEGIN")
+	j := i
+	for j < end && ('A' <= s[j] && s[j] <= 'Z' || '0' <= s[j] && s[j] <= '9' || s[j] == ' ') {
+		j++
+	}
+	if !slices.ContainsFunc(pemHeaders, func(h string) bool { return strings.HasSuffix(s[i:j], h) }) ||
+		!strings.HasPrefix(s[j:end], "-----") {
+		return -1
+	}
+	return j + len("-----")
+}
+
+// pemLines is the tail of a PEM body found without BEGIN or END: its first line's padding,
+// then each line break and a line of 16 or more, as the rule's regexp spells them (its
+// \\r?\\n reads \r\n or \\n).
+func pemLines(s string, at, end int) int {
+	for {
+		for at < end && s[at] == '=' {
+			at++
+		}
+		n := 0
+		for _, br := range []string{"\r\n", "\n", `\r\n`, `\\n`} {
+			if strings.HasPrefix(s[at:end], br) {
+				n = len(br)
+				break
+			}
+		}
+		l := skip(s, at+n, end, base64Class)
+		if n == 0 || l-at-n < 16 {
+			return at
+		}
+		at = l
+	}
+}
+
+// envValue is the diagnostic env rule's pre: the name (the run from the anchor) ends in =
+// or in a quote, a colon and a quote (blanks around it), and a value follows; the window
+// ends with its first byte, before the tail.
+func envValue(s string, p, e, end int) int {
+	if e >= end || s[e] != '=' && s[e] != '"' {
+		return -1
+	}
+	v := e + 1
+	if s[e] == '"' {
+		if v = skipSpace(s, v, end); v >= end || s[v] != ':' {
+			return -1
+		}
+		if v = skipSpace(s, v+1, end); v >= end || s[v] != '"' {
+			return -1
+		}
+		v++
+	}
+	if v >= end || !wordClass[s[v]] {
+		return -1
+	}
+	return v + 1
+}
+
+// urlValue is url_query's pre: the name is followed by = and a value; the window ends with
+// its first byte, before the tail.
+func urlValue(s string, p, _, end int) int {
+	i := p + 1
+	for i < end && (isWord(s[i]) || s[i] == '-') {
+		i++
+	}
+	if i+1 >= end || s[i] != '=' || !urlClass[s[i+1]] {
+		return -1
+	}
+	return i + 2
+}
+
+var urlClass = classOf("^&#\t\n\f\r \"'<>[]\\")
+
+// awsSecretKey is aws_secret's pre for secret_access_key: the name's other words, a quote,
+// blanks, the separator, blanks and a quote, then 40 characters of the secret's class and
+// no 41st; the window ends past them and the byte after them.
+func awsSecretKey(s string, p, _, end int) int {
+	i := p + len("secret")
+	for _, w := range []string{"access", "key"} {
+		if i < end && (s[i] == '_' || s[i] == '-') {
+			i++
+		}
+		if i > end || !hasPrefix(s[i:end], w, true) {
+			return -1
+		}
+		i += len(w)
+	}
+	if i < end && (s[i] == '"' || s[i] == '\'') {
+		i++
+	}
+	if i = skipSpace(s, i, end); i >= end || strings.IndexByte(":=|", s[i]) < 0 {
+		return -1
+	}
+	if i = skipSpace(s, i+1, end); i < end && (s[i] == '"' || s[i] == '\'') {
+		i++
+	}
+	if skip(s, i, min(end, i+41), awsClass) != i+40 {
+		return -1
+	}
+	return min(end, i+41)
+}
+
+var awsClass = classOf("A-Za-z0-9/+=") // an AWS secret access key
+
+// assignWindow is the assignment rules' pre (see assignValue): past the operator at the
+// name's separator and blanks, a quoted value's window ends past its closing quote, and an
+// unquoted one's with its first byte, before the tail; the operator's first byte alone
+// (= of :=) may also begin an unquoted value, when the value after the operator is none.
+func assignWindow(s string, p, _, end int) int {
+	o := sepAt(s, p, ":=")
+	if o < 0 || o >= end {
+		return -1
+	}
+	win := -1
+	if k := skip(s, o+1, end, bareClass); k > o+1 {
+		win = k + 1
+	}
+	i := o + 1
+	if i < end && (s[i] == '=' || s[i] == '>') {
+		i++
+	}
+	i = skipSpace(s, i, end)
+	q := i
+	if q+1 < end && s[q] == '\\' {
+		q++
+	}
+	switch {
+	case q < end && (s[q] == '"' || s[q] == '\''):
+		c := q + 1
+		for c < end && s[c] != s[q] && s[c] != '\\' && s[c] != '\r' && s[c] != '\n' {
+			c++
+		}
+		if c > q+1 && c < end && (s[c] == s[q] || s[c] == '\\' && c+1 < end && s[c+1] == s[q]) { // closed
+			win = max(win, c+3)
+		}
+	case i < end && bareClass[s[i]]:
+		return i + 1
+	}
+	return min(end, win)
 }
