@@ -4,15 +4,13 @@ package hooks
 
 import (
 	"path/filepath"
-	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/claude-mem/claude-mem-go/nesting"
+	"github.com/claude-mem/claude-mem-go/redact"
 )
 
 // MaxInput is the most stdin hook mode reads; a larger event is discarded with a WARN.
@@ -212,51 +210,11 @@ func skipValue(s string, i int) int {
 	return j
 }
 
-// unquote decodes the JSON string literal q (valid), in at most one copy: none when it
-// holds no escape.
+// unquote decodes the JSON string literal q (valid: gjson checked the input), in at most
+// one copy: none when it holds no escape.
 func unquote(q string) string {
-	body := q[1 : len(q)-1]
-	i := strings.IndexByte(body, '\\')
-	if i < 0 {
-		return body
-	}
-	b := make([]byte, 0, len(body))
-	for i >= 0 {
-		b = append(b, body[:i]...)
-		e := body[i+1]
-		body = body[i+2:]
-		switch e {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r := hex4(body)
-			body = body[4:]
-			if utf16.IsSurrogate(r) && len(body) >= 6 && body[0] == '\\' && body[1] == 'u' {
-				if d := utf16.DecodeRune(r, hex4(body[2:])); d != utf8.RuneError {
-					r, body = d, body[6:]
-				}
-			}
-			b = utf8.AppendRune(b, r) // a lone surrogate: U+FFFD
-		default: // " \ /
-			b = append(b, e)
-		}
-		i = strings.IndexByte(body, '\\')
-	}
-	b = append(b, body...)
-	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
-}
-
-func hex4(s string) rune {
-	n, _ := strconv.ParseUint(s[:4], 16, 32)
-	return rune(n)
+	s, _ := redact.Unquote(q)
+	return s
 }
 
 func raw(root gjson.Result, path string) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxDepth bounds how deep CapturedJSON walks (objects, arrays, and JSON held in a string):
@@ -273,6 +274,18 @@ func (w *walker) number() bool {
 	return true
 }
 
+// Unquote decodes the JSON string token q (its quotes included) as CapturedJSON reads one:
+// q's own bytes when it holds no escape, else one copy. ok is false unless q is exactly one
+// valid string token.
+func Unquote(q string) (s string, ok bool) {
+	if q == "" || q[0] != '"' {
+		return "", false
+	}
+	w := walker{src: q}
+	s, ok = w.str()
+	return s, ok && w.pos == len(q)
+}
+
 // str reads the string token at pos and returns it decoded: the source itself when it holds
 // no escape.
 func (w *walker) str() (string, bool) {
@@ -285,14 +298,20 @@ func (w *walker) str() (string, bool) {
 		w.pos = i + 1
 		return s[start+1 : i], true
 	}
-	b := make([]byte, 0, i-start+64)
+	// The decoded text is no longer than the token: sized once, a 15 MB prompt is not
+	// copied again and again as its buffer grows.
+	n := i - start + 64
+	if e := (walker{src: s, pos: start}); e.skipStr() {
+		n = e.pos - start
+	}
+	b := make([]byte, 0, n)
 	b = append(b, s[start+1:i]...)
 	for i < len(s) {
 		c := s[i]
 		switch {
 		case c == '"':
 			w.pos = i + 1
-			return string(b), true
+			return unsafe.String(unsafe.SliceData(b), len(b)), true // b is never written again
 		case c < 0x20:
 			return "", false
 		case c != '\\':
