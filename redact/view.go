@@ -54,18 +54,7 @@ func (b *builder) view() *view {
 // itself or its spelling in text that holds JSON or code (\u001b, \x1b, \033). nil when s
 // has none (the common case: nothing is allocated).
 func escView(s string) *view {
-	first := -1
-	for i := strings.IndexAny(s, "\x1b\\"); i >= 0 && i < len(s); {
-		if escLen(s, i) > 0 {
-			first = i
-			break
-		}
-		j := strings.IndexAny(s[i+1:], "\x1b\\")
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
+	first := firstAt(s, "\x1b\\", func(i int) bool { return escLen(s, i) > 0 })
 	if first < 0 || len(s) > 1<<31-1 {
 		return nil
 	}
@@ -159,18 +148,7 @@ func escLen(s string, i int) int {
 // form body, a redirect's query), each %XX one byte and each + a space;
 // nil when s holds none.
 func pctView(s string) *view {
-	first := -1
-	for i := strings.IndexByte(s, '%'); i >= 0; {
-		if pct(s, i) >= 0 {
-			first = i
-			break
-		}
-		j := strings.IndexByte(s[i+1:], '%')
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
+	first := firstAt(s, "%", func(i int) bool { return pct(s, i) >= 0 })
 	if first < 0 || len(s) > 1<<31-1 {
 		return nil
 	}
@@ -211,6 +189,21 @@ func unhex(c byte) int {
 		return int(c - '0')
 	case 'a' <= c|0x20 && c|0x20 <= 'f':
 		return int(c|0x20-'a') + 10
+	}
+	return -1
+}
+
+// firstAt is the first offset of s that holds one of chars and passes at, or -1.
+func firstAt(s, chars string, at func(i int) bool) int {
+	for i := 0; i < len(s); {
+		j := strings.IndexAny(s[i:], chars)
+		if j < 0 {
+			return -1
+		}
+		if i += j; at(i) {
+			return i
+		}
+		i++
 	}
 	return -1
 }
