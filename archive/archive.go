@@ -95,7 +95,8 @@ type Counts struct {
 }
 
 // Export writes the filter's memory to w: the header (version is the product's version,
-// now the export time), then sessions, prompts, observations and summaries.
+// now the export time), then sessions, prompts, observations and summaries. A nil db is
+// an empty memory (nothing captured yet, no database): the header alone.
 func Export(ctx context.Context, db *store.DB, w io.Writer, f store.ExportFilter, version string, now time.Time) (Counts, error) {
 	var c Counts
 	bw := bufio.NewWriter(w)
@@ -104,6 +105,9 @@ func Export(ctx context.Context, db *store.DB, w io.Writer, f store.ExportFilter
 	err := enc.Encode(Header{Kind: KindHeader, Format: Format, Product: Product, Version: version, ExportedAt: stamp(now)})
 	if err != nil {
 		return c, err
+	}
+	if db == nil {
+		return c, bw.Flush()
 	}
 	err = db.Export(ctx, f, store.ExportVisitor{
 		Session: func(s store.Session) error {

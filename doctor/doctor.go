@@ -20,6 +20,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/internal/textwrap"
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/observer/prompt"
@@ -38,15 +39,16 @@ type Inputs struct {
 	Hook       string // the running executable, named in findings
 	PluginRoot string
 	Settings   *settings.Settings
-	DataDirErr error
-	Env        settings.Env
-	GOOS       string
-	Home       string
-	Now        func() time.Time
-	Loc        *time.Location // the local day of costs and the budget; nil is UTC
-	Lineage    []string       // darwin: the process ancestry for the desktop-app auth rule
-	Journal    *journal.Journal
-	FreeBytes  func(dir string) (uint64, error) // journal.FreeBytes; nil: not checked
+	// Memory is the data dir's memory (its DataDirErr: why the data dir cannot be used),
+	// read as it is: doctor stores nothing that waits in its Journal.
+	Memory    memory.Memory
+	Env       settings.Env
+	GOOS      string
+	Home      string
+	Now       func() time.Time
+	Loc       *time.Location                   // the local day of costs and the budget; nil is UTC
+	Lineage   []string                         // darwin: the process ancestry for the desktop-app auth rule
+	FreeBytes func(dir string) (uint64, error) // journal.FreeBytes; nil: not checked
 }
 
 // Report is the doctor report as a value: the documented, stable shape of `hook doctor --json` (README: "hook doctor").
@@ -145,7 +147,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	r.Observer.Enabled, r.Observer.MaxConcurrentAgents = s.MaxConcurrentAgents > 0, s.MaxConcurrentAgents
 	var err error
 	var refused *private.Error
-	if errors.As(in.DataDirErr, &refused) {
+	if errors.As(in.Memory.DataDirErr, &refused) {
 		// Nothing in a data dir another user could write is read: its finding says so.
 	} else if r.Health, err = health.Load(s.DataDir); err != nil {
 		r.Findings = append(r.Findings, "health.json unreadable: "+err.Error())
@@ -181,9 +183,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	if loc == nil {
 		loc = time.UTC // the store's day arithmetic needs a location
 	}
-	if in.DataDirErr != nil {
-		storeErr = in.DataDirErr
-	} else if db, err := store.OpenReadOnly(filepath.Join(s.DataDir, settings.DBFile)); err == nil {
+	if db, err := in.Memory.ReadStored(); err == nil {
 		if c, err := db.Counts(ctx); err == nil {
 			r.Queue = &Queue{Pending: c.Pending, Processing: c.Processing, Done: c.Done, Failed: c.Failed}
 		} else {
@@ -208,10 +208,10 @@ func Build(ctx context.Context, in Inputs) *Report {
 		r.Queue = &Queue{Error: storeErr.Error()}
 	}
 	var js journal.Status
-	if in.Journal != nil && in.DataDirErr == nil {
-		js = in.Journal.Status(in.FreeBytes) // it ingests nothing: doctor shows the backlog as it is
-		js.Unkept = in.Journal.Probe()
-		r.Journal = journalReport(in.Journal, js, r.Health)
+	if j := in.Memory.Journal; j != nil && in.Memory.DataDirErr == nil {
+		js = j.Status(in.FreeBytes) // it ingests nothing: doctor shows the backlog as it is
+		js.Unkept = j.Probe()
+		r.Journal = journalReport(j, js, r.Health)
 	}
 
 	if r.Observer.Enabled && binErr == nil && authErr == nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
@@ -48,7 +49,7 @@ func TestFindingsAreAnEmptyListWhenAllIsWell(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := Build(context.Background(), Inputs{
-				Version: "test", Hook: "/x/bin/hook", Settings: s, Env: env, GOOS: runtime.GOOS, Home: dir,
+				Version: "test", Hook: "/x/bin/hook", Settings: s, Memory: memory.Memory{DataDir: s.DataDir}, Env: env, GOOS: runtime.GOOS, Home: dir,
 				Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) },
 			})
 			b, _ := json.Marshal(r)
@@ -189,7 +190,7 @@ func buildAt(t *testing.T, env settings.Env) *Report {
 		t.Fatal(err)
 	}
 	return Build(context.Background(), Inputs{
-		Version: "test", Hook: "/x/bin/hook", Settings: s, Env: env, GOOS: runtime.GOOS, Home: env["HOME"],
+		Version: "test", Hook: "/x/bin/hook", Settings: s, Memory: memory.Memory{DataDir: s.DataDir}, Env: env, GOOS: runtime.GOOS, Home: env["HOME"],
 		Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) },
 	})
 }
@@ -232,7 +233,7 @@ func TestRedactionCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(data, settings.DBFile)
-	db, err := store.Open(path) // the schema
+	db, err := memory.Memory{DataDir: data}.OpenWrite() // the schema
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,9 +314,9 @@ func TestJournalFindings(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := Build(context.Background(), Inputs{
-				Version: "test", Hook: "/x/bin/hook", Settings: s, Env: env, GOOS: runtime.GOOS, Home: dir,
-				Now:     func() time.Time { return now },
-				Journal: j, FreeBytes: func(string) (uint64, error) { return tc.free, nil },
+				Version: "test", Hook: "/x/bin/hook", Settings: s, Memory: memory.Memory{DataDir: s.DataDir, Journal: j}, Env: env, GOOS: runtime.GOOS, Home: dir,
+				Now:       func() time.Time { return now },
+				FreeBytes: func(string) (uint64, error) { return tc.free, nil },
 			})
 			if r.Journal == nil || r.Journal.Records != 1 || r.Journal.Dir != j.Dir || len(r.Journal.FallbackDirs) != 1 {
 				t.Fatalf("journal = %+v, want 1 record in %s with one fallback dir", r.Journal, j.Dir)
@@ -462,7 +463,7 @@ func TestStrandedAnswersFinding(t *testing.T) {
 			if err := settings.EnsureDataDir(data); err != nil {
 				t.Fatal(err)
 			}
-			db, err := store.Open(filepath.Join(data, settings.DBFile))
+			db, err := memory.Memory{DataDir: data}.OpenWrite()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -498,7 +499,7 @@ func TestStrandedAnswersFinding(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := Build(ctx, Inputs{Version: "test", Hook: "/x/bin/hook", Settings: s, Env: env, GOOS: runtime.GOOS, Home: dir,
+			r := Build(ctx, Inputs{Version: "test", Hook: "/x/bin/hook", Settings: s, Memory: memory.Memory{DataDir: s.DataDir}, Env: env, GOOS: runtime.GOOS, Home: dir,
 				Now:       func() time.Time { return at.Add(time.Minute) },
 				FreeBytes: func(string) (uint64, error) { return tc.free, nil }})
 			found := ""

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -44,7 +45,7 @@ func TestDataDirRefused(t *testing.T) {
 			env := settings.Env{"HOME": home, "CLAUDE_MEM_DATA_DIR": data, "ANTHROPIC_API_KEY": "sk-ant-api03-doctor-test-key-0000000000", "PATH": ""}
 			s, dirErr := settings.Load(env, filepath.Join(home, "xdg"), runtime.GOOS)
 			r := Build(context.Background(), Inputs{
-				Version: "test", Hook: "/x/bin/hook", Settings: s, DataDirErr: dirErr, Env: env, GOOS: runtime.GOOS, Home: home,
+				Version: "test", Hook: "/x/bin/hook", Settings: s, Memory: memory.Memory{DataDir: s.DataDir, DataDirErr: dirErr}, Env: env, GOOS: runtime.GOOS, Home: home,
 				Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) },
 			})
 			if tc.fix == "" {

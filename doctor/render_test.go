@@ -14,6 +14,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -82,7 +83,7 @@ func TestVerdictAndMarkers(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := Build(context.Background(), Inputs{Version: "test", Hook: "/x/bin/hook", Settings: s, Env: env, GOOS: runtime.GOOS,
-				Home: root, Now: func() time.Time { return now }, Journal: j})
+				Home: root, Now: func() time.Time { return now }, Memory: memory.Memory{DataDir: s.DataDir, Journal: j}})
 			var out bytes.Buffer
 			Render(&out, r, false, 100)
 			text := out.String()

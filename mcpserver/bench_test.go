@@ -23,7 +23,7 @@ var benchWords = []string{"kalo", "cachesync", "dbauth", "renvex", "lockparse", 
 func BenchmarkSearch100k(b *testing.B) {
 	ctx := context.Background()
 	w := newWorld(b)
-	db, err := store.Open(w.dbPath)
+	db, err := w.mem.OpenWrite()
 	if err != nil {
 		b.Fatal(err)
 	}

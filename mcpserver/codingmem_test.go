@@ -9,7 +9,6 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/archive"
 	"github.com/claude-mem/claude-mem-go/internal/codingmem"
-	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // TestCodingMemSearch holds the search tool to hit@5 >= 0.9 on the project's coding-memory
@@ -30,7 +29,7 @@ func TestCodingMemSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	db, err := store.Open(w.dbPath)
+	db, err := w.mem.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func leftRaw(s string) string {
 // the plain record beside it comes out byte for byte.
 func TestAnswersAreInert(t *testing.T) {
 	w := newWorld(t)
-	db, err := store.Open(w.dbPath)
+	db, err := w.mem.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}

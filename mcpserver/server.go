@@ -9,22 +9,23 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // Deps is everything the server uses, passed in by cmd/hook.
 type Deps struct {
-	DBPath     string // <data>/claude-mem.db
-	DataDirErr error  // the data dir is unusable: every tool says so
+	// Memory is the data dir's memory: the tools read it through one long-lived reader,
+	// which stores what waits in the capture journal before every read, so what was captured
+	// a moment ago is found; remember writes through it.
+	Memory memory.Memory
 	// Cwd is the server's working directory: its project (project.Derive with Project) is
 	// the tools' default project, and a refused or excluded cwd turns memory off.
 	Cwd     string
@@ -35,9 +36,6 @@ type Deps struct {
 	Now       func() time.Time // the clock: since/until ages, a note's time
 	Loc       *time.Location   // the user's zone: a date in since/until is its local midnight; nil is UTC
 	Log       zerolog.Logger
-	// Ingest brings pending captures into the database; it runs before every read, so
-	// what was captured a moment ago is found. nil: nothing to ingest.
-	Ingest func(context.Context) error
 	// Redact scrubs a note's title and text before it is stored. nil: stored as given.
 	Redact  func(string) string
 	Version string
@@ -49,15 +47,12 @@ type Server struct {
 	proj    project.Project
 	projErr error
 	mcp     *mcp.Server
-
-	mu   sync.Mutex // guards db and dbFi
-	db   *store.DB  // the read-only handle, kept while the file at DBPath is the same file
-	dbFi os.FileInfo
+	reader  *memory.Reader
 }
 
 // New builds the server and its tools. The project is derived once, from d.Cwd.
 func New(d Deps) *Server {
-	s := &Server{d: d}
+	s := &Server{d: d, reader: d.Memory.Reader("mcp")}
 	s.proj, s.projErr = project.Derive(d.Cwd, d.Project)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "claude-mem", Title: "claude-mem memory", Version: d.Version},
 		&mcp.ServerOptions{
@@ -71,14 +66,7 @@ func New(d Deps) *Server {
 }
 
 // Close releases the database handle.
-func (s *Server) Close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.db != nil {
-		s.db.Close()
-		s.db, s.dbFi = nil, nil
-	}
-}
+func (s *Server) Close() { s.reader.Close() }
 
 // Serve answers MCP over in/out (newline-delimited JSON-RPC) until in is closed or ctx is
 // done. Nothing but protocol is written to out.
@@ -104,59 +92,10 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	return err
 }
 
-// readDB returns the read-only handle, reopened when the file at DBPath was replaced
-// (another inode) or appeared since the last call. No transaction or lock is held
-// between calls. store.ErrNoDatabase: nothing was ever captured.
-func (s *Server) readDB() (*store.DB, error) {
-	if s.d.DataDirErr != nil {
-		return nil, s.d.DataDirErr
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	fi, err := os.Stat(s.d.DBPath)
-	if err == nil && s.db != nil && os.SameFile(fi, s.dbFi) {
-		return s.db, nil
-	}
-	if s.db != nil {
-		s.db.Close()
-		s.db, s.dbFi = nil, nil
-	}
-	db, err := store.OpenReadOnly(s.d.DBPath)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err = os.Stat(s.d.DBPath); err != nil {
-		db.Close()
-		return nil, err
-	}
-	s.db, s.dbFi = db, fi
-	return db, nil
-}
-
-// dropDB forgets the handle after a failure that says the file is unusable, so the next
-// call opens it afresh.
-func (s *Server) dropDB(err error) {
-	var ue *store.UnavailableError
-	if !errors.As(err, &ue) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.db != nil {
-		s.db.Close()
-		s.db, s.dbFi = nil, nil
-	}
-}
-
-// read ingests pending captures, then runs fn on the database. errNoMemory: nothing
-// stored yet.
+// read runs fn on the database, read as memory.Reader reads it (what waits in the capture
+// journal stored first). errNoMemory: nothing stored yet.
 func (s *Server) read(ctx context.Context, fn func(*store.DB) error) error {
-	if s.d.Ingest != nil && s.d.DataDirErr == nil {
-		if err := s.d.Ingest(ctx); err != nil {
-			s.d.Log.Warn().Err(err).Msg("mcp: ingesting pending captures failed; reading what is stored")
-		}
-	}
-	db, err := s.readDB()
+	db, _, err := s.reader.Read(ctx)
 	if errors.Is(err, store.ErrNoDatabase) {
 		return errNoMemory
 	}
@@ -165,7 +104,7 @@ func (s *Server) read(ctx context.Context, fn func(*store.DB) error) error {
 		return fmt.Errorf("memory unavailable: %v (details: claude-mem doctor)", err)
 	}
 	if err := fn(db); err != nil {
-		s.dropDB(err)
+		s.reader.Drop(err)
 		return err
 	}
 	return nil

@@ -22,6 +22,8 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
+	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -33,6 +35,7 @@ var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 type world struct {
 	t       testing.TB
 	root    string
+	mem     memory.Memory
 	dbPath  string
 	webDir  string
 	ingests atomic.Int32
@@ -41,7 +44,11 @@ type world struct {
 func newWorld(t testing.TB) *world {
 	t.Helper()
 	root := t.TempDir()
-	w := &world{t: t, root: root, dbPath: filepath.Join(root, "data", "claude-mem.db"), webDir: filepath.Join(root, "src", "web")}
+	w := &world{t: t, root: root, webDir: filepath.Join(root, "src", "web")}
+	data := filepath.Join(root, "data")
+	w.mem = memory.Memory{DataDir: data, Journal: journal.New(data, "", "", "", "", nil), Log: zerolog.Nop(),
+		IngestInto: func(context.Context, *store.DB) error { w.ingests.Add(1); return nil }}
+	w.dbPath = w.mem.Path()
 	for _, d := range []string{filepath.Join(root, "data"), filepath.Join(w.webDir, ".git"), filepath.Join(w.webDir, "pkg")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
@@ -52,10 +59,20 @@ func newWorld(t testing.TB) *world {
 
 func (w *world) deps(cwd string) Deps {
 	return Deps{
-		DBPath: w.dbPath, Cwd: cwd, SessionID: "sess-1",
+		Memory: w.mem, Cwd: cwd, SessionID: "sess-1",
 		Project: project.Options{Home: w.root, GOOS: "linux"},
 		Now:     func() time.Time { return t0.Add(time.Hour) }, Log: zerolog.Nop(), Version: "test",
-		Ingest: func(context.Context) error { w.ingests.Add(1); return nil },
+	}
+}
+
+// waiting leaves a file in the capture journal: every read ingests from then on.
+func (w *world) waiting() {
+	w.t.Helper()
+	if err := os.MkdirAll(w.mem.Journal.Dir, 0o700); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.mem.Journal.Dir, "s.jsonl"), nil, 0o600); err != nil {
+		w.t.Fatal(err)
 	}
 }
 
@@ -81,7 +98,7 @@ func connect(t testing.TB, d Deps) *mcp.ClientSession {
 func (w *world) seed() {
 	w.t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(w.dbPath)
+	db, err := w.mem.OpenWrite()
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -169,6 +186,7 @@ func TestSearch(t *testing.T) {
 		t.Errorf("before any capture: %q", got)
 	}
 	w.seed()
+	w.waiting()
 	ingestsBefore := w.ingests.Load()
 	res := call(t, cs, "search", map[string]any{"query": "login cookie"})
 	if res.IsError {
@@ -368,7 +386,7 @@ func TestBadInput(t *testing.T) {
 func TestBounds(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	db, err := store.Open(w.dbPath)
+	db, err := w.mem.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +493,7 @@ func TestProjectScoping(t *testing.T) {
 					t.Errorf("remember: error %v", res.IsError)
 				}
 			}
-			db, err := store.OpenReadOnly(w.dbPath)
+			db, err := w.mem.ReadStored()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -497,8 +515,9 @@ func TestDatabaseReplaced(t *testing.T) {
 	if got := text(call(t, cs, "search", map[string]any{"query": "cookie"})); !strings.Contains(got, "Login cookie survives reloads") {
 		t.Fatalf("before: %s", got)
 	}
-	other := filepath.Join(w.root, "other.db")
-	db, err := store.Open(other)
+	otherMem := memory.Memory{DataDir: filepath.Join(w.root, "other")}
+	other := otherMem.Path()
+	db, err := otherMem.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,7 +526,7 @@ func TestDatabaseReplaced(t *testing.T) {
 	}
 	db.Close()
 	// A writer can take the write lock while the server is idle: nothing is held.
-	wdb, err := store.Open(w.dbPath)
+	wdb, err := w.mem.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -533,8 +552,9 @@ func TestDatabaseReplaced(t *testing.T) {
 func TestIngestFailureStillAnswers(t *testing.T) {
 	w := newWorld(t)
 	w.seed()
+	w.waiting()
 	d := w.deps(w.webDir)
-	d.Ingest = func(context.Context) error { return errors.New("journal locked") }
+	d.Memory.IngestInto = func(context.Context, *store.DB) error { return errors.New("journal locked") }
 	cs := connect(t, d)
 	if res := call(t, cs, "search", map[string]any{"query": "cookie"}); res.IsError || !strings.Contains(text(res), "Login cookie") {
 		t.Errorf("%s", text(res))

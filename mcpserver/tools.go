@@ -347,9 +347,6 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, a Remembe
 	if s.projErr != nil {
 		return nil, nil, errors.New(s.offText()) // a tool error: the note was not kept
 	}
-	if s.d.DataDirErr != nil {
-		return nil, nil, fmt.Errorf("memory unavailable: %v (details: claude-mem doctor)", s.d.DataDirErr)
-	}
 	title, text := strings.TrimSpace(a.Title), strings.TrimSpace(a.Text)
 	switch {
 	case title == "":
@@ -377,7 +374,7 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, a Remembe
 	if session == "" {
 		session = "model-notes-" + s.proj.Name
 	}
-	db, err := store.Open(s.d.DBPath)
+	db, err := s.d.Memory.OpenWrite()
 	if err != nil {
 		s.d.Log.Error().Err(err).Msg("mcp: database unavailable; note not stored")
 		return nil, nil, fmt.Errorf("memory unavailable, the note was not stored: %v (details: claude-mem doctor)", err)

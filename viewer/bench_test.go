@@ -6,12 +6,12 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -28,7 +28,7 @@ func bigFixture(b *testing.B) *fixture {
 		if bigProject.err != nil {
 			return
 		}
-		db, err := store.Open(filepath.Join(bigProject.dir, "claude-mem.db"))
+		db, err := memory.Memory{DataDir: bigProject.dir}.OpenWrite()
 		if err != nil {
 			bigProject.err = err
 			return
@@ -40,8 +40,9 @@ func bigFixture(b *testing.B) *fixture {
 		b.Fatal(bigProject.err)
 	}
 	f := newFixture(b)
-	f.dbPath = filepath.Join(bigProject.dir, "claude-mem.db")
-	h, err := New(Config{DBPath: f.dbPath, Loc: time.UTC, Now: func() time.Time { return t0 }, Host: testName, Port: testPort, Token: testToken})
+	f.mem = memory.Memory{DataDir: bigProject.dir}
+	f.dbPath = f.mem.Path()
+	h, err := New(Config{Memory: f.mem, Loc: time.UTC, Now: func() time.Time { return t0 }, Host: testName, Port: testPort, Token: testToken})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func bigFixture(b *testing.B) *fixture {
 // fails when a page takes 100 ms or more, or the deep page costs over 3× the first.
 func BenchmarkTimelinePage100k(b *testing.B) {
 	f := bigFixture(b)
-	db, err := store.OpenReadOnly(f.dbPath)
+	db, err := f.mem.ReadStored()
 	if err != nil {
 		b.Fatal(err)
 	}

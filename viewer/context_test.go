@@ -29,7 +29,7 @@ func TestContextPageIsWhatSessionStartRenders(t *testing.T) {
 	loc := time.FixedZone("CET", 3600)
 	f := newFixture(t)
 	var err error
-	f.h, err = New(Config{DBPath: f.dbPath, Loc: loc, ContextObservations: 200, Host: testName, Port: testPort, Token: testToken, Now: func() time.Time { return t0 }})
+	f.h, err = New(Config{Memory: f.mem, Loc: loc, ContextObservations: 200, Host: testName, Port: testPort, Token: testToken, Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/claude-mem/claude-mem-go/doctor"
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
+	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -40,6 +44,7 @@ func testCookie() *http.Cookie {
 type fixture struct {
 	t       testing.TB
 	dir     string
+	mem     memory.Memory
 	dbPath  string
 	h       http.Handler
 	ingests atomic.Int32
@@ -49,10 +54,11 @@ type fixture struct {
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{t: t, dir: t.TempDir()}
-	f.dbPath = filepath.Join(f.dir, settings.DBFile)
+	f.mem = memory.Memory{DataDir: f.dir, Journal: journal.New(f.dir, "", "", "", "", nil), Log: zerolog.Nop(),
+		IngestInto: func(context.Context, *store.DB) error { f.ingests.Add(1); return nil }}
+	f.dbPath = f.mem.Path()
 	h, err := New(Config{
-		DBPath: f.dbPath, JournalDirs: []string{filepath.Join(f.dir, "journal")},
-		Ingest: func(context.Context) error { f.ingests.Add(1); return nil },
+		Memory: f.mem,
 		Report: func(context.Context) *doctor.Report {
 			return &doctor.Report{Version: "test", DataDir: f.dir, OK: false,
 				Findings: []string{"claude-mem: the observer's credential expired"},
@@ -71,12 +77,23 @@ func newFixture(t testing.TB) *fixture {
 // db opens the fixture's database for writing, closed when the test ends.
 func (f *fixture) db() *store.DB {
 	f.t.Helper()
-	db, err := store.Open(f.dbPath)
+	db, err := f.mem.OpenWrite()
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	f.t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// waiting leaves a record in the capture journal: every read ingests from then on.
+func (f *fixture) waiting() {
+	f.t.Helper()
+	if err := os.MkdirAll(f.mem.Journal.Dir, 0o700); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.mem.Journal.Dir, "s.jsonl"), []byte("{}\n"), 0o600); err != nil {
+		f.t.Fatal(err)
+	}
 }
 
 // observe stores observations (and a summary) for a session the way the observer does:

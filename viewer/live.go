@@ -49,7 +49,7 @@ type liveItem struct {
 }
 
 // liveEvents streams observations stored after the page's last one (server-sent events).
-// Each connected page polls on its own, every Poll, opening the database for each look.
+// Each connected page polls on its own, every Poll, through the viewer's one reader.
 // When the file is replaced (a restore, a fresh data dir) its ids mean something else, so
 // the stream says "reset" and ends: the page reloads and starts again from the new file.
 func (s *server) liveEvents(w http.ResponseWriter, r *http.Request) {
@@ -70,7 +70,7 @@ func (s *server) liveEvents(w http.ResponseWriter, r *http.Request) {
 	tick := time.NewTicker(s.cfg.Poll)
 	defer tick.Stop()
 	for {
-		fi, err := os.Stat(s.cfg.DBPath)
+		fi, err := os.Stat(s.cfg.Memory.Path())
 		if err == nil && file != nil && !os.SameFile(fi, file) {
 			fmt.Fprint(w, "event: reset\ndata: {}\n\n")
 			fl.Flush()
@@ -99,13 +99,14 @@ func (s *server) liveEvents(w http.ResponseWriter, r *http.Request) {
 
 // after returns the observations stored after id last.
 func (s *server) after(r *http.Request, last int64) ([]store.Observation, error) {
-	db, err := store.OpenReadOnly(s.cfg.DBPath)
+	db, err := s.reader.Stored()
 	if errors.Is(err, store.ErrNoDatabase) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
-	return db.ObservationsAfter(r.Context(), last, 100)
+	obs, err := db.ObservationsAfter(r.Context(), last, 100)
+	s.reader.Drop(err)
+	return obs, err
 }

@@ -2,7 +2,6 @@ package viewer
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/doctor"
 	"github.com/claude-mem/claude-mem-go/forget"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -25,9 +25,10 @@ import (
 const pageSize = 50
 
 type server struct {
-	cfg   Config
-	csrf  string
-	pages map[string]*template.Template
+	cfg    Config
+	reader *memory.Reader
+	csrf   string
+	pages  map[string]*template.Template
 }
 
 // New returns the viewer's handler: every page behind the guard.
@@ -45,7 +46,7 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &server{cfg: cfg, csrf: csrf, pages: map[string]*template.Template{}}
+	s := &server{cfg: cfg, reader: cfg.Memory.Reader("viewer"), csrf: csrf, pages: map[string]*template.Template{}}
 	if err := s.parse(); err != nil {
 		return nil, err
 	}
@@ -161,40 +162,35 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 type message struct{ Heading, Text string }
 
-// open ingests pending journals and opens the database for one request, so a database
-// replaced or migrated while the viewer runs is simply the one the next request sees. A
-// data dir with nothing captured yet is a nil *store.DB and no error: pages show their
-// empty state. notice is an ingestion problem worth showing; reading goes on without it.
-func (s *server) open(ctx context.Context, write bool) (db *store.DB, notice string, err error) {
-	if s.cfg.Ingest != nil {
-		if err := s.cfg.Ingest(ctx); err != nil {
-			notice = "Captured records waiting in journals could not be stored yet: " + err.Error()
-		}
-	}
-	if write {
-		db, err = store.Open(s.cfg.DBPath)
-		return db, notice, err
-	}
-	db, err = store.OpenReadOnly(s.cfg.DBPath) // it upgrades a database an older claude-mem wrote
-	if errors.Is(err, store.ErrNoDatabase) {
-		return nil, notice, nil
-	}
-	return db, notice, err
-}
-
-// withDB runs fn with the request's database (nil when nothing is stored yet).
+// withDB runs fn with the database as the viewer's reader reads it, pending journals
+// stored first, so a database replaced while the viewer runs is the one the next request
+// sees. With nothing captured yet db is nil: pages show their empty state. notice is an
+// ingestion problem worth showing; reading goes on without what it left waiting.
 func (s *server) withDB(w http.ResponseWriter, r *http.Request, fn func(db *store.DB, notice string) error) {
-	db, notice, err := s.open(r.Context(), false)
+	db, unstored, err := s.reader.Read(r.Context())
+	if errors.Is(err, store.ErrNoDatabase) {
+		db, err = nil, nil
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if db != nil {
-		defer db.Close()
+	notice := ""
+	if unstored != nil {
+		notice = "Captured records waiting in journals could not be stored yet: " + unstored.Err.Error()
 	}
 	if err := fn(db, notice); err != nil {
+		s.reader.Drop(err)
 		s.fail(w, r, err)
 	}
+}
+
+// journalDirs are the dirs forget removes a forgotten session's journals from.
+func (s *server) journalDirs() []string {
+	if s.cfg.Memory.Journal == nil {
+		return nil
+	}
+	return s.cfg.Memory.Journal.Dirs()
 }
 
 func (s *server) projects(w http.ResponseWriter, r *http.Request) {
@@ -531,7 +527,7 @@ func (s *server) forgetConfirm(w http.ResponseWriter, r *http.Request) {
 		if db == nil {
 			return store.ErrNotFound
 		}
-		plan, err := forget.Preview(r.Context(), db, s.cfg.JournalDirs, t.selector())
+		plan, err := forget.Preview(r.Context(), db, s.journalDirs(), t.selector())
 		if err != nil {
 			return err
 		}
@@ -549,16 +545,16 @@ func (s *server) forgetApply(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r, "Forget needs a record id (12, S3, P7) or a session.")
 		return
 	}
-	db, notice, err := s.open(r.Context(), true)
+	db, err := s.cfg.Memory.Write(r.Context(), "viewer")
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	defer db.Close()
-	plan, err := forget.Apply(r.Context(), db, s.cfg.JournalDirs, t.selector(), r.PostFormValue("vacuum") == "1")
+	plan, err := forget.Apply(r.Context(), db, s.journalDirs(), t.selector(), r.PostFormValue("vacuum") == "1")
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, http.StatusOK, "forget", page{Title: "Forgotten", Nav: "projects", Notice: notice, Data: forgetData{Target: t, Plan: plan, Done: true}})
+	s.render(w, http.StatusOK, "forget", page{Title: "Forgotten", Nav: "projects", Data: forgetData{Target: t, Plan: plan, Done: true}})
 }

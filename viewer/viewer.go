@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/doctor"
+	"github.com/claude-mem/claude-mem-go/memory"
 )
 
 //go:embed templates/*.html
@@ -36,10 +37,10 @@ var staticFS embed.FS
 // Config is what a viewer serves: paths, clock and the parts of other packages it shows,
 // as values.
 type Config struct {
-	DBPath      string
-	JournalDirs []string                             // handed to forget, which removes a forgotten session's journals
-	Ingest      func(context.Context) error          // stores pending capture journals; called before reads
-	Report      func(context.Context) *doctor.Report // the doctor report (§13) for health and settings
+	// Memory is what the pages show, read through one long-lived reader (pending capture
+	// journals stored before each page's read); forget writes through it.
+	Memory memory.Memory
+	Report func(context.Context) *doctor.Report // the doctor report (§13) for health and settings
 	Loc         *time.Location                       // dates are shown in this zone; nil is UTC
 	BudgetUSD   float64                              // CLAUDE_MEM_DAILY_BUDGET_USD, shown on the cost page
 	Now         func() time.Time

@@ -272,6 +272,7 @@ func TestUnknownIDsAre404Pages(t *testing.T) {
 
 func TestProjectsPage(t *testing.T) {
 	f, _ := seeded(t)
+	f.waiting()
 	body := f.get("/", 200)
 	for _, want := range []string{`href="/timeline?project=alpha"`, `href="/timeline?project=beta"`, "Mon 30 Nov 2026 09:00 UTC"} {
 		if !strings.Contains(body, want) {
@@ -291,16 +292,16 @@ func TestProjectsPage(t *testing.T) {
 func TestIngestRunsBeforeTheRead(t *testing.T) {
 	f := newFixture(t)
 	var fail error
-	h, err := New(Config{DBPath: f.dbPath, Loc: time.UTC, Now: func() time.Time { return t0 }, Host: testName, Port: testPort, Token: testToken,
-		Ingest: func(ctx context.Context) error {
-			if fail != nil {
-				return fail
-			}
-			db := f.db()
-			defer db.Close()
-			f.observe(db, "journaled", "from-journal", []store.Observation{{Type: "change", Title: "ingested", At: t0}}, nil)
-			return nil
-		}})
+	f.waiting()
+	m := f.mem
+	m.IngestInto = func(ctx context.Context, db *store.DB) error {
+		if fail != nil {
+			return fail
+		}
+		f.observe(db, "journaled", "from-journal", []store.Observation{{Type: "change", Title: "ingested", At: t0}}, nil)
+		return nil
+	}
+	h, err := New(Config{Memory: m, Loc: time.UTC, Now: func() time.Time { return t0 }, Host: testName, Port: testPort, Token: testToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +550,7 @@ func TestLiveStreamSendsNewObservations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(Config{DBPath: f.dbPath, Loc: time.UTC, Now: time.Now, Host: testName, Port: port, Token: testToken, Poll: 20 * time.Millisecond})
+	h, err := New(Config{Memory: f.mem, Loc: time.UTC, Now: time.Now, Host: testName, Port: port, Token: testToken, Poll: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -654,7 +655,7 @@ func TestListenHoldsBothLoopbacks(t *testing.T) {
 		}
 	}
 	f, _ := seeded(t)
-	h, err := New(Config{DBPath: f.dbPath, Loc: time.UTC, Now: time.Now, Host: testName, Port: port, Token: testToken})
+	h, err := New(Config{Memory: f.mem, Loc: time.UTC, Now: time.Now, Host: testName, Port: port, Token: testToken})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ var doctorCommand = &command{
 func doctorCmd(p *proc, asJSON, retry, verbose bool) int {
 	ctx, stop := signalContext()
 	defer stop()
-	st := setup(p)
+	st := setupFor(p, retry) // --retry writes (health.json); the report alone reads
 	defer st.closeLog.Close()
 	s := st.s
 	if retry && st.dataDirErr == nil {
@@ -85,7 +85,7 @@ func retryNow(ctx context.Context, p *proc, st *envState) (int, <-chan struct{},
 	if err := m.Ingest(ctx); err != nil {
 		return 0, nil, err
 	}
-	db, err := store.OpenReadOnly(m.DBPath)
+	db, err := m.ReadStored()
 	if errors.Is(err, store.ErrNoDatabase) {
 		return 0, nil, nil
 	}
@@ -115,8 +115,8 @@ func retryNow(ctx context.Context, p *proc, st *envState) (int, <-chan struct{},
 func doctorInputs(ctx context.Context, p *proc, st *envState) doctor.Inputs {
 	in := doctor.Inputs{
 		Version: version, Hook: p.exe, PluginRoot: doctor.PluginRoot(p.env, exeDir(p.exe)),
-		Settings: st.s, DataDirErr: st.dataDirErr, Env: p.env, GOOS: p.goos, Home: settings.Home(p.env, p.goos), Now: p.now, Loc: p.loc,
-		Journal: journalOf(p, st.s), FreeBytes: journal.FreeBytes,
+		Settings: st.s, Memory: memoryOf(p, st), Env: p.env, GOOS: p.goos, Home: settings.Home(p.env, p.goos), Now: p.now, Loc: p.loc,
+		FreeBytes: journal.FreeBytes,
 	}
 	if p.goos == "darwin" {
 		in.Lineage = auth.ParentChain(ctx, auth.ExecRunner{}, p.pid, p.goos)

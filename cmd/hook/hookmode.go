@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -74,13 +73,13 @@ func hookMode(p *proc) (code int) {
 	if errors.As(st.dataDirErr, &refused) {
 		jr.Refused = st.dataDirErr
 	}
+	mem := memoryOf(p, st)
+	mem.WriteOptions = store.OpenOptions{Busy: store.HookBusyTimeout, Hook: true, Upgrade: startUpgrade(p, st), Now: p.now}
 	d := &hooks.Deps{
 		Settings: s, DataDirErr: st.dataDirErr, Journal: jr, Env: p.env, Home: settings.Home(p.env, p.goos), GOOS: p.goos,
 		Hook: p.command, ExecutableDir: exeDir(p.exe), Now: p.now, Loc: p.loc, Log: st.log,
-		Ingest: ingestNoted(p, st),
-		OpenStore: func() (*store.DB, error) {
-			return store.OpenWith(dbPath(s), store.OpenOptions{Busy: store.HookBusyTimeout, Hook: true, Upgrade: startUpgrade(p, st), Now: p.now})
-		},
+		Ingest:      ingestNoted(p, st),
+		OpenStore:   mem.OpenWrite,
 		FreeBytes:   journal.FreeBytes,
 		ClaudeCheck: func(h health.Health) error { _, err := observer.ClaudeStatus(p.env, s, p.goos, h); return err },
 		LoadHealth:  func() (health.Health, error) { return health.Load(s.DataDir) },
@@ -117,8 +116,6 @@ func observeArgs(p *proc, id string, final bool) []string {
 	}
 	return args
 }
-
-func dbPath(s *settings.Settings) string { return filepath.Join(s.DataDir, settings.DBFile) }
 
 // ingestNoted stores what waits in the capture journal and records how that ended in
 // health.json: every hook and command that ingests runs this.

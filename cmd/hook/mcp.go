@@ -33,19 +33,18 @@ func mcpCmd(p *proc) int {
 		// (peak RSS over 1,000 calls on 100,000 observations: 24.1 MB at 100, 21.8 MB at 50).
 		debug.SetGCPercent(50)
 	}
-	st := setup(p)
+	st := setupFor(p, false) // a reader; remember makes the data dir when it first writes
 	defer st.closeLog.Close()
 	ctx, stop := signalContext()
 	defer stop()
 	s := st.s
 	home := settings.Home(p.env, p.goos)
 	srv := mcpserver.New(mcpserver.Deps{
-		DBPath: dbPath(s), DataDirErr: st.dataDirErr, Cwd: p.cwd,
+		Memory: memoryOf(p, st), Cwd: p.cwd,
 		Project: project.Options{Home: home, GOOS: p.goos, Excluded: s.ExcludedProjects,
 			Ours: selfcapture.Input{Env: p.env, Home: home, DataDir: s.DataDir, ExecutableDir: exeDir(p.exe)}},
 		SessionID: p.env.Get("CLAUDE_CODE_SESSION_ID"),
 		Now:       p.now, Loc: p.loc, Log: st.log, Version: version,
-		Ingest: memoryOf(p, st).Ingest,
 		Redact: redactNote(s),
 	})
 	if err := srv.Serve(ctx, p.stdin, p.stdout); err != nil && ctx.Err() == nil {

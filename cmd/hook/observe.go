@@ -10,7 +10,6 @@ import (
 	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
-	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // observeCommand is `hook observe --session ID [--final]`, started detached by Stop,
@@ -77,7 +76,7 @@ func observeDeps(p *proc, st *envState) observer.Deps {
 		Loc:        p.loc,
 		Log:        st.log,
 		Ingest:     ingestNoted(p, st),
-		OpenStore:  func() (*store.DB, error) { return store.Open(dbPath(s)) },
+		OpenStore:  memoryOf(p, st).OpenWrite,
 		Spawn:      spawn.Run,
 		LoadHealth: func() (health.Health, error) { return health.Load(s.DataDir) },
 		UpdateHealth: func(fn func(*health.Health)) error {

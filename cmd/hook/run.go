@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -93,14 +95,22 @@ type envState struct {
 	closeLog   io.Closer
 }
 
-func setup(p *proc) *envState {
+// setup is a writer's start: it makes the data dir (settings.EnsureDataDir).
+func setup(p *proc) *envState { return setupFor(p, true) }
+
+// setupFor loads the settings and opens the log. A reader's (write false) makes no data dir
+// (package memory's rule: a reader creates nothing): where none exists yet there is nothing
+// to read, and nothing to log in. An existing one it checks as a writer's does.
+func setupFor(p *proc, write bool) *envState {
 	st := &envState{}
 	st.s, st.dataDirErr = settings.Load(p.env, p.xdgDataHome, p.goos)
-	if st.dataDirErr == nil {
+	_, absent := os.Lstat(st.s.DataDir)
+	made := write || !errors.Is(absent, fs.ErrNotExist)
+	if st.dataDirErr == nil && made {
 		st.dataDirErr = settings.EnsureDataDir(st.s.DataDir)
 	}
 	logDir := st.s.DataDir
-	if st.dataDirErr != nil {
+	if st.dataDirErr != nil || !made {
 		logDir = ""
 	}
 	st.log, st.closeLog = logfile.Open(logDir, st.s.LogLevel, p.pid, p.now)

@@ -12,7 +12,6 @@ import (
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/project"
-	"github.com/claude-mem/claude-mem-go/reading"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -43,18 +42,11 @@ var searchCommand = &command{
 }
 
 func searchCmd(p *proc, opts searchOpts) int {
-	st := setup(p)
+	st := setupFor(p, false)
 	defer st.closeLog.Close()
 	ctx, stop := signalContext()
 	defer stop()
-	var db *store.DB
-	var unstored *reading.UnstoredError
-	var err error
-	if st.dataDirErr == nil {
-		db, unstored, err = memoryOf(p, st).OpenAll(ctx, "search")
-	} else {
-		db, err = store.OpenReadOnly(dbPath(st.s)) // a data dir it cannot make may still be readable
-	}
+	db, unstored, err := memoryOf(p, st).Read(ctx, "search")
 	if unstored != nil {
 		// Said whatever is found: "No results" alone would deny a prompt that is only waiting.
 		defer fmt.Fprintf(p.stderr, "%s search: %v; they were not searched: search again once the database is free\n", p.prog(), unstored)

@@ -34,15 +34,11 @@ var statsCommand = &command{
 func statsCmd(p *proc, days int, project string, asJSON bool) int {
 	ctx, stop := signalContext()
 	defer stop()
-	st := setup(p)
+	st := setupFor(p, false)
 	defer st.closeLog.Close()
-	if st.dataDirErr != nil {
-		fmt.Fprintf(p.stderr, "%s stats: %v\n", p.prog(), st.dataDirErr)
-		return 1
-	}
 	// Redactions are counted as the journal is stored: what was captured a moment ago counts.
 	var r *stats.Report
-	db, err := memoryOf(p, st).Open(ctx, "stats")
+	db, _, err := memoryOf(p, st).Read(ctx, "stats")
 	if errors.Is(err, store.ErrNoDatabase) {
 		r, err = stats.Empty(p.now(), p.loc, days, project, st.s.DailyBudgetUSD), nil
 	} else if err == nil {

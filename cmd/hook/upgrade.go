@@ -8,7 +8,6 @@ import (
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
-	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // upgradeLockFile (in the data dir's locks/) is held by `hook upgrade` while it runs: the
@@ -45,7 +44,7 @@ func upgradeCmd(p *proc) int {
 	defer release()
 	ctx, stop := signalContext()
 	defer stop()
-	db, err := store.Open(dbPath(st.s))
+	db, err := memoryOf(p, st).OpenWrite()
 	if err != nil {
 		st.log.Error().Err(err).Msg("upgrading the database failed")
 		return 1
@@ -56,7 +55,8 @@ func upgradeCmd(p *proc) int {
 	return 0
 }
 
-// startUpgrade starts `hook upgrade` detached; a hook calls it through store.OpenOptions.
+// startUpgrade starts `hook upgrade` detached; a hook calls it through its memory's
+// WriteOptions (store.OpenOptions).
 func startUpgrade(p *proc, st *envState) func() {
 	return func() {
 		if err := spawn.StartDetached(p.exe, []string{"upgrade"}, p.env.List(), st.s.DataDir); err != nil {

@@ -33,7 +33,7 @@ var viewerCommand = &command{
 func viewerCmd(p *proc, port int, noOpen bool) int {
 	ctx, stop := signalContext()
 	defer stop()
-	st := setup(p)
+	st := setupFor(p, false) // a reader; forget makes the data dir when it first writes
 	defer st.closeLog.Close()
 	token, err := viewer.NewToken()
 	if err != nil {
@@ -51,11 +51,9 @@ func viewerCmd(p *proc, port int, noOpen bool) int {
 		return 1
 	}
 	h, err := viewer.New(viewer.Config{
-		DBPath:      dbPath(st.s),
-		JournalDirs: journalDirs(p, st),
-		Ingest:      memoryOf(p, st).Ingest,
-		Report:      func(ctx context.Context) *doctor.Report { return doctor.Build(ctx, doctorInputs(ctx, p, st)) },
-		Now:         p.now, Loc: p.loc, BudgetUSD: st.s.DailyBudgetUSD, Host: host, Port: bound, Token: token,
+		Memory: memoryOf(p, st),
+		Report: func(ctx context.Context) *doctor.Report { return doctor.Build(ctx, doctorInputs(ctx, p, st)) },
+		Now:    p.now, Loc: p.loc, BudgetUSD: st.s.DailyBudgetUSD, Host: host, Port: bound, Token: token,
 		ContextObservations: st.s.ContextObservations, Command: p.command(),
 	})
 	if err != nil {
