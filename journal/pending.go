@@ -213,6 +213,17 @@ func (j *Journal) Probe() *AppendError {
 	for i, d := range j.places() {
 		err := j.checkDir(i, true)
 		if i == 0 && errors.Is(err, fs.ErrNotExist) {
+			// Made for the probe, then removed innermost first: doctor makes nothing. A dir
+			// a hook wrote to meanwhile is not empty, so it stays.
+			var made []string
+			for m := d; !exists(m); m = filepath.Dir(m) {
+				made = append(made, m)
+			}
+			defer func() {
+				for _, m := range made {
+					os.Remove(m)
+				}
+			}()
 			if err = os.MkdirAll(d, 0o700); err == nil {
 				err = j.checkDir(0, false)
 			}
@@ -230,4 +241,11 @@ func (j *Journal) Probe() *AppendError {
 		ae.Errs = append(ae.Errs, err)
 	}
 	return ae
+}
+
+// exists: something is at path (a dir that cannot be looked at counts, so nothing above
+// it is taken for missing).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
