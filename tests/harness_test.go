@@ -703,6 +703,15 @@ type viewerRun struct {
 // browser does: the token becomes the cookie every later request carries.
 func (h *harness) startViewer() *viewerRun {
 	h.t.Helper()
+	v, url := h.launchViewer()
+	v.fetch(url)
+	return v
+}
+
+// launchViewer starts `hook viewer` (no browser): the viewer and the address it printed,
+// not opened yet.
+func (h *harness) launchViewer() (*viewerRun, string) {
+	h.t.Helper()
 	v := &viewerRun{h: h, cmd: exec.Command(hookBin, "viewer", "--port", "0", "--no-open"), exited: make(chan error, 1)}
 	v.cmd.Dir, v.cmd.Env, v.cmd.Stderr = h.work, h.environ(nil), &v.stderr
 	out, err := v.cmd.StdoutPipe()
@@ -732,8 +741,7 @@ func (h *harness) startViewer() *viewerRun {
 		h.t.Fatal(err)
 	}
 	v.client = &http.Client{Jar: jar, Timeout: time.Minute, Transport: localhostTransport()}
-	v.fetch(url)
-	return v
+	return v, url
 }
 
 // get fetches path (HTTP 200 or the test fails) and returns the page.
@@ -744,6 +752,16 @@ func (v *viewerRun) get(path string) string {
 
 func (v *viewerRun) fetch(url string) string {
 	v.h.t.Helper()
+	code, page := v.fetchStatus(url)
+	if code != http.StatusOK {
+		v.h.t.Fatalf("GET %s: HTTP %d:\n%.2000s", url, code, page)
+	}
+	return page
+}
+
+// fetchStatus fetches url whatever its status: the status and the page.
+func (v *viewerRun) fetchStatus(url string) (int, string) {
+	v.h.t.Helper()
 	resp, err := v.client.Get(url)
 	if err != nil {
 		v.h.t.Fatalf("GET %s: %v (stderr %q)", url, err, v.stderr.String())
@@ -753,10 +771,10 @@ func (v *viewerRun) fetch(url string) string {
 	v.h.mu.Lock()
 	v.h.outputs = append(v.h.outputs, string(b))
 	v.h.mu.Unlock()
-	if err != nil || resp.StatusCode != http.StatusOK {
+	if err != nil {
 		v.h.t.Fatalf("GET %s: %s (%v):\n%.2000s", url, resp.Status, err, b)
 	}
-	return string(b)
+	return resp.StatusCode, string(b)
 }
 
 // stop ends the viewer as Ctrl-C does; it must exit 0.

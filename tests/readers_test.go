@@ -2,19 +2,26 @@
 
 package tests
 
-// Issue 26: every reader reaches memory one way (package reading): what waits in the
-// capture journal is stored first, and a database an older claude-mem wrote is upgraded
-// first. So each reader (search, stats, export, doctor, the viewer, the MCP server), in
-// each state memory can be in, answers (exit 0, HTTP 200, a JSON-RPC result) from the
-// waiting or older records, and leaves the schema current and the journal drained. Doctor
-// alone stores nothing: it reports the backlog as it is (doctor.Build), so after it the
-// journal holds what it held. The controls: a word never captured finds nothing, and no
-// reader shows a record where nothing was captured.
+// Issues 26 and 33: every reader reaches memory one way (package memory): what waits in
+// the capture journal is stored first, and a database an older claude-mem wrote is
+// upgraded first. So each reader (search and search --json, stats, export, doctor, the
+// viewer's pages, the MCP server's search, timeline and get_observations), in each state
+// memory can be in, answers (exit 0, HTTP 200, a JSON-RPC result) from the waiting or
+// older records, and leaves the schema current and the journal drained. Doctor alone
+// stores nothing: it reports the backlog as it is (doctor.Build), so after it the journal
+// holds what it held. Where nothing was captured (no data dir, an empty one) every reader
+// answers an empty memory and makes nothing: not the data dir, not a database, not a
+// journal dir; where the data dir is refused (open to other users) every reader fails,
+// saying why, shows none of what it holds, and makes nothing either. The controls: a word
+// never captured finds nothing, and no reader shows a record where nothing was captured.
 
 import (
 	"encoding/json"
+	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,7 +39,8 @@ type readerState struct {
 	word      string
 	older     int  // the schema version it is at, when older than this build's
 	journaled bool // records wait in the capture journal
-	empty     bool // the control: nothing was captured
+	empty     bool // nothing was captured: the reader answers an empty memory, makes nothing
+	refused   bool // the data dir is open to other users: the reader fails, makes nothing
 	make      func(t *testing.T) *harness
 }
 
@@ -46,11 +54,28 @@ func captureWaiting(h *harness, word string) {
 }
 
 var readerStates = []readerState{
+	{name: "no data dir", word: "wombat", empty: true, make: journalHarness},
+	{name: "empty data dir", word: "wombat", empty: true, make: func(t *testing.T) *harness {
+		h := journalHarness(t)
+		if err := os.Mkdir(h.data, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}},
+	{name: "data dir unusable", word: "kiwi", refused: true, make: func(t *testing.T) *harness {
+		h := journalHarness(t)
+		captureWaiting(h, "kiwi")
+		h.ingest()
+		if err := os.Chmod(h.data, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}},
 	{name: "older schema", word: "quokka", older: olderSchema, make: func(t *testing.T) *harness {
 		h, _ := olderMemory(t)
 		return h
 	}},
-	{name: "journal without a database", word: "wombat", journaled: true, make: func(t *testing.T) *harness {
+	{name: "journal waiting", word: "wombat", journaled: true, make: func(t *testing.T) *harness {
 		h := journalHarness(t)
 		captureWaiting(h, "wombat")
 		if _, err := os.Stat(filepath.Join(h.data, "claude-mem.db")); err == nil {
@@ -78,91 +103,242 @@ var readerStates = []readerState{
 		downgrade(t, h.data, dropFilterIndexes, 7)
 		return h
 	}},
-	{name: "nothing captured", word: "wombat", empty: true, make: journalHarness},
+	{name: "normal", word: "kiwi", make: func(t *testing.T) *harness {
+		h := journalHarness(t)
+		captureWaiting(h, "kiwi")
+		h.ingest()
+		return h
+	}},
 }
 
-// reader runs one reader once on h, failing t unless it answers; found is how many records
-// its answer shows (for a reader that is asked words, records holding word).
+// answer is what one reader answered: found is how many records it shows (for a reader
+// that is asked words, records holding the word); failed, when it refused to answer
+// (exit 1, a tool error, HTTP 500, doctor not OK), why; text is what it printed.
+type answer struct {
+	found  int
+	failed string
+	text   string
+}
+
+// reader runs one reader once on h, failing t unless it answers or fails as readers do.
 type reader struct {
 	name    string
 	words   bool // asked words: one never captured must find nothing
 	ingests bool
-	ask     func(t *testing.T, h *harness, word string) (found int)
+	// empty is a line its answer holds for an empty memory ("" when it shows none).
+	empty string
+	ask   func(t *testing.T, h *harness, word string) answer
 }
 
-var readers = []reader{
-	{name: "search", words: true, ingests: true, ask: func(t *testing.T, h *harness, word string) int {
-		return len(h.search(word, nil))
-	}},
-	{name: "export", words: true, ingests: true, ask: func(t *testing.T, h *harness, word string) int {
-		r := h.runIn(h.work, nil, nil, "export")
-		if r.code != 0 {
-			t.Fatalf("hook export: exit %d, stderr %q", r.code, r.stderr)
+// exited is a command's answer: exit 0 counts with count, exit 1 is a failure.
+func exited(t *testing.T, r result, args []string, count func(string) int) answer {
+	t.Helper()
+	switch r.code {
+	case 0:
+		return answer{found: count(r.stdout), text: r.stdout}
+	case 1:
+		if r.stderr == "" {
+			t.Fatalf("hook %v: exit 1 saying nothing", args)
 		}
+		return answer{failed: r.stderr, text: r.stdout}
+	}
+	t.Fatalf("hook %v: exit %d, stderr %q", args, r.code, r.stderr)
+	return answer{}
+}
+
+// linesWith counts the lines of out holding word.
+func linesWith(out, word string) int {
+	n := 0
+	for l := range strings.Lines(out) {
+		if strings.Contains(strings.ToLower(l), word) {
+			n++
+		}
+	}
+	return n
+}
+
+// command is a reader that is a command: args, then what its stdout shows.
+func command(name string, words, ingests bool, empty string, args func(word string) []string, count func(out, word string) int) reader {
+	return reader{name: name, words: words, ingests: ingests, empty: empty, ask: func(t *testing.T, h *harness, word string) answer {
+		a := args(word)
+		return exited(t, h.runIn(h.work, nil, nil, a...), a, func(out string) int { return count(out, word) })
+	}}
+}
+
+// mcpTool is a reader that is one MCP tool, called as the model calls it: get_observations
+// with the refs search gave.
+func mcpTool(tool, empty string) reader {
+	return reader{name: "mcp " + tool, words: true, ingests: true, empty: empty, ask: func(t *testing.T, h *harness, word string) answer {
+		s := h.startMCP(h.proj, nil)
+		defer func() {
+			if err := s.close(); err != nil {
+				t.Fatalf("hook mcp: %v (stderr %q)", err, s.stderr.String())
+			}
+		}()
+		call := func(tool string, args map[string]any) (text string, isError bool, content json.RawMessage) {
+			line := s.call(tool, args)
+			var a struct {
+				Result *struct {
+					IsError bool `json:"isError"`
+					Content []struct {
+						Text string `json:"text"`
+					} `json:"content"`
+					StructuredContent json.RawMessage `json:"structuredContent"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(line), &a); err != nil || a.Result == nil || len(a.Result.Content) == 0 {
+				t.Fatalf("hook mcp %s %v answered no result (%v):\n%s", tool, args, err, line)
+			}
+			return a.Result.Content[0].Text, a.Result.IsError, a.Result.StructuredContent
+		}
+		var index struct {
+			Entries []struct {
+				Ref   string `json:"ref"`
+				Title string `json:"title"`
+			} `json:"entries"`
+		}
+		text, isError, content := call("search", map[string]any{"query": word})
+		if tool == "search" || isError {
+			if isError {
+				return answer{failed: text, text: text}
+			}
+			json.Unmarshal(content, &index)
+			return answer{found: len(index.Entries), text: text}
+		}
+		json.Unmarshal(content, &index)
+		if tool == "timeline" {
+			text, isError, content = call("timeline", map[string]any{"query": word})
+			if isError {
+				return answer{failed: text, text: text}
+			}
+			index.Entries = nil
+			json.Unmarshal(content, &index)
+			n := 0
+			for _, e := range index.Entries {
+				if strings.Contains(strings.ToLower(e.Title), word) {
+					n++
+				}
+			}
+			return answer{found: n, text: text}
+		}
+		var refs []string
+		for _, e := range index.Entries[:min(len(index.Entries), 20)] { // at most 20 a call
+			refs = append(refs, e.Ref)
+		}
+		if refs == nil {
+			refs = []string{"1"} // asked of a memory with none too
+		}
+		text, isError, content = call("get_observations", map[string]any{"ids": refs})
+		if isError && strings.Contains(text, "memory unavailable") {
+			return answer{failed: text, text: text}
+		}
+		var recs struct {
+			Records []json.RawMessage `json:"records"`
+		}
+		json.Unmarshal(content, &recs)
 		n := 0
-		for l := range strings.Lines(r.stdout) {
-			if strings.Contains(l, word) {
+		for _, r := range recs.Records {
+			if strings.Contains(strings.ToLower(string(r)), word) {
 				n++
 			}
 		}
-		return n
-	}},
+		return answer{found: n, text: text}
+	}}
+}
+
+// readerPages are the viewer's pages that read memory; the last one is asked words.
+var readerPages = []string{"/", "/live", "/cost", "/context", "/search?q="}
+
+var readers = []reader{
+	command("search", true, true, "No memory stored yet.", func(w string) []string { return []string{"search", w} },
+		func(out, word string) int {
+			n := 0
+			for l := range strings.Lines(out) { // a hit is its head, then its snippet indented
+				if strings.HasPrefix(l, "    ") && strings.Contains(strings.ToLower(l), word) {
+					n++
+				}
+			}
+			return n
+		}),
+	command("search --json", true, true, "", func(w string) []string { return []string{"search", "--json", w} }, linesWith),
+	command("export", true, true, "", func(string) []string { return []string{"export"} }, linesWith),
 	// stats reports observer runs; of captured records it counts their redactions.
-	{name: "stats", ingests: true, ask: func(t *testing.T, h *harness, _ string) int {
-		r := h.runIn(h.work, nil, nil, "stats", "--json")
+	command("stats", false, true, "", func(string) []string { return []string{"stats", "--json"} }, func(out, _ string) int {
 		var s struct {
 			Total struct {
 				Redactions int `json:"redactions"`
 			} `json:"total"`
 		}
-		if err := json.Unmarshal([]byte(r.stdout), &s); r.code != 0 || err != nil {
-			t.Fatalf("hook stats --json: exit %d (%v), stderr %q:\n%s", r.code, err, r.stderr, r.stdout)
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			return -1 // no report: counted as a record shown, which no state passes
 		}
 		return s.Total.Redactions
-	}},
+	}),
 	// doctor reports records as counts: waiting in the journal, or events in the queue.
-	{name: "doctor", ask: func(t *testing.T, h *harness, _ string) int {
+	{name: "doctor", ask: func(t *testing.T, h *harness, _ string) answer {
 		d, r := h.doctor(nil)
-		if r.code != 0 || d.Journal == nil || d.Queue == nil {
+		switch {
+		case r.code == 1 && !d.OK && len(d.Findings) > 0:
+			return answer{failed: strings.Join(d.Findings, "\n"), text: r.stdout}
+		case r.code != 0 || d.Journal == nil || d.Queue == nil:
 			t.Fatalf("hook doctor --json: exit %d, stderr %q, no journal or queue reported:\n%s", r.code, r.stderr, r.stdout)
 		}
-		return d.Journal.Records + d.Queue.Pending + d.Queue.Processing + d.Queue.Done + d.Queue.Failed
+		return answer{found: d.Journal.Records + d.Queue.Pending + d.Queue.Processing + d.Queue.Done + d.Queue.Failed, text: r.stdout}
 	}},
-	{name: "viewer", words: true, ingests: true, ask: func(t *testing.T, h *harness, word string) int {
-		v := h.startViewer()
+	{name: "viewer", words: true, ingests: true, ask: func(t *testing.T, h *harness, word string) answer {
+		v, url := h.launchViewer()
 		defer v.stop()
-		page := v.get("/search?q=" + word)
-		_, hits, ok := strings.Cut(page, `<ol class="hits">`)
-		if !ok {
-			return 0
+		v.fetchStatus(url) // the token becomes the cookie, whatever the page says
+		var failed []string
+		var a answer
+		for _, p := range readerPages {
+			if strings.HasSuffix(p, "=") {
+				p += word
+			}
+			code, page := v.fetchStatus(v.base + p)
+			switch {
+			case code == http.StatusInternalServerError && strings.Contains(page, "Memory unavailable"):
+				failed = append(failed, p)
+				a.failed += page
+			case code != http.StatusOK:
+				t.Fatalf("GET %s: HTTP %d:\n%.2000s", p, code, page)
+			}
+			if _, hits, ok := strings.Cut(page, `<ol class="hits">`); ok {
+				hits, _, _ = strings.Cut(hits, "</ol>")
+				a.found += strings.Count(hits, "<li>")
+			}
 		}
-		hits, _, _ = strings.Cut(hits, "</ol>")
-		return strings.Count(hits, "<li>")
+		if len(failed) > 0 && len(failed) < len(readerPages) {
+			t.Fatalf("viewer: pages %v failed, the others answered: one rule reads memory for all", failed)
+		}
+		return a
 	}},
-	{name: "mcp", words: true, ingests: true, ask: func(t *testing.T, h *harness, word string) int {
-		s := h.startMCP(h.proj, nil)
-		line := s.call("search", map[string]any{"query": word})
-		if err := s.close(); err != nil {
-			t.Fatalf("hook mcp: %v (stderr %q)", err, s.stderr.String())
-		}
-		var a struct {
-			Result *struct {
-				IsError           bool `json:"isError"`
-				StructuredContent struct {
-					Entries []struct {
-						Title string `json:"title"`
-					} `json:"entries"`
-				} `json:"structuredContent"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal([]byte(line), &a); err != nil || a.Result == nil || a.Result.IsError {
-			t.Fatalf("hook mcp search %q answered no result (%v):\n%s", word, err, line)
-		}
-		return len(a.Result.StructuredContent.Entries)
-	}},
+	mcpTool("search", "No memory stored yet."),
+	mcpTool("timeline", "No memory stored yet."),
+	mcpTool("get_observations", "Not found: #1"), // the ref asked of every memory
 }
 
-func TestReaders_OlderSchemaAndWaitingJournal(t *testing.T) {
+// made lists every path under h's root, except the log (logs/ in the data dir, which any
+// command appends to where a data dir exists): what a reader of an empty memory leaves as
+// it found it.
+func made(t *testing.T, h *harness) []string {
+	t.Helper()
+	var out []string
+	logs := filepath.Join(h.data, "logs")
+	err := filepath.WalkDir(h.root, func(path string, _ fs.DirEntry, err error) error {
+		if path == logs {
+			return filepath.SkipDir
+		}
+		out = append(out, path)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestReaders_States(t *testing.T) {
 	track(t)
 	t.Parallel()
 	current := currentSchema(t)
@@ -179,12 +355,26 @@ func TestReaders_OlderSchemaAndWaitingJournal(t *testing.T) {
 				if st.older != 0 && schemaVersion(t, h.data) != st.older {
 					t.Fatalf("control: user_version %d before %s, want %d", schemaVersion(t, h.data), r.name, st.older)
 				}
-				found := r.ask(t, h, st.word)
+				before := made(t, h)
+				a := r.ask(t, h, st.word)
 				switch {
-				case st.empty && found != 0:
-					t.Errorf("control: %s shows %d records where nothing was captured", r.name, found)
-				case !st.empty && found == 0:
-					t.Errorf("%s shows none of the records (those holding %q)", r.name, st.word)
+				case st.refused && (a.failed == "" || a.found != 0):
+					t.Errorf("%s in a refused data dir: shows %d records, failure %q; want a failure saying why, and none shown", r.name, a.found, a.failed)
+				case !st.refused && a.failed != "":
+					t.Errorf("%s failed: %s", r.name, a.failed)
+				case st.empty && a.found != 0:
+					t.Errorf("control: %s shows %d records where nothing was captured", r.name, a.found)
+				case !st.empty && !st.refused && a.found == 0:
+					t.Errorf("%s shows none of the records (those holding %q):\n%.3000s", r.name, st.word, a.text)
+				}
+				if st.empty && !strings.Contains(a.text, r.empty) {
+					t.Errorf("%s of an empty memory: %q, want it to say %q", r.name, a.text, r.empty)
+				}
+				if st.empty || st.refused {
+					if after := made(t, h); !slices.Equal(before, after) {
+						t.Errorf("%s made %v", r.name, newPaths(before, after))
+					}
+					return
 				}
 				left := h.journalRecords()
 				switch {
@@ -198,17 +388,28 @@ func TestReaders_OlderSchemaAndWaitingJournal(t *testing.T) {
 					if v := schemaVersion(t, h.data); v != current {
 						t.Errorf("user_version %d after %s, want %d", v, r.name, current)
 					}
-				case hadDB || r.ingests && !st.empty:
+				case hadDB || r.ingests:
 					t.Errorf("no database after %s", r.name)
 				}
-				if r.words && !st.empty {
-					if n := r.ask(t, h, absentWord); n != 0 {
-						t.Errorf("control: %s shows %d records holding %q, never captured", r.name, n, absentWord)
+				if r.words {
+					if n := r.ask(t, h, absentWord); n.found != 0 || n.failed != "" {
+						t.Errorf("control: %s shows %d records holding %q, never captured (failure %q)", r.name, n.found, absentWord, n.failed)
 					}
 				}
 			})
 		}
 	}
+}
+
+// newPaths are the paths of after not in before.
+func newPaths(before, after []string) []string {
+	var out []string
+	for _, p := range after {
+		if !slices.Contains(before, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // currentSchema is the schema version this build's store creates.
