@@ -60,6 +60,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -585,7 +586,7 @@ func countEvents(self, path string) (int, error) {
 
 // printEvents is the child of countEvents.
 func printEvents(path string) error {
-	db, err := store.OpenReadOnly(path)
+	db, err := memory.Memory{DataDir: filepath.Dir(path)}.ReadStored()
 	if err != nil {
 		return err
 	}
@@ -658,7 +659,7 @@ func seed(dir string, n int, story bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	db, err := store.Open(filepath.Join(dir, "claude-mem.db"))
+	db, err := memory.Memory{DataDir: dir}.OpenWrite()
 	if err != nil {
 		return err
 	}

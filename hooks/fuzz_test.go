@@ -16,6 +16,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -82,7 +83,6 @@ func FuzzHookMode(f *testing.F) {
 	if err := settings.EnsureDataDir(dataDir); err != nil {
 		f.Fatal(err)
 	}
-	dbPath := filepath.Join(dataDir, settings.DBFile)
 	clock := t0
 	j := journal.New(dataDir, "", "", "", "", func() time.Time { return clock })
 	base := hooks.Deps{
@@ -91,7 +91,7 @@ func FuzzHookMode(f *testing.F) {
 		Env:    env, Home: env["HOME"], GOOS: runtime.GOOS,
 		Hook: func() string { return filepath.Join(root, "bin", "hook") }, ExecutableDir: filepath.Join(root, "bin"),
 		Now:           func() time.Time { return clock },
-		OpenStore:     func() (*store.DB, error) { return store.Open(dbPath) },
+		OpenStore:     memory.Memory{DataDir: dataDir}.OpenWrite,
 		ClaudeCheck:   func(health.Health) error { return nil },
 		LoadHealth:    func() (health.Health, error) { return health.Health{}, nil },
 		StartObserver: func(string, bool) error { return nil },

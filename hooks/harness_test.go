@@ -20,6 +20,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -93,7 +94,7 @@ func newHarness(t *testing.T, kv ...string) *harness {
 			if h.openStore != nil {
 				return h.openStore()
 			}
-			return store.Open(h.dbPath())
+			return memory.Memory{DataDir: h.dataDir}.OpenWrite()
 		},
 		ClaudeCheck: func(health.Health) error { h.claudeChecks++; return h.claudeErr },
 		LoadHealth: func() (health.Health, error) {
@@ -171,7 +172,7 @@ func (h *harness) ingest() {
 	if b, err := h.journal.Pending(); err != nil || b.Records == 0 {
 		return
 	}
-	db, err := store.Open(h.dbPath())
+	db, err := memory.Memory{DataDir: h.dataDir}.OpenWrite()
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func (h *harness) query(q string, args ...any) any {
 func (h *harness) withDB(fn func(*store.DB)) {
 	h.t.Helper()
 	h.ingest()
-	db, err := store.Open(h.dbPath())
+	db, err := memory.Memory{DataDir: h.dataDir}.OpenWrite()
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/lockfile"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -520,7 +521,7 @@ func TestIngestNotedRecordsFailures(t *testing.T) {
 		}},
 		{"read-only", func(t *testing.T, e *env) *store.DB {
 			e.open(t).Close()
-			db, err := store.OpenReadOnly(e.dbPath())
+			db, err := memory.Memory{DataDir: e.data}.ReadStored()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/journal"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -86,7 +87,7 @@ func (e *env) dbPath() string { return filepath.Join(e.data, "claude-mem.db") }
 // open opens the data dir's database, closed when the test ends.
 func (e *env) open(t *testing.T) *store.DB {
 	t.Helper()
-	db, err := store.Open(e.dbPath())
+	db, err := memory.Memory{DataDir: e.data}.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +411,7 @@ func TestFallbacksPerDataDir(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "d2"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	db2, err := store.Open(filepath.Join(root, "d2", "claude-mem.db"))
+	db2, err := memory.Memory{DataDir: filepath.Join(root, "d2")}.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,13 +12,14 @@
 //     server's remember, the viewer's forget; sync's pull later) makes the data dir and
 //     the database when they are missing.
 //   - Both upgrade a database an older claude-mem wrote (store.OpenWith, OpenReadOnly);
-//     hook mode's WriteOptions leave a heavy upgrade to the detached `hook upgrade`.
+//     hook mode's writes (Hook) leave a heavy one to the detached `hook upgrade`.
 package memory
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -38,10 +39,18 @@ type Memory struct {
 	// IngestInto stores what waits in Journal into db and records how that ended (the
 	// journal reports its error; cmd/hook keeps it in health.json).
 	IngestInto func(ctx context.Context, db *store.DB) error
-	// WriteOptions is how a writer opens: hook mode's short wait and its detached upgrade;
-	// the zero value for the commands.
-	WriteOptions store.OpenOptions
-	Log          zerolog.Logger
+	Log        zerolog.Logger
+
+	write store.OpenOptions // how a writer opens (Hook); the zero value for the commands
+}
+
+// Hook is m as hook mode writes it (DESIGN.md §15): a write waits store.HookBusyTimeout at
+// most, and a heavy migration is not run but left to upgrade, which starts the detached
+// `hook upgrade` (what the hook captured waits in the capture journal meanwhile). now
+// ages what a killed creation left.
+func (m Memory) Hook(upgrade func(), now func() time.Time) Memory {
+	m.write = store.OpenOptions{Busy: store.HookBusyTimeout, Hook: true, Upgrade: upgrade, Now: now}
+	return m
 }
 
 // Path is the database's path.
@@ -56,7 +65,7 @@ func (m Memory) OpenWrite() (*store.DB, error) {
 	if err := settings.EnsureDataDir(m.DataDir); err != nil {
 		return nil, err
 	}
-	return store.OpenWith(m.Path(), m.WriteOptions)
+	return store.OpenWith(m.Path(), m.write)
 }
 
 // Write ingests, then opens the database for writing (OpenWrite): the entry of a command

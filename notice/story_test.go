@@ -13,6 +13,7 @@ import (
 	"time"
 	_ "time/tzdata" // the zone below must not depend on the machine's zoneinfo
 
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -26,7 +27,7 @@ func seededStory(t *testing.T) (*store.DB, *time.Location) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(filepath.Join(t.TempDir(), "claude-mem.db"))
+	db, err := memory.Memory{DataDir: t.TempDir()}.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,12 @@ package observer
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -18,7 +18,7 @@ import (
 // observations whole and its latest turns.
 func TestPromptInputOfABatchAndOfTheSummary(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(filepath.Join(t.TempDir(), "claude-mem.db"))
+	db, err := memory.Memory{DataDir: t.TempDir()}.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/lockfile"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -65,7 +66,7 @@ func newHarness(t *testing.T) *harness {
 		"HOME": filepath.Join(dir, "home"), settings.KeyDataDir: data, settings.KeyClaudePath: exe,
 		"ANTHROPIC_API_KEY": apiKey,
 	}}
-	db, err := store.Open(filepath.Join(data, settings.DBFile))
+	db, err := memory.Memory{DataDir: data}.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func (h *harness) deps() Deps {
 		Log:    zerolog.New(&h.log),
 		OpenStore: func() (*store.DB, error) {
 			h.opened++
-			return store.Open(filepath.Join(h.dir, settings.DBFile))
+			return memory.Memory{DataDir: h.dir}.OpenWrite()
 		},
 		Spawn:        h.spawn,
 		LoadHealth:   func() (health.Health, error) { return health.Load(h.dir) },

@@ -4,19 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
 func TestBuildAndRender(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(filepath.Join(t.TempDir(), "claude-mem.db"))
+	db, err := memory.Memory{DataDir: t.TempDir()}.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestBuildAndRender(t *testing.T) {
 // day before the report and another project are not counted (the controls).
 func TestRedactedByKind(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(filepath.Join(t.TempDir(), "claude-mem.db"))
+	db, err := memory.Memory{DataDir: t.TempDir()}.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}

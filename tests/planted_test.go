@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -79,8 +80,9 @@ func newPlantedWorld(t *testing.T) *plantedWorld {
 // holding plantedObservation for the victim's project.
 func (w *plantedWorld) attackerDB(t *testing.T, path string) {
 	t.Helper()
+	m := memory.Memory{DataDir: t.TempDir()} // seeded where a writer may, then copied where the attacker reads it
 	src := filepath.Join(w.shared, "src.db")
-	db, err := store.Open(src)
+	db, err := m.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func (w *plantedWorld) attackerDB(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	db.Close()
-	raw, err := sql.Open("sqlite", "file:"+src)
+	raw, err := sql.Open("sqlite", "file:"+m.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +99,9 @@ func (w *plantedWorld) attackerDB(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	raw.Close()
+	if b, err := os.ReadFile(m.Path()); err != nil || os.WriteFile(src, b, 0o644) != nil {
+		t.Fatalf("copying the seeded database: %v", err)
+	}
 	os.Chmod(src, 0o644)
 	asAttacker(t, fmt.Sprintf("cp %q %q && chmod 666 %q", src, path, path))
 	os.Remove(src)

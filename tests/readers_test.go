@@ -25,8 +25,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
-	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // absentWord is in no state's records.
@@ -416,7 +416,7 @@ func newPaths(before, after []string) []string {
 func currentSchema(t *testing.T) int {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "claude-mem.db"))
+	db, err := memory.Memory{DataDir: dir}.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
-	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/viewer"
 )
@@ -77,14 +77,14 @@ func headless(t *testing.T, chrome string) context.Context {
 	return ctx
 }
 
-// memory stores what the screenshots show, through the store as the observer would.
-type memory struct {
+// viewerMemory stores what the screenshots show, through the store as the observer would.
+type viewerMemory struct {
 	t    *testing.T
 	db   *store.DB
 	runs int
 }
 
-func (m *memory) observe(sessionID, project string, obs []store.Observation, sum *store.Summary) {
+func (m *viewerMemory) observe(sessionID, project string, obs []store.Observation, sum *store.Summary) {
 	m.t.Helper()
 	ctx := context.Background()
 	m.runs++
@@ -98,13 +98,13 @@ func (m *memory) observe(sessionID, project string, obs []store.Observation, sum
 	memtest.Complete(m.t, m.db, run, obs, sum)
 }
 
-func seedViewerMemory(t *testing.T, dataDir string) *memory {
-	db, err := store.Open(filepath.Join(dataDir, settings.DBFile))
+func seedViewerMemory(t *testing.T, dataDir string) *viewerMemory {
+	db, err := memory.Memory{DataDir: dataDir}.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	m := &memory{t: t, db: db}
+	m := &viewerMemory{t: t, db: db}
 	now := time.Now()
 	ago := func(h float64) time.Time { return now.Add(-time.Duration(h * float64(time.Hour))) }
 	m.observe("77aa-session-c", "website", []store.Observation{

@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"io"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/forget"
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -25,7 +25,7 @@ func TestForgetAsksOnATerminal(t *testing.T) {
 		left   int
 	}{{"\n", 1, 4}, {"n\n", 1, 4}, {"nope\n", 1, 4}, {"", 1, 4}, {"y\n", 0, 3}, {"YES\n", 0, 3}} {
 		data := t.TempDir()
-		db, err := store.Open(filepath.Join(data, settings.DBFile))
+		db, err := memory.Memory{DataDir: data}.OpenWrite()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +40,7 @@ func TestForgetAsksOnATerminal(t *testing.T) {
 		if rc != tc.rc || !strings.Contains(out.String(), "Forget these? [y/N] ") {
 			t.Errorf("answer %q: rc %d, stdout %q, stderr %q; want %d and the question", tc.answer, rc, out.String(), errb.String(), tc.rc)
 		}
-		db, err = store.Open(filepath.Join(data, settings.DBFile))
+		db, err = memory.Memory{DataDir: data}.OpenWrite()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,8 +73,7 @@ func hookMode(p *proc) (code int) {
 	if errors.As(st.dataDirErr, &refused) {
 		jr.Refused = st.dataDirErr
 	}
-	mem := memoryOf(p, st)
-	mem.WriteOptions = store.OpenOptions{Busy: store.HookBusyTimeout, Hook: true, Upgrade: startUpgrade(p, st), Now: p.now}
+	mem := memoryOf(p, st).Hook(startUpgrade(p, st), p.now)
 	d := &hooks.Deps{
 		Settings: s, DataDirErr: st.dataDirErr, Journal: jr, Env: p.env, Home: settings.Home(p.env, p.goos), GOOS: p.goos,
 		Hook: p.command, ExecutableDir: exeDir(p.exe), Now: p.now, Loc: p.loc, Log: st.log,

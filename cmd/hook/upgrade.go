@@ -55,8 +55,7 @@ func upgradeCmd(p *proc) int {
 	return 0
 }
 
-// startUpgrade starts `hook upgrade` detached; a hook calls it through its memory's
-// WriteOptions (store.OpenOptions).
+// startUpgrade starts `hook upgrade` detached; a hook's open calls it (memory.Hook).
 func startUpgrade(p *proc, st *envState) func() {
 	return func() {
 		if err := spawn.StartDetached(p.exe, []string{"upgrade"}, p.env.List(), st.s.DataDir); err != nil {

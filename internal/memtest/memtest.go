@@ -6,10 +6,10 @@ package memtest
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -19,16 +19,17 @@ var T0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 // At is T0 plus sec seconds.
 func At(sec int) time.Time { return T0.Add(time.Duration(sec) * time.Second) }
 
-// Open opens a new database in a temp dir, closed when the test ends.
+// Open opens a new database in a temp data dir as a writer does (memory.OpenWrite),
+// closed when the test ends.
 func Open(t testing.TB) (*store.DB, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "claude-mem.db")
-	db, err := store.Open(path)
+	m := memory.Memory{DataDir: t.TempDir()}
+	db, err := m.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db, path
+	return db, m.Path()
 }
 
 // Fill stores the memory: web sessions s1 (a prompt, two events, two observations, a

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
@@ -38,7 +39,7 @@ func (p *product) seedObservation(title string) {
 	if err := os.MkdirAll(p.DataDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(filepath.Join(p.DataDir, "claude-mem.db"))
+	db, err := memory.Memory{DataDir: p.DataDir}.OpenWrite()
 	if err != nil {
 		t.Fatal(err)
 	}
