@@ -141,6 +141,13 @@ func TestUnusableDataDir(t *testing.T) {
 			return err
 		},
 		"Ingest": func(m memory.Memory) error { return m.Ingest(context.Background()) },
+		"Write": func(m memory.Memory) error {
+			db, err := m.Write(context.Background(), "test")
+			if err == nil {
+				db.Close()
+			}
+			return err
+		},
 	}
 	for name, read := range readers {
 		entries[name] = read
@@ -320,5 +327,32 @@ func TestReaderReopensAReplacedFile(t *testing.T) {
 	r.Drop(&store.UnavailableError{Path: m.Path(), Err: errors.New("corrupt")})
 	if again, _ := r.Stored(); again == replaced {
 		t.Error("Drop of an unavailable database kept the handle")
+	}
+}
+
+// A writer command (Write) stores what waits before it writes, and writes on when that
+// fails: the records stay in the journal for the next one.
+func TestWriteStoresWhatWaitsFirst(t *testing.T) {
+	m, ingests := newMemory(t)
+	if _, err := m.Journal.Append(journal.Record{Kind: store.CapturePrompt, Session: "s1", Project: "p", Cwd: "/w/p", Text: "waiting", At: t0.UnixNano()}); err != nil {
+		t.Fatal(err)
+	}
+	ingest := m.IngestInto
+	m.IngestInto = func(context.Context, *store.DB) error { return errors.New("disk on fire") }
+	db, err := m.Write(context.Background(), "test")
+	if err != nil {
+		t.Fatalf("Write with a failing ingestion: %v", err)
+	}
+	if n := prompts(t, db, "s1"); n != 0 || !m.Journal.Waiting() {
+		t.Errorf("after a failed ingestion: %d prompts stored, waiting %v; want none stored, the record waiting", n, m.Journal.Waiting())
+	}
+	db.Close()
+	m.IngestInto = ingest
+	if db, err = m.Write(context.Background(), "test"); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n := prompts(t, db, "s1"); n != 1 || *ingests != 1 {
+		t.Errorf("control: %d prompts, %d ingestions once ingestion works; want the waiting prompt, ingested once", n, *ingests)
 	}
 }
