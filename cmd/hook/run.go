@@ -104,13 +104,13 @@ func setup(p *proc) *envState { return setupFor(p, true) }
 func setupFor(p *proc, write bool) *envState {
 	st := &envState{}
 	st.s, st.dataDirErr = settings.Load(p.env, p.xdgDataHome, p.goos)
-	_, absent := os.Lstat(st.s.DataDir)
-	made := write || !errors.Is(absent, fs.ErrNotExist)
-	if st.dataDirErr == nil && made {
+	_, statErr := os.Lstat(st.s.DataDir)
+	use := write || !errors.Is(statErr, fs.ErrNotExist) // a writer's, or one that exists
+	if st.dataDirErr == nil && use {
 		st.dataDirErr = settings.EnsureDataDir(st.s.DataDir)
 	}
 	logDir := st.s.DataDir
-	if st.dataDirErr != nil || !made {
+	if st.dataDirErr != nil || !use {
 		logDir = ""
 	}
 	st.log, st.closeLog = logfile.Open(logDir, st.s.LogLevel, p.pid, p.now)
