@@ -20,6 +20,7 @@ type Form string
 const (
 	Date    Form = time.DateOnly              // 2026-12-01: lists, stats
 	Minute  Form = "2006-01-02 15:04"         // 2026-12-01 17:00: timeline lines
+	Second  Form = "2006-01-02 15:04:05"      // 2026-12-01 17:00:00: a full record's header
 	Instant Form = time.RFC3339               // 2026-12-01T17:00:00-08:00: JSON, the local offset kept
 	Heading Form = "Mon 2 Jan 2006"           // Tue 1 Dec 2026: the story's day headings
 	LongDay Form = "Monday 2 January 2006"    // Tuesday 1 December 2026: the viewer's day headings
@@ -41,11 +42,12 @@ var local = []struct {
 	form Form
 	span func(time.Time) time.Time
 }{
-	{Date, nextDay}, {Minute, nextMinute}, {Heading, nextDay}, {LongDay, nextDay}, {Zoned, nextMinute},
+	{Date, nextDay}, {Minute, nextMinute}, {Second, nextSecond}, {Heading, nextDay}, {LongDay, nextDay}, {Zoned, nextMinute},
 }
 
 func nextDay(t time.Time) time.Time    { return t.AddDate(0, 0, 1) } // AddDate keeps midnight across a DST change
 func nextMinute(t time.Time) time.Time { return t.Add(time.Minute) }
+func nextSecond(t time.Time) time.Time { return t.Add(time.Second) }
 
 // Compiled at first use, as every regexp of the binary: every hook starts this binary.
 var ageRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{1,5})\s*(m|min|h|d|w)$`) })

@@ -30,6 +30,7 @@ func TestParse(t *testing.T) {
 		{"Mon 30 Nov 2026", berlin, true, time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC), false},
 		{"Monday 30 November 2026", berlin, false, time.Date(2026, 11, 29, 23, 0, 0, 0, time.UTC), false},
 		{"Mon 30 Nov 2026 10:15 CET", berlin, true, time.Date(2026, 11, 30, 9, 16, 0, 0, time.UTC), false},
+		{"2026-11-30 10:15:07", berlin, true, time.Date(2026, 11, 30, 9, 15, 8, 0, time.UTC), false},
 		{"7d", berlin, false, now.Add(-7 * 24 * time.Hour), false},
 		{"12H", berlin, true, now.Add(-12 * time.Hour), false},
 		{"30 min", nil, false, now.Add(-30 * time.Minute), false},
@@ -71,7 +72,7 @@ func includes(shown string, loc *time.Location, at time.Time) bool {
 // loses the record, in some zone and form.
 func TestShownReadsBack(t *testing.T) {
 	ats := []time.Time{time.Date(2026, 12, 2, 1, 0, 0, 5e8, time.UTC), time.Date(2026, 12, 1, 23, 59, 59, 999999999, time.UTC)}
-	forms := []Form{Date, Minute, Instant, Heading, LongDay, Zoned}
+	forms := []Form{Date, Minute, Second, Instant, Heading, LongDay, Zoned}
 	lost := 0
 	for _, loc := range zones {
 		for _, at := range ats {
