@@ -14,18 +14,21 @@ import (
 	"time"
 )
 
-// Form is a way a time is shown; Start and End read every Form but Clock back.
+// Form is a way a time is shown; Start and End read back every Form that names its year
+// (Clock, DayClock and DayMonth are read beside a date that does).
 type Form string
 
 const (
-	Date    Form = time.DateOnly              // 2026-12-01: lists, stats
-	Minute  Form = "2006-01-02 15:04"         // 2026-12-01 17:00: timeline lines
-	Second  Form = "2006-01-02 15:04:05"      // 2026-12-01 17:00:00: a full record's header
-	Instant Form = time.RFC3339               // 2026-12-01T17:00:00-08:00: JSON, the local offset kept
-	Heading Form = "Mon 2 Jan 2006"           // Tue 1 Dec 2026: the story's day headings
-	LongDay Form = "Monday 2 January 2006"    // Tuesday 1 December 2026: the viewer's day headings
-	Zoned   Form = "Mon 2 Jan 2006 15:04 MST" // Tue 1 Dec 2026 17:00 PST: the viewer's times
-	Clock   Form = "15:04"                    // 17:00: a time of day under its day's heading
+	Date     Form = time.DateOnly              // 2026-12-01: lists, stats
+	Minute   Form = "2006-01-02 15:04"         // 2026-12-01 17:00: timeline lines
+	Second   Form = "2006-01-02 15:04:05"      // 2026-12-01 17:00:00: a full record's header
+	Instant  Form = time.RFC3339               // 2026-12-01T17:00:00-08:00: JSON, the local offset kept
+	Heading  Form = "Mon 2 Jan 2006"           // Tue 1 Dec 2026: the story's day headings
+	LongDay  Form = "Monday 2 January 2006"    // Tuesday 1 December 2026: the viewer's day headings
+	Zoned    Form = "Mon 2 Jan 2006 15:04 MST" // Tue 1 Dec 2026 17:00 PST: the viewer's times
+	Clock    Form = "15:04"                    // 17:00: a time of day under its day's heading
+	DayClock Form = "2 Jan 15:04"              // 2 Dec 00:05: under the heading of the day before
+	DayMonth Form = "2 Jan"                    // 2 Dec: a bar of the viewer's cost chart
 )
 
 // Show is t in loc (nil is UTC) as f shows it.
