@@ -18,6 +18,18 @@ import (
 // maxTick bounds the poll interval: a condition is seen at most this long after it holds.
 const maxTick = 50 * time.Millisecond
 
+// Missing is a test's missing prerequisite (root, a mount, a program): with CI=true the
+// test fails, since CI provides every one and a skip there would hide a test that never
+// runs; elsewhere it is skipped, saying why.
+func Missing(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatal(why + "; CI=true, where it must run")
+	} else {
+		t.Skip(why)
+	}
+}
+
 // Within polls cond until it holds (true) or d has passed (false), checking it once more at
 // the end. The interval starts at 1 ms and doubles to maxTick, so a fast condition is seen
 // at once and a slow one costs little CPU on a loaded machine.
