@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/when"
 )
@@ -18,42 +19,35 @@ import (
 // day shown in UTC loses the run in the zones that are not UTC.
 func TestShownDaysReadBack(t *testing.T) {
 	ctx := context.Background()
-	for _, z := range []struct {
-		loc *time.Location
-		at  time.Time
-	}{
-		{time.FixedZone("PST", -8*3600), time.Date(2026, 12, 2, 1, 0, 0, 5e8, time.UTC)},
-		{time.UTC, time.Date(2026, 12, 2, 1, 0, 0, 5e8, time.UTC)},
-		{time.FixedZone("JST", 9*3600), time.Date(2026, 12, 1, 16, 0, 0, 5e8, time.UTC)},
-	} {
+	for _, z := range testkit.DateZones() {
 		db, err := store.Open(filepath.Join(t.TempDir(), "claude-mem.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		if err := db.RecordRun(ctx, store.RunRecord{ID: "r", Project: "api", Outcome: "ok", StartedAt: z.at, Events: 1}); err != nil {
+		if err := db.RecordRun(ctx, store.RunRecord{ID: "r", Project: "api", Outcome: "ok", StartedAt: z.At, Events: 1}); err != nil {
 			t.Fatal(err)
 		}
-		r, err := Build(ctx, db, z.at.Add(time.Hour), z.loc, 1, "", 0)
+		r, err := Build(ctx, db, z.At.Add(time.Hour), z.Loc, 1, "", 0)
 		if err != nil || len(r.Rows) != 1 {
-			t.Fatalf("at %v: %+v %v; want one row", z.loc, r, err)
+			t.Fatalf("at %v: %+v %v; want one row", z.Loc, r, err)
 		}
 		var b bytes.Buffer
 		Render(&b, r)
 		day := r.Rows[0].Day
 		if !strings.Contains(b.String(), "to "+day+",") {
-			t.Errorf("at %v: the text does not head its day %s:\n%s", z.loc, day, b.String())
+			t.Errorf("at %v: the text does not head its day %s:\n%s", z.Loc, day, b.String())
 		}
 		holds := func(s string) bool {
-			since, err1 := when.Start(s, z.at, z.loc)
-			until, err2 := when.End(s, z.at, z.loc)
-			return err1 == nil && err2 == nil && !z.at.Before(since) && z.at.Before(until)
+			since, err1 := when.Start(s, z.At, z.Loc)
+			until, err2 := when.End(s, z.At, z.Loc)
+			return err1 == nil && err2 == nil && !z.At.Before(since) && z.At.Before(until)
 		}
 		if !holds(day) {
-			t.Errorf("at %v: the run of %v is shown on %s, which read back does not hold it", z.loc, z.at, day)
+			t.Errorf("at %v: the run of %v is shown on %s, which read back does not hold it", z.Loc, z.At, day)
 		}
-		if control := when.Show(z.at, time.UTC, when.Date); z.loc != time.UTC && holds(control) {
-			t.Errorf("control at %v: the day in UTC, %s, holds the run too; the test cannot tell", z.loc, control)
+		if control := when.Show(z.At, time.UTC, when.Date); z.Loc != time.UTC && holds(control) {
+			t.Errorf("control at %v: the day in UTC, %s, holds the run too; the test cannot tell", z.Loc, control)
 		}
 	}
 }

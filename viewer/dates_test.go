@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/when"
 )
@@ -29,15 +30,8 @@ func readsBack(s string, loc *time.Location, at time.Time, sinceOnly bool) bool 
 // attribute is its day's first instant, passed back as since only. The control: the same
 // dates shown in UTC lose the record in the zones that are not UTC.
 func TestShownDatesReadBack(t *testing.T) {
-	for _, z := range []struct {
-		loc *time.Location
-		at  time.Time
-	}{
-		{time.FixedZone("PST", -8*3600), time.Date(2026, 12, 2, 1, 0, 0, 5e8, time.UTC)},
-		{time.UTC, time.Date(2026, 12, 2, 1, 0, 0, 5e8, time.UTC)},
-		{time.FixedZone("JST", 9*3600), time.Date(2026, 12, 1, 16, 0, 0, 5e8, time.UTC)},
-	} {
-		loc, at := z.loc, z.at
+	for _, z := range testkit.DateZones() {
+		loc, at := z.Loc, z.At
 		f := newFixtureIn(t, loc)
 		f.observe(f.db(), "sess-late", "late", []store.Observation{{Type: "change", Title: "Late change", At: at}}, nil)
 		tl := f.get("/timeline?project=late", 200)
