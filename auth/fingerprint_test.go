@@ -113,8 +113,8 @@ func TestSourceIdentity(t *testing.T) {
 	if a.Identity() == b.Identity() {
 		t.Fatal("a changed credential value kept the same identity")
 	}
-	if a.Identity() != a.Identity() {
-		t.Fatal("identity is unstable")
+	if same := a; a.Identity() != same.Identity() {
+		t.Fatal("identity is unstable: the same credential has another")
 	}
 	if strings.Contains(a.Identity(), "IDENTITYSECRET") {
 		t.Fatal("identity reveals the value")

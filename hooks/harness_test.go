@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -243,22 +242,6 @@ func (h *harness) totalRows() int {
 		n += h.count(tb)
 	}
 	return n
-}
-
-// logLines decodes the zerolog JSON lines written so far.
-func (h *harness) logLines() []map[string]any {
-	h.t.Helper()
-	var out []map[string]any
-	dec := json.NewDecoder(bytes.NewReader(h.log.Bytes()))
-	for {
-		var m map[string]any
-		if err := dec.Decode(&m); err == io.EOF {
-			return out
-		} else if err != nil {
-			h.t.Fatalf("log is not JSON lines: %v\n%s", err, h.log.String())
-		}
-		out = append(out, m)
-	}
 }
 
 // hasLog reports a log line at level whose JSON text contains every part.

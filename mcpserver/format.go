@@ -13,6 +13,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // maxAnswer bounds every answer: its text, and separately its structured content, stay
@@ -71,6 +72,8 @@ type RecordOut struct {
 	Notes         string   `json:"notes,omitempty"`
 	Text          string   `json:"text,omitempty"`
 	Clipped       bool     `json:"clipped,omitempty"` // a field was shortened to fit the bound
+
+	shown string // Time as the text shows it, to the second in the user's zone
 }
 
 // RecordsOut is get_observations' structured content.
@@ -116,18 +119,18 @@ func shownEntries(entries []store.Entry) []store.Entry {
 	return out
 }
 
-func entryOut(e store.Entry) EntryOut {
-	return EntryOut{Ref: recordid.Format(e.Ref), Kind: e.Kind, Time: e.At.UTC().Format("2006-01-02T15:04:05Z"),
+func entryOut(e store.Entry, loc *time.Location) EntryOut {
+	return EntryOut{Ref: recordid.Format(e.Ref), Kind: e.Kind, Time: when.Show(e.At, loc, when.Instant),
 		Type: e.Type, Title: clip.Head(oneLine(e.Title), maxTitle), Project: e.Project, Size: e.Size,
 		Asked: e.Asked, Sessions: e.Sessions}
 }
 
 // entryLine is "#12 2026-11-30 [bugfix] Title (project) · 1.2k chars"; a timeline line
-// has the time of day too and marks its anchor.
-func entryLine(e store.Entry, timeline, isAnchor bool) string {
-	when := e.At.UTC().Format("2006-01-02")
+// has the time of day too and marks its anchor; both in the user's zone loc.
+func entryLine(e store.Entry, timeline, isAnchor bool, loc *time.Location) string {
+	shown := when.Show(e.At, loc, when.Date)
 	if timeline {
-		when = e.At.UTC().Format("2006-01-02 15:04")
+		shown = when.Show(e.At, loc, when.Minute)
 	}
 	mark := ""
 	if timeline {
@@ -140,7 +143,7 @@ func entryLine(e store.Entry, timeline, isAnchor bool) string {
 	if title == "" {
 		title = "(untitled)"
 	}
-	line := fmt.Sprintf("%s%s %s [%s] %s (%s) · %s", mark, recordid.Label(e.Ref), when, e.Type, title, e.Project, size(e.Size))
+	line := fmt.Sprintf("%s%s %s [%s] %s (%s) · %s", mark, recordid.Label(e.Ref), shown, e.Type, title, e.Project, size(e.Size))
 	if note := e.AskedNote(); note != "" {
 		line += " · " + note
 	}
@@ -156,7 +159,7 @@ func size(n int) string {
 
 // index renders entries as lines under head: search's hits in rank order, or a timeline
 // (anchor set) whose lines nearest the anchor are kept first when the bound bites.
-func index(head string, entries []store.Entry, anchor *store.Ref, foot string) (*mcp.CallToolResult, *IndexOut) {
+func index(head string, entries []store.Entry, anchor *store.Ref, foot string, loc *time.Location) (*mcp.CallToolResult, *IndexOut) {
 	entries = shownEntries(entries)
 	b := budget{text: len(head) + len(foot) + 120, js: 2*(len(head)+len(foot)) + 320}
 	order := make([]int, 0, len(entries))
@@ -185,7 +188,7 @@ func index(head string, entries []store.Entry, anchor *store.Ref, foot string) (
 	for _, i := range order {
 		e := entries[i]
 		if left == 0 || anchor != nil {
-			if b.admit(entryLine(e, anchor != nil, anchor != nil && e.Ref == *anchor), entryOut(e)) {
+			if b.admit(entryLine(e, anchor != nil, anchor != nil && e.Ref == *anchor, loc), entryOut(e, loc)) {
 				shown[i] = true
 				continue
 			}
@@ -197,8 +200,8 @@ func index(head string, entries []store.Entry, anchor *store.Ref, foot string) (
 	var words []string
 	for i, e := range entries {
 		if shown[i] {
-			lines = append(lines, entryLine(e, anchor != nil, anchor != nil && e.Ref == *anchor))
-			out.Entries = append(out.Entries, entryOut(e))
+			lines = append(lines, entryLine(e, anchor != nil, anchor != nil && e.Ref == *anchor, loc))
+			out.Entries = append(out.Entries, entryOut(e, loc))
 		}
 	}
 	if left > 0 {
@@ -218,7 +221,7 @@ var fieldBounds = []int{1500, 600, 250, 100}
 const maxListItems = 20
 
 // records renders full records, as many as fit, then the refs left out and the missing.
-func records(found []store.Record, missing []store.Ref) (*mcp.CallToolResult, *RecordsOut) {
+func records(found []store.Record, missing []store.Ref, loc *time.Location) (*mcp.CallToolResult, *RecordsOut) {
 	out := &RecordsOut{Records: []RecordOut{}, Missing: []string{}, LeftOut: []string{}}
 	b := budget{text: 300, js: 600}
 	var blocks []string
@@ -229,7 +232,7 @@ func records(found []store.Record, missing []store.Ref) (*mcp.CallToolResult, *R
 			if i > 0 && level > 1 {
 				break
 			}
-			ro := recordOut(rec, n)
+			ro := recordOut(rec, n, loc)
 			text := recordText(ro)
 			if b.admit(text, ro) {
 				blocks = append(blocks, text)
@@ -268,7 +271,7 @@ func labels(refs []store.Ref) string {
 
 // recordOut is rec with every field inert (printable.Inert) and clipped to n bytes (list
 // items to n/4, at most maxListItems of them).
-func recordOut(rec store.Record, n int) RecordOut {
+func recordOut(rec store.Record, n int, loc *time.Location) RecordOut {
 	ro := RecordOut{Ref: recordid.Format(rec.Ref), Kind: rec.Kind, Origin: rec.Origin}
 	field := func(s string) string {
 		s = printable.Inert(s)
@@ -296,7 +299,8 @@ func recordOut(rec store.Record, n int) RecordOut {
 		return out
 	}
 	stamp := func(project, session string, at time.Time) {
-		ro.Project, ro.Session, ro.Time = printable.Inert(project), printable.Inert(session), at.UTC().Format("2006-01-02T15:04:05Z")
+		ro.Project, ro.Session, ro.Time = printable.Inert(project), printable.Inert(session), when.Show(at, loc, when.Instant)
+		ro.shown = when.Show(at, loc, when.Second)
 	}
 	switch {
 	case rec.Observation != nil:
@@ -323,7 +327,7 @@ func recordOut(rec store.Record, n int) RecordOut {
 // value cannot start a line that reads as a label, a record's header or a heading of ours.
 // The structured content keeps the values' line breaks, as JSON escapes.
 func recordText(ro RecordOut) string {
-	head := fmt.Sprintf("#%s %s [%s]", ro.Ref, strings.Replace(strings.TrimSuffix(ro.Time, "Z"), "T", " ", 1), ro.Type)
+	head := fmt.Sprintf("#%s %s [%s]", ro.Ref, ro.shown, ro.Type)
 	if ro.Title != "" {
 		head += " " + oneLine(ro.Title)
 	}

@@ -79,8 +79,8 @@ The query is plain words (no operators or quotes needed): records with all the w
     "query": {"type": "string", "description": "Plain words to look for, e.g. \"login cookie expiry\". At most %d characters."},
     "project": {"type": "string", "description": "Project name to search; default: the current project. \"*\" searches every project."},
     "type": {"type": "string", "description": "Only this kind of record: an observation type (%s), or \"observation\", \"summary\", \"prompt\"."},
-    "since": {"type": "string", "description": "Only records from this time on: a date (2026-11-30, from local midnight), an RFC 3339 time, or an age such as 7d, 12h, 2w."},
-    "until": {"type": "string", "description": "Only records before this time: a date (its whole local day included), an RFC 3339 time, or an age such as 1d."},
+    "since": {"type": "string", "description": "Only records from this time on: a date (2026-11-30, from local midnight), a time as these tools show one, an RFC 3339 time, or an age such as 7d, 12h, 2w."},
+    "until": {"type": "string", "description": "Only records up to this time: a date (its whole local day included), a time as these tools show one (its whole minute or second included), an RFC 3339 time, or an age such as 1d."},
     "limit": {"type": "integer", "description": "Most hits to return, 1 to %d; default %d."}
   },
   "required": ["query"],
@@ -240,7 +240,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, a SearchArg
 	if len(hits) > 0 {
 		head = fmt.Sprintf("%d hit(s) for %q in %s, best first:", len(hits), a.Query, scopeLabel(f.Project))
 	}
-	res, out := index(head, entries, nil, "Open records with get_observations (ids as shown, e.g. [12, \"S3\"]); see what happened around one with timeline.")
+	res, out := index(head, entries, nil, "Open records with get_observations (ids as shown, e.g. [12, \"S3\"]); see what happened around one with timeline.", s.d.Loc)
 	out.Project = projectOut(f.Project)
 	return res, out, nil
 }
@@ -298,7 +298,7 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, a Timelin
 		return noEntries(project, fmt.Sprintf("No memory matches %q in %s, so there is no timeline.", a.Query, scopeLabel(project)))
 	}
 	head := fmt.Sprintf("Timeline of project %s around %s, oldest first (%s marks it):", entries[0].Project, recordid.Label(anchor), "→")
-	res, out := index(head, entries, &anchor, "Open records with get_observations.")
+	res, out := index(head, entries, &anchor, "Open records with get_observations.", s.d.Loc)
 	out.Project = entries[0].Project
 	out.Anchor = recordid.Format(anchor)
 	return res, out, nil
@@ -336,7 +336,7 @@ func (s *Server) get(ctx context.Context, _ *mcp.CallToolRequest, a GetArgs) (*m
 	} else if err != nil {
 		return nil, nil, err
 	}
-	res, out := records(found, missing)
+	res, out := records(found, missing, s.d.Loc)
 	if len(found) == 0 {
 		res.IsError = true // every ref was wrong: the model should look again
 	}

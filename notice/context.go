@@ -12,6 +12,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // Size bounds of the SessionStart context. The whole text stays within MaxContext bytes
@@ -237,13 +238,13 @@ func (st *story) lines(latest string) []string {
 
 // dayLine is the heading of a session's local start day: "## Tue 1 Dec 2026".
 func (st *story) dayLine(session string) string {
-	return "## " + st.start[session].In(st.loc).Format("Mon 2 Jan 2006")
+	return "## " + when.Show(st.start[session], st.loc, when.Heading)
 }
 
 // sessionLine is a session's heading: "### 09:12 Fix the flaky refund test (session 3f2a9c1e)".
 func (st *story) sessionLine(session string) string {
 	request := cmp.Or(clip.Head(field(st.src.Sessions[session].Request), maxRequest), "(no request recorded)")
-	return "### " + st.start[session].In(st.loc).Format("15:04") + " " + request + " (session " + ShortSession(session) + ")"
+	return "### " + when.Show(st.start[session], st.loc, when.Clock) + " " + request + " (session " + ShortSession(session) + ")"
 }
 
 // observationLine is "- 12 14:05 [bugfix] title — subtitle", the time with its date when
@@ -252,11 +253,11 @@ func (st *story) observationLine(it item) string {
 	o := it.obs
 	var b strings.Builder
 	b.WriteString("- " + recordid.Format(store.Ref{Kind: store.KindObservation, ID: o.ID}) + " ")
-	t := o.At.In(st.loc)
-	if s := st.start[it.session].In(st.loc); t.YearDay() != s.YearDay() || t.Year() != s.Year() {
-		b.WriteString(t.Format("2 Jan "))
+	clock := when.Clock
+	if t, s := o.At.In(st.loc), st.start[it.session].In(st.loc); t.YearDay() != s.YearDay() || t.Year() != s.Year() {
+		clock = when.DayClock
 	}
-	b.WriteString(t.Format("15:04"))
+	b.WriteString(when.Show(o.At, st.loc, clock))
 	if o.Type != "" {
 		b.WriteString(" [" + field(o.Type) + "]")
 	}

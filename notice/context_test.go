@@ -1,12 +1,14 @@
 package notice
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 var day = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC) // a Monday
@@ -264,4 +266,67 @@ func TestRenderInert(t *testing.T) {
 		}
 	}
 	t.Logf("%d bytes, %d observations shown; loaded line: %s", len(text), shown.Observations, loaded)
+}
+
+// storyDays maps each observation the story lists under a day heading, at a bare clock
+// time, to that heading's date ("Tue 1 Dec 2026").
+func storyDays(text string) map[int64]string {
+	out := map[int64]string{}
+	heading := ""
+	for line := range strings.Lines(text) {
+		line = strings.TrimSuffix(line, "\n")
+		if h, ok := strings.CutPrefix(line, "## "); ok {
+			heading = h
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 3 || f[0] != "-" || len(f[2]) != 5 || f[2][2] != ':' {
+			continue // not an observation line, or one dated on its own (another day)
+		}
+		if id, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+			out[id] = heading
+		}
+	}
+	return out
+}
+
+// The story's day headings, passed back as since and as until in the user's zone, keep
+// each observation listed under them, at UTC−8, UTC and UTC+9. The control: the story
+// shown in UTC and read in the user's zone loses some, in a zone that is not UTC.
+func TestStoryDaysReadBack(t *testing.T) {
+	st := handStory()
+	// Monday 15:30 UTC is Tuesday in Tokyo: the control loses it there.
+	late := store.Observation{ID: 8, SessionID: sessA, Type: "change", Title: "Queue claim retried late", At: day.Add(15*time.Hour + 30*time.Minute)}
+	st.Observations = slices.Insert(st.Observations, 3, late)
+	at := map[int64]time.Time{}
+	for _, o := range st.Observations {
+		at[o.ID] = o.At
+	}
+	inUTC, _ := Render(Context{Project: "p", Story: st})
+	for _, loc := range []*time.Location{time.FixedZone("PST", -8*3600), time.UTC, time.FixedZone("JST", 9*3600)} {
+		text, _ := Render(Context{Project: "p", Story: st, Loc: loc})
+		days := storyDays(text)
+		if len(days) < 3 {
+			t.Fatalf("at %v: %d observations under a heading in\n%s", loc, len(days), text)
+		}
+		keeps := func(heading string, id int64) bool {
+			since, err1 := when.Start(heading, at[id], loc)
+			until, err2 := when.End(heading, at[id], loc)
+			return err1 == nil && err2 == nil && !at[id].Before(since) && at[id].Before(until)
+		}
+		for id, heading := range days {
+			if !keeps(heading, id) {
+				t.Errorf("at %v: observation %d at %v is listed under %q, which read back does not hold it", loc, id, at[id], heading)
+			}
+		}
+		lost := 0
+		for id, heading := range storyDays(inUTC) {
+			if !keeps(heading, id) {
+				lost++
+			}
+		}
+		if loc != time.UTC && lost == 0 {
+			t.Errorf("control at %v: the story in UTC lost nothing; the test cannot tell", loc)
+		}
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // Row is one day and project, or a total (Day and Project empty). The JSON names are the
@@ -204,7 +205,7 @@ func Render(w io.Writer, r *Report) {
 	if r.Project != "" {
 		scope = "project " + printable.Text(r.Project)
 	}
-	fmt.Fprintf(w, "observer activity, last %d day(s) to %s, %s\n", r.Days, r.To.Add(-time.Nanosecond).Format(time.DateOnly), scope)
+	fmt.Fprintf(w, "observer activity, last %d day(s) to %s, %s\n", r.Days, when.Show(r.To.Add(-time.Nanosecond), r.To.Location(), when.Date), scope)
 	if r.BudgetUSD > 0 {
 		fmt.Fprintf(w, "today $%.4f of the $%.2f daily budget (CLAUDE_MEM_DAILY_BUDGET_USD)\n", r.TodayUSD, r.BudgetUSD)
 	} else {

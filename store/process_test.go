@@ -9,10 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -87,12 +85,11 @@ func runChild(role string) error {
 		}
 		return nil
 	case "one-write":
-		// A context that can end (it never does): the driver watches only such a context
-		// in its busy handler.
-		live, stop := context.WithCancel(ctx)
-		defer stop()
-		waiting := &busyReporter{Context: live, onWait: func() { fmt.Println("waiting") }}
-		_, err := db.Ingest(waiting, []Captured{{Kind: CaptureEvent, Session: s, Event: Event{ToolUseID: "blocked", Input: "x", At: time.Now()}}})
+		// The write is next: the parent watches this process from here (asleep).
+		if _, err := fmt.Println("writing"); err != nil {
+			return err
+		}
+		_, err := db.Ingest(ctx, []Captured{{Kind: CaptureEvent, Session: s, Event: Event{ToolUseID: "blocked", Input: "x", At: time.Now()}}})
 		return err
 	case "pairs":
 		// Forever: transactions of pairsPerTx (prompt, event) pairs with bulky text,
@@ -126,25 +123,32 @@ func runChild(role string) error {
 	return fmt.Errorf("unknown role %q", role)
 }
 
-// busyReporter is a call's context that runs onWait once, the first time SQLite's busy
-// handler consults it: the driver's handler (modernc.org/sqlite's busyHandler) asks the
-// call's context whether it is done before each wait for another connection's lock, and
-// only then. So onWait says that the call has met the lock and waits for it (a driver that
-// named its handler otherwise would never say so, and the test waiting for it fails).
-type busyReporter struct {
-	context.Context
-	once   sync.Once
-	onWait func()
-}
-
-func (b *busyReporter) Done() <-chan struct{} {
-	pc := make([]uintptr, 1)
-	if runtime.Callers(2, pc) == 1 {
-		if f, _ := runtime.CallersFrames(pc).Next(); strings.HasSuffix(f.Function, ".busyHandler") {
-			b.once.Do(b.onWait)
+// asleep reports whether every thread of process pid sleeps (state S in /proc): no
+// goroutine of it runs or waits for the disk. A child that has begun its write and is
+// asleep waits for the lock, since nothing else in a write sleeps; one that wrote without
+// waiting has exited (a zombie until Wait), which fails the test.
+func asleep(t *testing.T, cmd *exec.Cmd) bool {
+	t.Helper()
+	dir := fmt.Sprintf("/proc/%d/task", cmd.Process.Pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		testkit.Missing(t, fmt.Sprintf("reading a process's state needs /proc: %v", err))
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(filepath.Join(dir, task.Name(), "stat"))
+		if err != nil {
+			continue // the thread ended
+		}
+		_, after, _ := strings.Cut(string(b), ") ") // the name in parentheses may hold anything but ") "
+		switch state, _, _ := strings.Cut(after, " "); state {
+		case "S":
+		case "Z", "X":
+			t.Fatalf("the child finished its write while the lock was held: it did not wait (%v)", childErr(cmd, cmd.Wait()))
+		default:
+			return false
 		}
 	}
-	return b.Context.Done()
+	return len(tasks) > 0
 }
 
 // child prepares a re-executed test binary in a role.
@@ -241,11 +245,12 @@ func TestLockedDatabaseWaitsInsteadOfFailing(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Hold the lock until the child's write has met it and waits: a child that wrote
-	// without waiting (or gave up) says nothing and fails here.
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "waiting\n" {
+	// Hold the lock until the child's write has met it and waits (every thread asleep); a
+	// child that wrote without waiting, or gave up, exits and fails here.
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "writing\n" {
 		t.Fatalf("child: %q, %v", line, childErr(cmd, err))
 	}
+	testkit.Eventually(t, time.Minute, "the child's write to wait for the lock", func() bool { return asleep(t, cmd) })
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}

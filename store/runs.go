@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // Verdict is what one observer answer yielded (§24): every answer gets one, so none is
@@ -163,7 +165,7 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 			&answer, &reasons, &requeued); err != nil {
 			return err
 		}
-		d := get(time.Unix(0, started).In(loc).Format(time.DateOnly), proj)
+		d := get(when.Show(time.Unix(0, started), loc, when.Date), proj)
 		d.Runs++
 		if outcome == OutcomeUnrecorded {
 			d.Unrecorded++

@@ -8,6 +8,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // costDays is how many local days the cost page shows unless ?days= says otherwise.
@@ -97,9 +98,11 @@ func answerRowOf(r stats.Row) answerRow {
 // proportional to the day's cost, and three labelled grid lines.
 func (d *costData) layout() {
 	at := map[string]int{}
+	loc := d.From.Location() // the report's local days
 	for day := d.From; day.Before(d.To); day = day.AddDate(0, 0, 1) {
-		at[day.Format("2006-01-02")] = len(d.Bars)
-		d.Bars = append(d.Bars, bar{Day: day.Format("2006-01-02"), Label: day.Format("2 Jan")})
+		key := when.Show(day, loc, when.Date)
+		at[key] = len(d.Bars)
+		d.Bars = append(d.Bars, bar{Day: key, Label: when.Show(day, loc, when.DayMonth)})
 	}
 	every := (len(d.Bars) + 6) / 7 // at most about seven labels
 	for i := range d.Bars {

@@ -51,7 +51,10 @@ type fixture struct {
 	runs    int
 }
 
-func newFixture(t testing.TB) *fixture {
+func newFixture(t testing.TB) *fixture { t.Helper(); return newFixtureIn(t, time.UTC) }
+
+// newFixtureIn is a fixture whose viewer shows dates in loc.
+func newFixtureIn(t testing.TB, loc *time.Location) *fixture {
 	t.Helper()
 	f := &fixture{t: t, dir: t.TempDir()}
 	f.mem = memory.Memory{DataDir: f.dir, Journal: journal.New(f.dir, "", "", "", "", nil), Log: zerolog.Nop(),
@@ -65,7 +68,7 @@ func newFixture(t testing.TB) *fixture {
 				Settings: []settings.Value{{Key: "CLAUDE_MEM_MODEL", Value: "haiku", Origin: settings.FromEnv}},
 				Queue:    &doctor.Queue{Pending: 3}}
 		},
-		Loc: time.UTC, Now: func() time.Time { return t0 }, Host: testName, Port: testPort, Token: testToken, Poll: 20 * time.Millisecond,
+		Loc: loc, Now: func() time.Time { return t0 }, Host: testName, Port: testPort, Token: testToken, Poll: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // pageSize is how many timeline items one page shows.
@@ -79,10 +80,10 @@ func New(cfg Config) (http.Handler, error) {
 
 func (s *server) parse() error {
 	funcs := template.FuncMap{
-		"day":      func(t time.Time) string { return t.In(s.cfg.Loc).Format("Monday 2 January 2006") },
-		"clock":    func(t time.Time) string { return t.In(s.cfg.Loc).Format("15:04") },
+		"day":      func(t time.Time) string { return when.Show(t, s.cfg.Loc, when.LongDay) },
+		"clock":    func(t time.Time) string { return when.Show(t, s.cfg.Loc, when.Clock) },
 		"datetime": func(t time.Time) string { return s.when(t) },
-		"iso":      func(t time.Time) string { return t.In(s.cfg.Loc).Format(time.RFC3339) },
+		"iso":      func(t time.Time) string { return when.Show(t, s.cfg.Loc, when.Instant) },
 		"path":     url.PathEscape,
 		"record":   func(v any) (string, error) { r, err := refOf(v); return recordURL(r), err },
 		"label":    func(v any) (string, error) { r, err := refOf(v); return recordid.Label(r), err },
@@ -110,7 +111,7 @@ func (s *server) when(t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
-	return t.In(s.cfg.Loc).Format("Mon 2 Jan 2006 15:04 MST")
+	return when.Show(t, s.cfg.Loc, when.Zoned)
 }
 
 // page is what every template gets.

@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // searchCommand is `hook search [--project P] [--limit N] [--json] QUERY`. It never starts
@@ -72,7 +74,7 @@ func searchCmd(p *proc, opts searchOpts) int {
 		for _, h := range hits {
 			_ = enc.Encode(hitJSON{Kind: h.Kind, ID: h.ID, Ref: recordid.Format(store.Ref{Kind: h.Kind, ID: h.ID}), Project: h.Project,
 				Session: h.Session, Type: h.Type, Title: h.Title, Subtitle: h.Subtitle, Snippet: h.Snippet, Similar: h.Similar,
-				Asked: h.Asked, Sessions: h.Sessions, Context: h.Context, Time: h.At.UTC().Format("2006-01-02T15:04:05Z"), Rank: h.Rank})
+				Asked: h.Asked, Sessions: h.Sessions, Context: h.Context, Time: when.Show(h.At, p.loc, when.Instant), Rank: h.Rank})
 		}
 		return 0
 	}
@@ -82,7 +84,7 @@ func searchCmd(p *proc, opts searchOpts) int {
 	}
 	marks := isTerminal(p.stdout)
 	for _, h := range hits {
-		fmt.Fprint(p.stdout, hitLines(h, marks))
+		fmt.Fprint(p.stdout, hitLines(h, marks, p.loc))
 	}
 	return 0
 }
@@ -91,12 +93,12 @@ func searchCmd(p *proc, opts searchOpts) int {
 // near-equal records it stands for (a prompt: how often and in which sessions it was asked), then the snippet, its matched words in bold when
 // marks is set (a terminal shows them; a pipe or file gets the plain text). Each line is
 // clipped to clip.MaxLine characters.
-func hitLines(h store.Hit, marks bool) string {
+func hitLines(h store.Hit, marks bool, loc *time.Location) string {
 	kind := h.Kind
 	if h.Type != "" {
 		kind = h.Type
 	}
-	head := fmt.Sprintf("%s %s [%s] %s — %s", recordid.Label(store.Ref{Kind: h.Kind, ID: h.ID}), h.At.UTC().Format("2006-01-02"),
+	head := fmt.Sprintf("%s %s [%s] %s — %s", recordid.Label(store.Ref{Kind: h.Kind, ID: h.ID}), when.Show(h.At, loc, when.Date),
 		kind, printable.Text(h.Project), printable.Text(h.Title))
 	if h.Subtitle != "" {
 		head += " · " + printable.Text(h.Subtitle)

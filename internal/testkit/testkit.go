@@ -18,6 +18,37 @@ import (
 // maxTick bounds the poll interval: a condition is seen at most this long after it holds.
 const maxTick = 50 * time.Millisecond
 
+// DateZone is a zone of the date round trip and a record time whose local date there is
+// another than UTC's (except in UTC itself).
+type DateZone struct {
+	Loc *time.Location
+	At  time.Time
+}
+
+// DateZones are UTC−8, UTC and UTC+9, each named as its abbreviation is shown: a record of
+// 1 Dec 17:00 at UTC−8 (2 Dec 01:00 UTC), the same in UTC, and one of 2 Dec 01:00 at
+// UTC+9 (1 Dec 16:00 UTC); each half a second past its second.
+func DateZones() []DateZone {
+	late := time.Date(2026, 12, 2, 1, 0, 0, 5e8, time.UTC)
+	return []DateZone{
+		{time.FixedZone("PST", -8*3600), late},
+		{time.UTC, late},
+		{time.FixedZone("JST", 9*3600), time.Date(2026, 12, 1, 16, 0, 0, 5e8, time.UTC)},
+	}
+}
+
+// Missing is a test's missing prerequisite (root, a mount, a program): with CI=true the
+// test fails, since CI provides every one and a skip there would hide a test that never
+// runs; elsewhere it is skipped, saying why.
+func Missing(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatal(why + "; CI=true, where it must run")
+	} else {
+		t.Skip(why)
+	}
+}
+
 // Within polls cond until it holds (true) or d has passed (false), checking it once more at
 // the end. The interval starts at 1 ms and doubles to maxTick, so a fast condition is seen
 // at once and a slow one costs little CPU on a loaded machine.

@@ -47,6 +47,27 @@ func TestEventually(t *testing.T) {
 	})
 }
 
+// skipRecorder is a fatalRecorder whose Skip records the skip instead of ending the test.
+type skipRecorder struct {
+	fatalRecorder
+	skipped string
+}
+
+func (r *skipRecorder) Skip(args ...any) { r.skipped = fmt.Sprint(args...) }
+
+// A missing prerequisite fails under CI=true and skips elsewhere (the control).
+func TestMissing(t *testing.T) {
+	for _, ci := range []string{"true", ""} {
+		t.Setenv("CI", ci)
+		r := &skipRecorder{fatalRecorder: fatalRecorder{TB: t}}
+		Missing(r, "needs a tmpfs")
+		if ci == "true" && (r.failed != "needs a tmpfs; CI=true, where it must run" || r.skipped != "") ||
+			ci == "" && (r.failed != "" || r.skipped != "needs a tmpfs") {
+			t.Errorf("CI=%q: failed %q, skipped %q", ci, r.failed, r.skipped)
+		}
+	}
+}
+
 func TestWithinChecksAtLeastOnce(t *testing.T) {
 	calls := 0
 	if Within(0, func() bool { calls++; return calls == 1 }) != true || calls != 1 {

@@ -21,7 +21,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/permit"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
@@ -296,22 +295,6 @@ func dirSize(t *testing.T, dir string) int64 {
 		n += fi.Size()
 	}
 	return n
-}
-
-// unpack extracts a tar.gz archive into dir, as `tar xzf` does.
-func unpack(t *testing.T, archive, dir string) {
-	t.Helper()
-	data, modes := archiveEntries(t, archive)
-	for name, b := range data {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if modes[name].IsDir() {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		testkit.WriteFile(t, p, string(b), modes[name].Perm())
-	}
 }
 
 // TestDistInstall is a user without Go: the linux/amd64 archive unpacked into a fresh
