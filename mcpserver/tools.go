@@ -15,6 +15,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // Bounds of the tools' inputs.
@@ -257,7 +258,7 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, a Timelin
 	if err != nil {
 		return nil, nil, err
 	}
-	var anchor store.Ref
+	var anchor vocab.Ref
 	hasID := len(a.ID) > 0 && string(a.ID) != "null"
 	switch {
 	case hasID && strings.TrimSpace(a.Query) != "":
@@ -315,7 +316,7 @@ func (s *Server) get(ctx context.Context, _ *mcp.CallToolRequest, a GetArgs) (*m
 	if len(a.IDs) > maxIDs {
 		return nil, nil, fmt.Errorf("%d ids asked for; at most %d at once (the answer is bounded to about %s)", len(a.IDs), maxIDs, answerKB())
 	}
-	var refs []store.Ref
+	var refs []vocab.Ref
 	for _, raw := range a.IDs {
 		ref, err := parseRef(raw)
 		if err != nil {
@@ -326,7 +327,7 @@ func (s *Server) get(ctx context.Context, _ *mcp.CallToolRequest, a GetArgs) (*m
 		}
 	}
 	var found []store.Record
-	var missing []store.Ref
+	var missing []vocab.Ref
 	err := s.read(ctx, func(db *store.DB) (err error) {
 		found, missing, err = db.Records(ctx, refs)
 		return err
@@ -390,7 +391,7 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, a Remembe
 		return nil, nil, fmt.Errorf("the note was not stored: %v", err)
 	}
 	s.d.Log.Info().Int64("observation", id).Str("project", s.proj.Name).Msg("mcp: note remembered")
-	ref := store.Ref{Kind: store.KindObservation, ID: id}
+	ref := vocab.Ref{Kind: vocab.KindObservation, ID: id}
 	msg := fmt.Sprintf("Remembered as %s [%s] %s (project %s). It is searchable now and shows in the next session's context.", recordid.Label(ref), typ, title, s.proj.Name)
 	return textResult(msg), &RememberOut{Message: msg, Ref: recordid.Format(ref), ID: id, Project: s.proj.Name, Type: typ, Title: title}, nil
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // How search ranks (DESIGN §23). One FTS5 index, search_fts, holds every kind, so a
@@ -62,14 +64,14 @@ func listText(col, sep string) string {
 }
 
 var searchDocs = []searchDoc{
-	{KindObservation, "observations", 0, []string{"{r}title", "{r}subtitle", "{r}narrative",
+	{vocab.KindObservation, "observations", 0, []string{"{r}title", "{r}subtitle", "{r}narrative",
 		listText("{r}facts", "char(10)"), listText("{r}concepts", "' '"),
 		listText("{r}files_modified", "' '") + " || ' ' || " + listText("{r}files_read", "' '")},
 		"title"},
-	{KindSummary, "summaries", 1 << kindShift, []string{"{r}request", "''",
+	{vocab.KindSummary, "summaries", 1 << kindShift, []string{"{r}request", "''",
 		"concat_ws(char(10), nullif({r}investigated, ''), nullif({r}learned, ''), nullif({r}completed, ''), nullif({r}next_steps, ''), nullif({r}notes, ''))",
 		"NULL", "NULL", "NULL"}, "request"},
-	{KindPrompt, "prompts", 2 << kindShift, []string{"''", "''", "{r}text", "NULL", "NULL", "NULL"}, "text"},
+	{vocab.KindPrompt, "prompts", 2 << kindShift, []string{"''", "''", "{r}text", "NULL", "NULL", "NULL"}, "text"},
 }
 
 func (d searchDoc) values(row string) string {
@@ -433,7 +435,7 @@ func (db *DB) informative(ctx context.Context, terms []term) (kept []term, flat 
 		// words for an IDF that a one-term query does not need (23 ms over 100,000).
 		return terms, true, nil
 	}
-	d := searchDocOf(KindObservation)
+	d := searchDocOf(vocab.KindObservation)
 	// One statement: the newest id, then each term's ubiquitySample-th newest match.
 	parts := []string{`SELECT -1, coalesce(max(id), 0) FROM observations`}
 	var args []any
@@ -549,7 +551,7 @@ func (db *DB) matchingDocs(ctx context.Context, match string, f searchFilter) ([
 	var parts []string
 	var args []any
 	for _, d := range searchDocs {
-		if f.kinds != nil && !slices.Contains(f.kinds, d.kind) || f.obsType != "" && d.kind != KindObservation {
+		if f.kinds != nil && !slices.Contains(f.kinds, d.kind) || f.obsType != "" && d.kind != vocab.KindObservation {
 			continue
 		}
 		parts = append(parts, `SELECT `+strconv.Itoa(len(allowed))+` FROM search_fts WHERE search_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT 1`)
@@ -637,7 +639,7 @@ func (db *DB) details(ctx context.Context, cands []candidate) error {
 		}
 		list, _ := json.Marshal(ids)
 		typ, sub := "''", "''"
-		if d.kind == KindObservation {
+		if d.kind == vocab.KindObservation {
 			typ, sub = "type", "subtitle"
 		}
 		rows, err := db.sql.QueryContext(ctx, `SELECT id, project, session_id, `+d.title+`, `+typ+`, `+sub+`, at FROM `+d.table+
@@ -656,13 +658,13 @@ func (db *DB) details(ctx context.Context, cands []candidate) error {
 			c.Project, c.Session, c.Title, c.Type, c.Subtitle = h.Project, h.Session, h.Title, h.Type, h.Subtitle
 			c.At, c.at = fromNanos(t), t.Int64
 			switch c.Kind {
-			case KindObservation:
+			case vocab.KindObservation:
 				if key := TitleKey(c.Title); key != "" {
 					c.same = c.Project + "\x00" + c.Type + "\x00" + key
 				}
-			case KindPrompt:
+			case vocab.KindPrompt:
 				if key := TitleKey(c.Title); key != "" {
-					c.same = c.Project + "\x00" + KindPrompt + "\x00" + key
+					c.same = c.Project + "\x00" + vocab.KindPrompt + "\x00" + key
 				}
 				c.Title = firstLine(c.Title)
 			}
@@ -689,7 +691,7 @@ func (db *DB) context(ctx context.Context, cands []candidate, byKey map[rowKey]*
 	src := make([][3]any, n)
 	for i, c := range cands[:n] {
 		pivot := c.ID
-		if c.Kind != KindObservation {
+		if c.Kind != vocab.KindObservation {
 			pivot = 0
 		}
 		src[i] = [3]any{c.Session, c.at, pivot}
@@ -728,7 +730,7 @@ FROM json_each(?) s ORDER BY s.key`, string(list))
 				if side == 0 {
 					share *= earlierShare
 				}
-				k := rowKey{KindObservation, id}
+				k := rowKey{vocab.KindObservation, id}
 				if c := byKey[k]; c != nil {
 					c.ctx += share
 					continue
@@ -738,7 +740,7 @@ FROM json_each(?) s ORDER BY s.key`, string(list))
 					continue
 				}
 				newByKey[k] = len(found)
-				found = append(found, candidate{Hit: Hit{Kind: KindObservation, ID: id, Context: true}, ctx: share})
+				found = append(found, candidate{Hit: Hit{Kind: vocab.KindObservation, ID: id, Context: true}, ctx: share})
 			}
 		}
 	}
@@ -754,7 +756,7 @@ FROM json_each(?) s ORDER BY s.key`, string(list))
 	for _, c := range found {
 		if (f.project == "" || c.Project == f.project) && (f.since.IsZero() || !c.At.Before(f.since)) &&
 			(f.until.IsZero() || c.At.Before(f.until)) && (f.obsType == "" || c.Type == f.obsType) &&
-			(f.kinds == nil || slices.Contains(f.kinds, KindObservation)) {
+			(f.kinds == nil || slices.Contains(f.kinds, vocab.KindObservation)) {
 			kept = append(kept, c)
 		}
 	}
@@ -828,7 +830,7 @@ func answeredFirst(cands []candidate) {
 	}
 	questions := map[string]*asked{}
 	for _, c := range cands {
-		if c.Kind != KindPrompt || c.same == "" {
+		if c.Kind != vocab.KindPrompt || c.same == "" {
 			continue
 		}
 		q := questions[c.same]
@@ -844,13 +846,13 @@ func answeredFirst(cands []candidate) {
 	}
 	for _, q := range questions {
 		for i := range cands {
-			if c := &cands[i]; c.Kind != KindPrompt && !c.Context && c.terms >= q.terms && q.sessions[c.Session] {
+			if c := &cands[i]; c.Kind != vocab.KindPrompt && !c.Context && c.terms >= q.terms && q.sessions[c.Session] {
 				q.below = max(q.below, c.score())
 			}
 		}
 	}
 	for i := range cands {
-		if c := &cands[i]; c.Kind == KindPrompt && c.same != "" {
+		if c := &cands[i]; c.Kind == vocab.KindPrompt && c.same != "" {
 			c.below = questions[c.same].below
 		}
 	}
@@ -871,7 +873,7 @@ func collapse(cands []candidate, limit int) []Hit {
 					continue
 				}
 				h := &hits[i]
-				if c.Kind == KindPrompt {
+				if c.Kind == vocab.KindPrompt {
 					if h.Asked == 0 {
 						h.Asked, h.Sessions = 1, []string{h.Session}
 					}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // remember stores observations and a summary for s the way the observer does: an event,
@@ -132,57 +134,57 @@ func TestSearch(t *testing.T) {
 		want                 []hitKey // in any order: bm25 ranks of different kinds are not comparable in a tiny corpus
 	}{
 		{"every kind is searched", "parser", "alpha", []hitKey{
-			{KindObservation, "alpha", "Parser off-by-one fixed"},
-			{KindSummary, "alpha", "Fix the parser crash"},
-			{KindPrompt, "alpha", "why does the parser crash on emoji?"},
-			{KindObservation, "alpha", "Cache keys"},
+			{vocab.KindObservation, "alpha", "Parser off-by-one fixed"},
+			{vocab.KindSummary, "alpha", "Fix the parser crash"},
+			{vocab.KindPrompt, "alpha", "why does the parser crash on emoji?"},
+			{vocab.KindObservation, "alpha", "Cache keys"},
 		}},
 		{"all projects", "toml", "", []hitKey{
-			{KindObservation, "beta", "Parser for TOML"},
-			{KindPrompt, "beta", "add toml support to the loader"},
+			{vocab.KindObservation, "beta", "Parser for TOML"},
+			{vocab.KindPrompt, "beta", "add toml support to the loader"},
 		}},
 		{"scoped to a project never shows another's", "toml", "alpha", nil},
 		{"unknown project", "parser", "gamma", nil},
 		{"any word may match", "parser cache", "", []hitKey{
-			{KindObservation, "alpha", "Cache keys"},
-			{KindObservation, "alpha", "Parser off-by-one fixed"},
-			{KindObservation, "beta", "Parser for TOML"},
-			{KindSummary, "alpha", "Fix the parser crash"},
-			{KindPrompt, "alpha", "why does the parser crash on emoji?"},
+			{vocab.KindObservation, "alpha", "Cache keys"},
+			{vocab.KindObservation, "alpha", "Parser off-by-one fixed"},
+			{vocab.KindObservation, "beta", "Parser for TOML"},
+			{vocab.KindSummary, "alpha", "Fix the parser crash"},
+			{vocab.KindPrompt, "alpha", "why does the parser crash on emoji?"},
 		}},
-		{"a phrase", `"parser cache"`, "", []hitKey{{KindObservation, "alpha", "Cache keys"}}},
+		{"a phrase", `"parser cache"`, "", []hitKey{{vocab.KindObservation, "alpha", "Cache keys"}}},
 		{"a phrase is words in order", `"cache parser"`, "", nil},
 		{"an excluded word", "parser -toml", "", []hitKey{
-			{KindObservation, "alpha", "Cache keys"},
-			{KindObservation, "alpha", "Parser off-by-one fixed"},
-			{KindSummary, "alpha", "Fix the parser crash"},
-			{KindPrompt, "alpha", "why does the parser crash on emoji?"},
+			{vocab.KindObservation, "alpha", "Cache keys"},
+			{vocab.KindObservation, "alpha", "Parser off-by-one fixed"},
+			{vocab.KindSummary, "alpha", "Fix the parser crash"},
+			{vocab.KindPrompt, "alpha", "why does the parser crash on emoji?"},
 		}},
 		{"an excluded phrase", `parser -"parser cache" -crash`, "", []hitKey{
-			{KindObservation, "alpha", "Parser off-by-one fixed"},
-			{KindObservation, "beta", "Parser for TOML"},
+			{vocab.KindObservation, "alpha", "Parser off-by-one fixed"},
+			{vocab.KindObservation, "beta", "Parser for TOML"},
 		}},
 		{"stemmed: crashing finds crash", "crashing", "", []hitKey{
-			{KindSummary, "alpha", "Fix the parser crash"},
-			{KindPrompt, "alpha", "why does the parser crash on emoji?"},
+			{vocab.KindSummary, "alpha", "Fix the parser crash"},
+			{vocab.KindPrompt, "alpha", "why does the parser crash on emoji?"},
 		}},
-		{"CJK word", "日本語", "", []hitKey{{KindPrompt, "alpha", "Café résumé naïve — unicode words: 日本語 テスト"}}},
-		{"CJK word's beginning", "日本", "", []hitKey{{KindPrompt, "alpha", "Café résumé naïve — unicode words: 日本語 テスト"}}},
+		{"CJK word", "日本語", "", []hitKey{{vocab.KindPrompt, "alpha", "Café résumé naïve — unicode words: 日本語 テスト"}}},
+		{"CJK word's beginning", "日本", "", []hitKey{{vocab.KindPrompt, "alpha", "Café résumé naïve — unicode words: 日本語 テスト"}}},
 		{"a CJK word not stored", "中文", "", nil},
 		{"no document has both: any word", "toml wal", "", []hitKey{
-			{KindObservation, "alpha", "Use WAL mode"},
-			{KindObservation, "beta", "Parser for TOML"},
-			{KindPrompt, "beta", "add toml support to the loader"},
+			{vocab.KindObservation, "alpha", "Use WAL mode"},
+			{vocab.KindObservation, "beta", "Parser for TOML"},
+			{vocab.KindPrompt, "beta", "add toml support to the loader"},
 		}},
 		{"case and diacritics folded", "CAFE resume", "", []hitKey{
-			{KindPrompt, "alpha", "Café résumé naïve — unicode words: 日本語 テスト"},
+			{vocab.KindPrompt, "alpha", "Café résumé naïve — unicode words: 日本語 テスト"},
 		}},
-		{"facts are searched", "len", "", []hitKey{{KindObservation, "alpha", "Parser off-by-one fixed"}}},
-		{"concepts are searched", "gotcha", "", []hitKey{{KindObservation, "alpha", "Parser off-by-one fixed"}}},
-		{"subtitle is searched", "journal", "", []hitKey{{KindObservation, "alpha", "Use WAL mode"}}},
+		{"facts are searched", "len", "", []hitKey{{vocab.KindObservation, "alpha", "Parser off-by-one fixed"}}},
+		{"concepts are searched", "gotcha", "", []hitKey{{vocab.KindObservation, "alpha", "Parser off-by-one fixed"}}},
+		{"subtitle is searched", "journal", "", []hitKey{{vocab.KindObservation, "alpha", "Use WAL mode"}}},
 		{"summary fields are searched, stemmed like every kind", "bounds", "", []hitKey{
-			{KindObservation, "alpha", "Parser off-by-one fixed"},
-			{KindSummary, "alpha", "Fix the parser crash"},
+			{vocab.KindObservation, "alpha", "Parser off-by-one fixed"},
+			{vocab.KindSummary, "alpha", "Fix the parser crash"},
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -260,7 +262,7 @@ func TestSearchHitFields(t *testing.T) {
 		t.Fatalf("hits %+v, %v", hits, err)
 	}
 	h := hits[0]
-	want := Hit{Kind: KindPrompt, ID: 1, Project: "alpha", Session: "a1", Title: "why does the parser crash on emoji?",
+	want := Hit{Kind: vocab.KindPrompt, ID: 1, Project: "alpha", Session: "a1", Title: "why does the parser crash on emoji?",
 		Snippet: "why does the parser crash on emoji? second line with details", Marks: []Span{{29, 34}}, At: at(30), Rank: h.Rank}
 	if !reflect.DeepEqual(h, want) {
 		t.Errorf("hit\n%+v\nwant\n%+v", h, want)
@@ -524,7 +526,7 @@ INSERT INTO prompts (session_id, project, text, at) VALUES ('s', 'web', 'why is 
 	for _, h := range direct(hits) {
 		kinds[h.Kind] = true
 	}
-	if len(kinds) != 3 || hits[0].Kind != KindObservation {
+	if len(kinds) != 3 || hits[0].Kind != vocab.KindObservation {
 		t.Errorf("hits %v: want every kind, the observation (three of the words, stemmed) first", keys(hits))
 	}
 	if err := db.Integrity(ctx); err != nil {
@@ -727,11 +729,11 @@ func TestSearchPhraseAloneNewestAcrossKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) != 10 || hits[0].Kind != KindObservation || hits[0].Context {
+	if len(hits) != 10 || hits[0].Kind != vocab.KindObservation || hits[0].Context {
 		t.Fatalf("hits %v: want 10, the newer observation first, by its own match", keys(hits))
 	}
 	for _, h := range hits[1:] {
-		if h.Kind != KindPrompt || h.Title == "why does the refresh token expire, take 0" {
+		if h.Kind != vocab.KindPrompt || h.Title == "why does the refresh token expire, take 0" {
 			t.Errorf("hit %v: want the newest prompts after the observation, not the oldest", keys([]Hit{h}))
 		}
 	}
@@ -745,7 +747,7 @@ func insertRecord(t *testing.T, db *DB, kind, project, sid string, sec int, text
 		t.Fatal(err)
 	}
 	var err error
-	if kind == KindPrompt {
+	if kind == vocab.KindPrompt {
 		_, err = db.sql.Exec(`INSERT INTO prompts (session_id, project, text, at) VALUES (?, ?, ?, ?)`, sid, project, text, at(sec).UnixNano())
 	} else {
 		title, narrative, _ := strings.Cut(text, "\n")
@@ -761,11 +763,11 @@ func insertRecord(t *testing.T, db *DB, kind, project, sid string, sec int, text
 // with its sessions. Another question, or the same one in another project, is not.
 func TestSearchCollapsesAskedPrompts(t *testing.T) {
 	db, _ := openTest(t)
-	insertRecord(t, db, KindPrompt, "web", "s1", 10, "Why does the refund webhook answer 500?")
-	insertRecord(t, db, KindPrompt, "web", "s2", 20, "why does refund webhook answer 500")
-	insertRecord(t, db, KindPrompt, "web", "s3", 30, "Why does the refund webhook answer 500?!\n")
-	insertRecord(t, db, KindPrompt, "web", "s3", 31, "why does the refund webhook answer 502?")
-	insertRecord(t, db, KindPrompt, "other", "o1", 40, "Why does the refund webhook answer 500?")
+	insertRecord(t, db, vocab.KindPrompt, "web", "s1", 10, "Why does the refund webhook answer 500?")
+	insertRecord(t, db, vocab.KindPrompt, "web", "s2", 20, "why does refund webhook answer 500")
+	insertRecord(t, db, vocab.KindPrompt, "web", "s3", 30, "Why does the refund webhook answer 500?!\n")
+	insertRecord(t, db, vocab.KindPrompt, "web", "s3", 31, "why does the refund webhook answer 502?")
+	insertRecord(t, db, vocab.KindPrompt, "other", "o1", 40, "Why does the refund webhook answer 500?")
 	hits := mustSearch(t, db, "refund webhook 500")
 	var asked []Hit
 	for _, h := range hits {
@@ -813,13 +815,13 @@ func TestSearchAnswerRanksAboveItsQuestion(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := openTest(t)
 			// The answer is recorded before the question: context lends it little.
-			insertRecord(t, db, KindObservation, "web", c.obsSession, 10, c.obs)
-			insertRecord(t, db, KindPrompt, "web", "s1", 20, "refund webhook timeout?")
+			insertRecord(t, db, vocab.KindObservation, "web", c.obsSession, 10, c.obs)
+			insertRecord(t, db, vocab.KindPrompt, "web", "s1", 20, "refund webhook timeout?")
 			hits := direct(mustSearch(t, db, question))
 			if len(hits) != 2 {
 				t.Fatalf("hits %+v: want the prompt and the observation", hits)
 			}
-			if first := hits[0].Kind == KindObservation; first != c.answerFirst {
+			if first := hits[0].Kind == vocab.KindObservation; first != c.answerFirst {
 				t.Errorf("observation first: %v, want %v (hits %+v)", first, c.answerFirst, hits)
 			}
 		})
@@ -832,8 +834,8 @@ func TestSearchWindowSpansEveryKind(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTest(t)
 	for i, r := range []struct{ kind, text string }{
-		{KindObservation, "flaky one"}, {KindPrompt, "flaky two?"}, {KindObservation, "flaky three"},
-		{KindPrompt, "flaky four?"}, {KindObservation, "flaky five"},
+		{vocab.KindObservation, "flaky one"}, {vocab.KindPrompt, "flaky two?"}, {vocab.KindObservation, "flaky three"},
+		{vocab.KindPrompt, "flaky four?"}, {vocab.KindObservation, "flaky five"},
 	} {
 		// One session each, so no record is found as another's context.
 		insertRecord(t, db, r.kind, "web", "s"+strconv.Itoa(i), i+1, r.text)

@@ -19,6 +19,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // pageSize is how many timeline items one page shows.
@@ -303,25 +304,25 @@ func (s *server) byDay(items []store.TimelineItem) []dayGroup {
 }
 
 // recordURL is a record's page: /record/12, /record/S3, /record/P7 (DESIGN §23's ids).
-func recordURL(r store.Ref) string { return "/record/" + recordid.Format(r) }
+func recordURL(r vocab.Ref) string { return "/record/" + recordid.Format(r) }
 
 // refOf is the ref of a record a template shows.
-func refOf(v any) (store.Ref, error) {
+func refOf(v any) (vocab.Ref, error) {
 	switch v := v.(type) {
-	case store.Ref:
+	case vocab.Ref:
 		return v, nil
 	case *store.Observation:
-		return store.Ref{Kind: store.KindObservation, ID: v.ID}, nil
+		return vocab.Ref{Kind: vocab.KindObservation, ID: v.ID}, nil
 	case store.Observation:
-		return store.Ref{Kind: store.KindObservation, ID: v.ID}, nil
+		return vocab.Ref{Kind: vocab.KindObservation, ID: v.ID}, nil
 	case *store.Summary:
-		return store.Ref{Kind: store.KindSummary, ID: v.ID}, nil
+		return vocab.Ref{Kind: vocab.KindSummary, ID: v.ID}, nil
 	case store.Summary:
-		return store.Ref{Kind: store.KindSummary, ID: v.ID}, nil
+		return vocab.Ref{Kind: vocab.KindSummary, ID: v.ID}, nil
 	case store.Prompt:
-		return store.Ref{Kind: store.KindPrompt, ID: v.ID}, nil
+		return vocab.Ref{Kind: vocab.KindPrompt, ID: v.ID}, nil
 	}
-	return store.Ref{}, fmt.Errorf("viewer: %T is no record", v)
+	return vocab.Ref{}, fmt.Errorf("viewer: %T is no record", v)
 }
 
 type recordData struct {
@@ -353,14 +354,14 @@ func (s *server) record(w http.ResponseWriter, r *http.Request) {
 		var d recordData
 		title := "Session summary"
 		switch ref.Kind {
-		case store.KindPrompt:
+		case vocab.KindPrompt:
 			p, err := db.Prompt(ctx, ref.ID)
 			if err != nil {
 				return err
 			}
 			http.Redirect(w, r, "/session/"+url.PathEscape(p.SessionID)+"#prompt-"+strconv.FormatInt(ref.ID, 10), http.StatusSeeOther)
 			return nil
-		case store.KindSummary:
+		case vocab.KindSummary:
 			if d.Summary, err = db.Summary(ctx, ref.ID); err != nil {
 				return err
 			}
@@ -458,7 +459,7 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) {
 			}
 			words := queryWords(d.Query)
 			for _, h := range hits {
-				ref := store.Ref{Kind: h.Kind, ID: h.ID}
+				ref := vocab.Ref{Kind: h.Kind, ID: h.ID}
 				d.Hits = append(d.Hits, searchHit{Hit: h, URL: recordURL(ref), Label: recordid.Label(ref),
 					Title: highlight(h.Title, words), Snippet: template.HTML(store.Marked(h.Snippet, h.Marks, "<mark>", "</mark>", template.HTMLEscapeString))})
 			}
@@ -487,7 +488,7 @@ func (s *server) settings(w http.ResponseWriter, r *http.Request) {
 
 // forgetTarget is what a forget form names: one record or a whole session.
 type forgetTarget struct {
-	Ref     store.Ref
+	Ref     vocab.Ref
 	Session string
 	Back    string // the page to return to when the person changes their mind
 }
@@ -496,7 +497,7 @@ func (t forgetTarget) selector() forget.Selector {
 	if t.Session != "" {
 		return forget.Selector{Session: t.Session}
 	}
-	return forget.Selector{Refs: []store.Ref{t.Ref}}
+	return forget.Selector{Refs: []vocab.Ref{t.Ref}}
 }
 
 // forgetTargetOf reads the target from a query or form (id=12, S3 or P7, or session=…);

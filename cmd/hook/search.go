@@ -15,6 +15,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/reading"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // searchCommand is `hook search [--project P] [--limit N] [--json] QUERY`. It never starts
@@ -78,7 +79,7 @@ func searchCmd(p *proc, opts searchOpts) int {
 	if opts.json {
 		enc := json.NewEncoder(printable.JSONWriter(p.stdout))
 		for _, h := range hits {
-			_ = enc.Encode(hitJSON{Kind: h.Kind, ID: h.ID, Ref: recordid.Format(store.Ref{Kind: h.Kind, ID: h.ID}), Project: h.Project,
+			_ = enc.Encode(hitJSON{Kind: h.Kind, ID: h.ID, Ref: recordid.Format(vocab.Ref{Kind: h.Kind, ID: h.ID}), Project: h.Project,
 				Session: h.Session, Type: h.Type, Title: h.Title, Subtitle: h.Subtitle, Snippet: h.Snippet, Similar: h.Similar,
 				Asked: h.Asked, Sessions: h.Sessions, Context: h.Context, Time: h.At.UTC().Format("2006-01-02T15:04:05Z"), Rank: h.Rank})
 		}
@@ -104,7 +105,7 @@ func hitLines(h store.Hit, marks bool) string {
 	if h.Type != "" {
 		kind = h.Type
 	}
-	head := fmt.Sprintf("%s %s [%s] %s — %s", recordid.Label(store.Ref{Kind: h.Kind, ID: h.ID}), h.At.UTC().Format("2006-01-02"),
+	head := fmt.Sprintf("%s %s [%s] %s — %s", recordid.Label(vocab.Ref{Kind: h.Kind, ID: h.ID}), h.At.UTC().Format("2006-01-02"),
 		kind, printable.Text(h.Project), printable.Text(h.Title))
 	if h.Subtitle != "" {
 		head += " · " + printable.Text(h.Subtitle)
