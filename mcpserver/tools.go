@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/claude-mem/claude-mem-go/project"
+	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/vocab"
@@ -211,7 +212,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, a SearchArg
 	if err != nil {
 		return nil, nil, err
 	}
-	f := store.MemoryFilter{Project: s.scope(a.Project)}
+	f := rank.Filter{Project: s.scope(a.Project)}
 	if f.Kinds, f.Type, err = typeArg(a.Type); err != nil {
 		return nil, nil, err
 	}
@@ -278,7 +279,7 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, a Timelin
 	var entries []store.Entry
 	err = s.read(ctx, func(db *store.DB) error {
 		if !hasID {
-			hits, err := db.SearchMemory(ctx, a.Query, store.MemoryFilter{Project: project}, 1)
+			hits, err := db.SearchMemory(ctx, a.Query, rank.Filter{Project: project}, 1)
 			if err != nil || len(hits) == 0 {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
@@ -25,13 +26,13 @@ const OriginModel = "model"
 // Entry is one record in compact form: what an index or timeline line shows.
 type Entry struct {
 	vocab.Ref
-	Project string
-	Session string
-	Type    string // an observation's type; "summary" or "prompt" for the other kinds
-	Title   string // an observation's title, a summary's request, a prompt's first line
-	At      time.Time
-	Size    int // characters in the full record, so the reader knows what opening it costs
-	Repeats     // a search hit's near-equal prompts (zero in a timeline)
+	Project      string
+	Session      string
+	Type         string // an observation's type; "summary" or "prompt" for the other kinds
+	Title        string // an observation's title, a summary's request, a prompt's first line
+	At           time.Time
+	Size         int // characters in the full record, so the reader knows what opening it costs
+	rank.Repeats     // a search hit's near-equal prompts (zero in a timeline)
 }
 
 // MemoryHit is one search hit in compact form, with its rank (lower is better), how many
@@ -41,14 +42,6 @@ type MemoryHit struct {
 	Rank    float64
 	Similar int
 	Context bool
-}
-
-// MemoryFilter narrows SearchMemory. Zero fields do not narrow.
-type MemoryFilter struct {
-	Project      string    // "" = every project
-	Kinds        []string  // nil = observations, summaries and prompts
-	Type         string    // an observation type (bugfix, decision, …): observations only
-	Since, Until time.Time // at >= Since, at < Until
 }
 
 // Record is one full stored record: exactly one of Observation, Summary and Prompt is set.
@@ -123,17 +116,16 @@ func (db *DB) Entry(ctx context.Context, ref vocab.Ref) (Entry, error) {
 
 // SearchMemory is Search narrowed by f, each hit in compact form (type and size included).
 // The query is plain words, as for Search.
-func (db *DB) SearchMemory(ctx context.Context, query string, f MemoryFilter, limit int) ([]MemoryHit, error) {
-	kinds := f.Kinds
+func (db *DB) SearchMemory(ctx context.Context, query string, f rank.Filter, limit int) ([]MemoryHit, error) {
 	if f.Type != "" {
-		kinds = []string{vocab.KindObservation}
 		if f.Kinds != nil && !slices.Contains(f.Kinds, vocab.KindObservation) {
 			return nil, nil
 		}
+		f.Kinds = []string{vocab.KindObservation}
 	}
-	hits, err := db.searchFiltered(ctx, query, searchFilter{project: f.Project, kinds: kinds, obsType: f.Type, since: f.Since, until: f.Until, noSnippet: true}, limit)
+	hits, err := rank.Compact(searchContext(ctx), db.index(), query, f, limit)
 	if err != nil {
-		return nil, err
+		return nil, db.fail("search", err)
 	}
 	out := make([]MemoryHit, 0, len(hits))
 	for _, h := range hits {

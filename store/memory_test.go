@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
@@ -115,7 +116,7 @@ func TestRememberIsSearchableAtOnce(t *testing.T) {
 	ctx := context.Background()
 	db := memoryFixture(t)
 	// The control: nothing matches the note's word before it is stored.
-	if hits, err := db.SearchMemory(ctx, "zanzibar", MemoryFilter{}, 10); err != nil || len(hits) != 0 {
+	if hits, err := db.SearchMemory(ctx, "zanzibar", rank.Filter{}, 10); err != nil || len(hits) != 0 {
 		t.Fatalf("before: %v %v", hits, err)
 	}
 	id, err := db.Remember(ctx, Note{SessionID: "s-new", Project: "alpha", Cwd: "/w/alpha", Type: "decision",
@@ -123,7 +124,7 @@ func TestRememberIsSearchableAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits, err := db.SearchMemory(ctx, "pipeline", MemoryFilter{Project: "alpha"}, 10)
+	hits, err := db.SearchMemory(ctx, "pipeline", rank.Filter{Project: "alpha"}, 10)
 	if err != nil || len(hits) != 1 || hits[0].ID != id || hits[0].Kind != vocab.KindObservation || hits[0].Type != "decision" {
 		t.Fatalf("after: %+v %v", hits, err)
 	}
@@ -151,16 +152,16 @@ func TestSearchMemoryFilters(t *testing.T) {
 	db := memoryFixture(t)
 	for _, c := range []struct {
 		name string
-		f    MemoryFilter
+		f    rank.Filter
 		want []vocab.Ref
 	}{
-		{"every kind and project", MemoryFilter{}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 1}, {Kind: vocab.KindObservation, ID: 3}, {Kind: vocab.KindSummary, ID: 1}, {Kind: vocab.KindPrompt, ID: 1}}},
-		{"project", MemoryFilter{Project: "beta"}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 3}}},
-		{"kinds", MemoryFilter{Kinds: []string{vocab.KindPrompt, vocab.KindSummary}}, []vocab.Ref{{Kind: vocab.KindSummary, ID: 1}, {Kind: vocab.KindPrompt, ID: 1}}},
-		{"type", MemoryFilter{Type: "feature"}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 3}}},
-		{"type with other kinds only", MemoryFilter{Type: "feature", Kinds: []string{vocab.KindPrompt}}, nil},
-		{"since", MemoryFilter{Since: at(4)}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 3}, {Kind: vocab.KindSummary, ID: 1}}},
-		{"until", MemoryFilter{Until: at(4)}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 1}, {Kind: vocab.KindPrompt, ID: 1}}},
+		{"every kind and project", rank.Filter{}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 1}, {Kind: vocab.KindObservation, ID: 3}, {Kind: vocab.KindSummary, ID: 1}, {Kind: vocab.KindPrompt, ID: 1}}},
+		{"project", rank.Filter{Project: "beta"}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 3}}},
+		{"kinds", rank.Filter{Kinds: []string{vocab.KindPrompt, vocab.KindSummary}}, []vocab.Ref{{Kind: vocab.KindSummary, ID: 1}, {Kind: vocab.KindPrompt, ID: 1}}},
+		{"type", rank.Filter{Type: "feature"}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 3}}},
+		{"type with other kinds only", rank.Filter{Type: "feature", Kinds: []string{vocab.KindPrompt}}, nil},
+		{"since", rank.Filter{Since: at(4)}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 3}, {Kind: vocab.KindSummary, ID: 1}}},
+		{"until", rank.Filter{Until: at(4)}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 1}, {Kind: vocab.KindPrompt, ID: 1}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			hits, err := db.SearchMemory(ctx, "parser", c.f, 10)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
@@ -33,8 +34,8 @@ type hitKey struct {
 }
 
 // direct are the hits that hold a query word themselves (not found by context alone).
-func direct(hits []Hit) []Hit {
-	var out []Hit
+func direct(hits []rank.Hit) []rank.Hit {
+	var out []rank.Hit
 	for _, h := range hits {
 		if !h.Context {
 			out = append(out, h)
@@ -43,7 +44,7 @@ func direct(hits []Hit) []Hit {
 	return out
 }
 
-func keys(hits []Hit) []hitKey {
+func keys(hits []rank.Hit) []hitKey {
 	out := make([]hitKey, len(hits))
 	for i, h := range hits {
 		out[i] = hitKey{h.Kind, h.Project, h.Title}
@@ -231,7 +232,7 @@ func TestSearchRanking(t *testing.T) {
 	} {
 		remember(t, db, session("a"+strconv.Itoa(i), "alpha"), i+1, []Observation{o}, nil)
 	}
-	titles := func(hits []Hit) []string {
+	titles := func(hits []rank.Hit) []string {
 		var got []string
 		for _, h := range hits {
 			got = append(got, h.Title)
@@ -262,8 +263,8 @@ func TestSearchHitFields(t *testing.T) {
 		t.Fatalf("hits %+v, %v", hits, err)
 	}
 	h := hits[0]
-	want := Hit{Kind: vocab.KindPrompt, ID: 1, Project: "alpha", Session: "a1", Title: "why does the parser crash on emoji?",
-		Snippet: "why does the parser crash on emoji? second line with details", Marks: []Span{{29, 34}}, At: at(30), Rank: h.Rank}
+	want := rank.Hit{Kind: vocab.KindPrompt, ID: 1, Project: "alpha", Session: "a1", Title: "why does the parser crash on emoji?",
+		Snippet: "why does the parser crash on emoji? second line with details", Marks: []rank.Span{{Start: 29, End: 34}}, At: at(30), Rank: h.Rank}
 	if !reflect.DeepEqual(h, want) {
 		t.Errorf("hit\n%+v\nwant\n%+v", h, want)
 	}
@@ -275,7 +276,7 @@ func TestSearchHitFields(t *testing.T) {
 		t.Fatalf("hits %+v, %v", hits, err)
 	}
 	for _, h := range hits {
-		if !strings.Contains(Marked(h.Snippet, h.Marks, "[", "]", nil), "[tokenizer]") {
+		if !strings.Contains(rank.Marked(h.Snippet, h.Marks, "[", "]", nil), "[tokenizer]") {
 			t.Errorf("snippet %q does not mark the match", h.Snippet)
 		}
 	}
@@ -295,13 +296,6 @@ func TestSearchRanksOnlyTheNewestWindow(t *testing.T) {
 	} {
 		remember(t, db, session("s"+strconv.Itoa(i), o.Project), i+1, []Observation{o}, nil)
 	}
-	titles := func(hits []Hit) []string {
-		var out []string
-		for _, h := range hits {
-			out = append(out, h.Title)
-		}
-		return out
-	}
 	for _, c := range []struct {
 		project string
 		window  int
@@ -312,9 +306,7 @@ func TestSearchRanksOnlyTheNewestWindow(t *testing.T) {
 		{"alpha", 1, []string{"third"}},
 		{"", 2, []string{"Flaky in beta three", "Flaky in beta two"}},
 	} {
-		q := parseQuery("flaky")
-		hits, err := db.rank(ctx, q, searchFilter{project: c.project}, 10, c.window)
-		got := titles(hits)
+		got, err := windowTitles(ctx, db, c.project, c.window)
 		slices.Sort(got)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("project %q, window %d: %v, %v; want %v", c.project, c.window, got, err, c.want)
@@ -537,7 +529,7 @@ INSERT INTO prompts (session_id, project, text, at) VALUES ('s', 'web', 'why is 
 	}
 }
 
-func mustSearch(t *testing.T, db *DB, q string) []Hit {
+func mustSearch(t *testing.T, db *DB, q string) []rank.Hit {
 	t.Helper()
 	hits, err := db.Search(context.Background(), q, "", 20)
 	if err != nil {
@@ -577,7 +569,7 @@ func TestSearchCollapsesNearDuplicates(t *testing.T) {
 	for _, h := range hits {
 		similar[h.Project+" "+h.Type+" "+h.Title] += 1 + h.Similar
 	}
-	if len(hits) != 4 || slices.ContainsFunc(hits, func(h Hit) bool { return h.Similar != 0 && h.Similar != 2 }) {
+	if len(hits) != 4 || slices.ContainsFunc(hits, func(h rank.Hit) bool { return h.Similar != 0 && h.Similar != 2 }) {
 		t.Errorf("hits %+v: want 4, one standing for 2 similar", hits)
 	}
 	total := 0
@@ -621,10 +613,7 @@ func TestSearchLongAndEmptyQueries(t *testing.T) {
 		t.Errorf("10 KB of words after parser: %d hits, want 5", len(direct(hits)))
 	}
 	if hits := mustSearch(t, db, page+" parser"); len(hits) != 0 {
-		t.Errorf("a word past the first %d distinct ones was searched: %v", maxTerms, keys(hits))
-	}
-	if q := parseQuery(strings.Join(words, " ")); len(q.terms) != maxTerms {
-		t.Errorf("%d terms, want %d", len(q.terms), maxTerms)
+		t.Errorf("a word past the first 64 distinct ones was searched: %v", keys(hits))
 	}
 	if hits := mustSearch(t, db, "?!… — ()[]{} ''"); hits != nil {
 		t.Errorf("punctuation only: %v", hits)
@@ -659,33 +648,8 @@ func TestSearchContext(t *testing.T) {
 			t.Errorf("%q of another session found as context", h.Title)
 		}
 	}
-	if hits := mustSearch(t, db, "users logged out refresh -grace"); slices.ContainsFunc(hits, func(h Hit) bool { return h.Title == "Grace period for the previous token" }) {
+	if hits := mustSearch(t, db, "users logged out refresh -grace"); slices.ContainsFunc(hits, func(h rank.Hit) bool { return h.Title == "Grace period for the previous token" }) {
 		t.Errorf("an excluded word's record came back as context: %v", keys(hits))
-	}
-}
-
-// A snippet is cut from the field holding the most query words, around where they are
-// densest, each word marked that shares a query word's stem; a hit matching no word shows
-// the start of its body (the control).
-func TestSnippetOf(t *testing.T) {
-	long := "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen the webhook signature verification failed on retry"
-	fields := []string{"Webhook retries", "", long, "", "", ""}
-	snip, marks := snippetOf(fields, []string{"signature", "failing"}, []bool{false, false})
-	if got := Marked(snip, marks, "[", "]", nil); got != "…four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen the webhook [signature] verification [failed] on retry" &&
-		!strings.Contains(got, "[signature] verification [failed]") {
-		t.Errorf("snippet %q", got)
-	}
-	if snip, marks := snippetOf(fields, []string{"zebra"}, []bool{false}); len(marks) != 0 || !strings.HasPrefix(snip, "one two three") {
-		t.Errorf("no match: %q %v, want the body's start unmarked", snip, marks)
-	}
-	for _, c := range []struct {
-		w, q string
-		same bool
-	}{{"failed", "failing", true}, {"configuration", "configure", true}, {"users", "user", true}, {"fail", "fail", true},
-		{"cat", "cats", false}, {"webhook", "websocket", false}, {"token", "tokenizer", false}} {
-		if got := sameStem(c.w, c.q); got != c.same {
-			t.Errorf("sameStem(%q, %q) = %v, want %v", c.w, c.q, got, c.same)
-		}
 	}
 }
 
@@ -693,7 +657,7 @@ func TestSnippetOf(t *testing.T) {
 // control: the same words unquoted rank the record holding them most often first.
 func TestSearchPhraseAloneNewestFirst(t *testing.T) {
 	db, _ := openTest(t)
-	titles := func(hits []Hit) (out []string) {
+	titles := func(hits []rank.Hit) (out []string) {
 		for _, h := range hits {
 			out = append(out, h.Title)
 		}
@@ -717,7 +681,7 @@ func TestSearchPhraseAloneNewestAcrossKinds(t *testing.T) {
 	db, _ := openTest(t)
 	s := session("s", "web")
 	var recs []Captured
-	for i := range pool + 10 {
+	for i := range 110 { // past the pool of 100 ranked
 		recs = append(recs, Captured{Kind: CapturePrompt, Session: s, Prompt: Prompt{RecordID: "p" + strconv.Itoa(i),
 			Text: "why does the refresh token expire, take " + strconv.Itoa(i), At: at(i + 1)}})
 	}
@@ -734,7 +698,7 @@ func TestSearchPhraseAloneNewestAcrossKinds(t *testing.T) {
 	}
 	for _, h := range hits[1:] {
 		if h.Kind != vocab.KindPrompt || h.Title == "why does the refresh token expire, take 0" {
-			t.Errorf("hit %v: want the newest prompts after the observation, not the oldest", keys([]Hit{h}))
+			t.Errorf("hit %v: want the newest prompts after the observation, not the oldest", keys([]rank.Hit{h}))
 		}
 	}
 }
@@ -769,7 +733,7 @@ func TestSearchCollapsesAskedPrompts(t *testing.T) {
 	insertRecord(t, db, vocab.KindPrompt, "web", "s3", 31, "why does the refund webhook answer 502?")
 	insertRecord(t, db, vocab.KindPrompt, "other", "o1", 40, "Why does the refund webhook answer 500?")
 	hits := mustSearch(t, db, "refund webhook 500")
-	var asked []Hit
+	var asked []rank.Hit
 	for _, h := range hits {
 		if h.Asked > 0 {
 			asked = append(asked, h)
@@ -848,14 +812,29 @@ func TestSearchWindowSpansEveryKind(t *testing.T) {
 		{3, []string{"flaky five", "flaky four?", "flaky three"}},
 		{1, []string{"flaky five"}},
 	} {
-		hits, err := db.rank(ctx, parseQuery("flaky"), searchFilter{project: "web"}, 10, c.window)
-		var got []string
-		for _, h := range hits {
-			got = append(got, h.Title)
-		}
-		slices.Sort(got)
+		got, err := windowTitles(ctx, db, "web", c.window)
 		if err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("window %d: %v, %v; want %v", c.window, got, err, c.want)
 		}
 	}
+}
+
+// windowTitles are the titles, sorted, of the index's matches of "flaky" in project
+// within window, scored as ranking asks for them.
+func windowTitles(ctx context.Context, db *DB, project string, window int) ([]string, error) {
+	matches, err := db.index().Matches(ctx, `"flaky"`, rank.Filter{Project: project}, window, 10, false)
+	if err != nil {
+		return nil, err
+	}
+	refs := make([]vocab.Ref, len(matches))
+	for i, m := range matches {
+		refs[i] = m.Ref
+	}
+	details, err := db.index().Details(ctx, refs)
+	var got []string
+	for _, d := range details {
+		got = append(got, d.Title)
+	}
+	slices.Sort(got)
+	return got, err
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/doctor"
 	"github.com/claude-mem/claude-mem-go/forget"
 	"github.com/claude-mem/claude-mem-go/notice"
+	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/vocab"
@@ -435,7 +436,7 @@ func (s *server) session(w http.ResponseWriter, r *http.Request) {
 const searchLimit = 20
 
 type searchHit struct {
-	store.Hit
+	rank.Hit
 	URL     string
 	Label   string // the record id, as `claude-mem search` prints it
 	Title   template.HTML
@@ -461,7 +462,7 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) {
 			for _, h := range hits {
 				ref := vocab.Ref{Kind: h.Kind, ID: h.ID}
 				d.Hits = append(d.Hits, searchHit{Hit: h, URL: recordURL(ref), Label: recordid.Label(ref),
-					Title: highlight(h.Title, words), Snippet: template.HTML(store.Marked(h.Snippet, h.Marks, "<mark>", "</mark>", template.HTMLEscapeString))})
+					Title: highlight(h.Title, words), Snippet: template.HTML(rank.Marked(h.Snippet, h.Marks, "<mark>", "</mark>", template.HTMLEscapeString))})
 			}
 		}
 		d.Searched = d.Query != ""

@@ -12,6 +12,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/project"
+	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/reading"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -100,7 +101,7 @@ func searchCmd(p *proc, opts searchOpts) int {
 // near-equal records it stands for (a prompt: how often and in which sessions it was asked), then the snippet, its matched words in bold when
 // marks is set (a terminal shows them; a pipe or file gets the plain text). Each line is
 // clipped to clip.MaxLine characters.
-func hitLines(h store.Hit, marks bool) string {
+func hitLines(h rank.Hit, marks bool) string {
 	kind := h.Kind
 	if h.Type != "" {
 		kind = h.Type
@@ -120,7 +121,7 @@ func hitLines(h store.Hit, marks bool) string {
 	if marks {
 		open, close = "\x1b[1m", "\x1b[0m"
 	}
-	snippet := store.Marked(h.Snippet, h.Marks, open, close, printable.Text)
+	snippet := rank.Marked(h.Snippet, h.Marks, open, close, printable.Text)
 	return clip.Line(head, clip.MaxLine) + "\n" + clip.Line("    "+snippet, clip.MaxLine) + "\n"
 }
 

@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/settings"
-	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
@@ -116,8 +116,8 @@ func TestNamedAsInvoked(t *testing.T) {
 }
 
 func TestHitLines(t *testing.T) {
-	h := store.Hit{Kind: vocab.KindObservation, ID: 7, Project: "web", Type: "bugfix", Title: "Login fixed", Subtitle: "cookie path",
-		Snippet: "the cookie was dropped", Marks: []store.Span{{Start: 4, End: 10}}, Similar: 2, At: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	h := rank.Hit{Kind: vocab.KindObservation, ID: 7, Project: "web", Type: "bugfix", Title: "Login fixed", Subtitle: "cookie path",
+		Snippet: "the cookie was dropped", Marks: []rank.Span{{Start: 4, End: 10}}, Similar: 2, At: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
 	plain := "#7 2026-11-30 [bugfix] web — Login fixed · cookie path (+2 similar)\n    the cookie was dropped\n"
 	if got := hitLines(h, false); got != plain {
 		t.Errorf("plain:\n%q\nwant\n%q", got, plain)
