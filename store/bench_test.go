@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/redact"
@@ -63,77 +61,6 @@ func BenchmarkOpenIngestClose(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// BenchmarkSearch100k: search over 100,000 observations, every query form. Target: p95
-// under 10 ms per query over all of them (logged; DESIGN §23, issue 36).
-func BenchmarkSearch100k(b *testing.B) {
-	ctx := context.Background()
-	db := seeded(b, 100_000)
-	g := newSeedText()
-	// The seed's words follow a Zipf distribution: vocab[0] is in most observations.
-	queries := []struct{ name, query, project string }{
-		{"common word", g.vocab[0], ""},
-		{"common word in project", g.vocab[0], "bench"},
-		{"mid word", g.vocab[50], ""},
-		{"rare word", g.vocab[5000], ""},
-		{"two words", g.vocab[3] + " " + g.vocab[40], "bench"},
-		{"a question", "why did the " + g.vocab[7] + " of " + g.vocab[60] + " fail with " + g.vocab[300] + "?", "bench"},
-		{"a word and a missing word", g.vocab[1] + " nosuchword", ""},
-		{"phrase", `"` + g.vocab[2] + " " + g.vocab[5] + `"`, "bench"},
-		{"excluded word", g.vocab[4] + " -" + g.vocab[0], "bench"},
-		{"prefix", g.vocab[9][:3] + "*", "bench"},
-	}
-	var all []time.Duration
-	for _, c := range queries {
-		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
-				t := time.Now()
-				if _, err := db.Search(ctx, c.query, c.project, 20); err != nil {
-					b.Fatal(err)
-				}
-				all = append(all, time.Since(t))
-			}
-		})
-	}
-	slices.Sort(all)
-	b.Logf("p95 over every query: %s (%d searches)", all[len(all)*95/100], len(all))
-}
-
-// BenchmarkSearchStory100k: search over a 100,000-observation coding history (SeedStory:
-// thousands of sessions, each with prompts and a summary), every query form, in its words:
-// every kind matches, so this is where ranking one window across kinds shows. Logged like
-// BenchmarkSearch100k.
-func BenchmarkSearchStory100k(b *testing.B) {
-	ctx := context.Background()
-	db, _ := openTest(b)
-	if err := SeedStory(ctx, db, "bench", 100_000, t0, time.UTC); err != nil {
-		b.Fatal(err)
-	}
-	queries := []struct{ name, query, project string }{
-		{"common word", "handler", ""},
-		{"common word in project", "handler", "bench"},
-		{"two words", "rate limit", "bench"},
-		{"a question", "why did the webhook handler retry without an idempotency key?", "bench"},
-		{"a word and a missing word", "refund nosuchword", ""},
-		{"phrase", `"retry loop"`, "bench"},
-		{"excluded word", "ledger -webhook", "bench"},
-		{"prefix", "idem*", "bench"},
-	}
-	var all []time.Duration
-	for _, c := range queries {
-		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
-				t := time.Now()
-				if _, err := db.Search(ctx, c.query, c.project, 20); err != nil {
-					b.Fatal(err)
-				}
-				all = append(all, time.Since(t))
-			}
-		})
-	}
-	slices.Sort(all)
-	b.Logf("p95 over every query: %s (%d searches)", all[len(all)*95/100], len(all))
 }
 
 // BenchmarkRecentObservations100k: what SessionStart reads, with 100,000 stored.
