@@ -38,7 +38,7 @@ func answerKB() string { return strconv.Itoa(maxAnswer/1000) + " KB" }
 const typeNote = "note"
 
 // noteTypes are the types remember accepts: note, and the observer's.
-func noteTypes() []string { return slices.Concat([]string{typeNote}, store.ObservationTypes) }
+func noteTypes() []string { return slices.Concat([]string{typeNote}, vocab.ObservationTypes) }
 
 // schema is a tool's JSON input schema: format with each bound the handler enforces, so the
 // model reads the same numbers the handler checks.
@@ -87,7 +87,7 @@ The query is plain words (no operators or quotes needed): records with all the w
   },
   "required": ["query"],
   "additionalProperties": false
-}`, maxQuery, strings.Join(append(slices.Clip(store.ObservationTypes), typeNote), ", "), maxLimit, defaultLimit),
+}`, maxQuery, strings.Join(append(slices.Clip(vocab.ObservationTypes), typeNote), ", "), maxLimit, defaultLimit),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.search)
 

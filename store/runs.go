@@ -9,30 +9,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
-
-// Verdict is what one observer answer yielded (§24): every answer gets one, so none is
-// lost without a count.
-type Verdict string
-
-const (
-	VerdictStored   Verdict = "stored"   // kept as given
-	VerdictSalvaged Verdict = "salvaged" // kept after a repair, or in part; its reasons say which
-	VerdictSkipped  Verdict = "skipped"  // the observer said nothing was worth remembering
-	VerdictUnusable Verdict = "unusable" // nothing could be kept: its events are retried
-)
-
-// Verdicts are every verdict, in the order reports show them.
-var Verdicts = []Verdict{VerdictStored, VerdictSalvaged, VerdictSkipped, VerdictUnusable}
-
-// OutcomeOK is RunRecord.Outcome of a run that ended well (spawn.OutcomeOK, spelled
-// here since spawn imports store): only such a run's events count as observed.
-const OutcomeOK = "ok"
-
-// OutcomeUnrecorded is RunRecord.Outcome of a run whose process was gone before it said
-// what it cost (a SIGKILL, a crash): its events went back to pending, and what it spent is
-// not known, so the budget may undercount. Counted per day (DayStats.Unrecorded).
-const OutcomeUnrecorded = "unrecorded"
 
 // Usage is what one observer run cost, from the stream-json result line (§17).
 type Usage struct {
@@ -53,14 +32,15 @@ func (u Usage) Add(v Usage) Usage {
 // RunRecord is one observer run as stored in runs: what it was given, what it wrote, what it
 // skipped as duplicates, and what it cost (zero when no result line came).
 type RunRecord struct {
-	ID, SessionID, Project, Model, Outcome string
-	StartedAt, EndedAt                     time.Time
-	Events, Observations, Duplicates       int
+	ID, SessionID, Project, Model    string
+	Outcome                          vocab.Outcome
+	StartedAt, EndedAt               time.Time
+	Events, Observations, Duplicates int
 	Usage
 	// Answer is the verdict on the run's answer ("" when the run gave none: a failed run);
 	// Reasons why it was salvaged or unusable; Dropped the blocks of it that were not kept.
 	// Requeued: its events went back to pending, answer or not (a later run completes them).
-	Answer   Verdict
+	Answer   vocab.Verdict
 	Reasons  []string
 	Dropped  int
 	Requeued bool
@@ -124,13 +104,13 @@ type DayStats struct {
 	// them (a failed run's events, or those an answer gave back, come back in a later run
 	// and are counted then).
 	Runs, Events, Observations, Duplicates, Redactions int
-	// Unrecorded counts the runs of OutcomeUnrecorded: their cost is not in Usage.
+	// Unrecorded counts the runs of vocab.OutcomeUnrecorded: their cost is not in Usage.
 	Unrecorded int
 	Usage
 	// Answers counts the runs' answers per verdict; Reasons counts, per verdict, the
 	// answers that gave each reason (an answer may give several).
-	Answers map[Verdict]int
-	Reasons map[Verdict]map[string]int
+	Answers map[vocab.Verdict]int
+	Reasons map[vocab.Verdict]map[string]int
 }
 
 // DailyStats returns one row per local day and project in [from, to) that had a run or a
@@ -152,7 +132,8 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 	}
 	err = scanAll(rs, func(r *sql.Rows) error {
 		var (
-			proj, outcome, answer, reasons   string
+			proj, answer, reasons            string
+			outcome                          vocab.Outcome
 			started                          int64
 			events, observations, duplicates int
 			requeued                         bool
@@ -165,17 +146,17 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 		}
 		d := get(time.Unix(0, started).In(loc).Format(time.DateOnly), proj)
 		d.Runs++
-		if outcome == OutcomeUnrecorded {
+		if outcome == vocab.OutcomeUnrecorded {
 			d.Unrecorded++
 		}
-		if outcome == OutcomeOK && !requeued {
+		if outcome == vocab.OutcomeOK && !requeued {
 			d.Events += events
 		}
 		d.Observations += observations
 		d.Duplicates += duplicates
 		d.Usage = d.Usage.Add(u)
 		if answer != "" {
-			d.addAnswer(Verdict(answer), strings.Fields(reasons))
+			d.addAnswer(vocab.Verdict(answer), strings.Fields(reasons))
 		}
 		return nil
 	})
@@ -217,9 +198,9 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 	return out, nil
 }
 
-func (d *DayStats) addAnswer(v Verdict, reasons []string) {
+func (d *DayStats) addAnswer(v vocab.Verdict, reasons []string) {
 	if d.Answers == nil {
-		d.Answers, d.Reasons = map[Verdict]int{}, map[Verdict]map[string]int{}
+		d.Answers, d.Reasons = map[vocab.Verdict]int{}, map[vocab.Verdict]map[string]int{}
 	}
 	d.Answers[v]++
 	for _, r := range reasons {

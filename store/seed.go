@@ -7,6 +7,8 @@ import (
 	"math/rand"
 	"strings"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // SeedObservations is a benchmark and test helper, not product code: it stores n
@@ -45,7 +47,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return err
 			}
-			_, err = stmt.ExecContext(ctx, s.ID, project, fmt.Sprintf("seed-run-%d", i/20), g.pick(ObservationTypes),
+			_, err = stmt.ExecContext(ctx, s.ID, project, fmt.Sprintf("seed-run-%d", i/20), g.pick(vocab.ObservationTypes),
 				g.words(6), g.words(10), g.words(40), lists[0], lists[1], lists[2], lists[3],
 				at.Add(-time.Duration(n-1-i)*time.Second).UnixNano())
 			if err != nil {

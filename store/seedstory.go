@@ -8,6 +8,8 @@ import (
 	"math/rand"
 	"strings"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // SeedStory is a benchmark and test helper, not product code: it stores a coding
@@ -80,7 +82,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 			at := p.start.Add(time.Minute)
 			for k := range p.obs {
 				at = at.Add(time.Duration(1+r.Intn(7)) * time.Minute)
-				typ := ObservationTypes[r.Intn(len(ObservationTypes))]
+				typ := vocab.ObservationTypes[r.Intn(len(vocab.ObservationTypes))]
 				title := fmt.Sprintf(seedFindings[r.Intn(len(seedFindings))], seedAreas[r.Intn(len(seedAreas))], seedParts[r.Intn(len(seedParts))])
 				title = strings.ToUpper(title[:1]) + title[1:]
 				if len(recorded) > 20 && r.Intn(10) == 0 { // found again, spelled differently

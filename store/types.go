@@ -12,11 +12,6 @@ const (
 	StateFailed     = "failed"
 )
 
-// ObservationTypes are the types an observation may have: the observer's prompt offers
-// them, its parser maps any other to the nearest, the viewer filters by them, and remember
-// accepts them (and note).
-var ObservationTypes = []string{"bugfix", "feature", "refactor", "change", "discovery", "decision"}
-
 // Session is one Claude Code session of a user's project.
 type Session struct {
 	ID        string

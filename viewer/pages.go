@@ -230,7 +230,7 @@ type timelineData struct {
 
 func (s *server) timeline(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	d := timelineData{Project: q.Get("project"), Type: q.Get("type"), Types: append(slices.Clip(store.ObservationTypes), store.TypeSummary)}
+	d := timelineData{Project: q.Get("project"), Type: q.Get("type"), Types: append(slices.Clip(vocab.ObservationTypes), store.TypeSummary)}
 	if d.Project == "" {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
