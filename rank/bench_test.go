@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
-	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/internal/seed"
 )
 
 // BenchmarkSearch100k: search over 100,000 observations, every query form. Target: p95
@@ -15,11 +15,11 @@ import (
 func BenchmarkSearch100k(b *testing.B) {
 	ctx := context.Background()
 	db, _ := memtest.Open(b)
-	if err := store.SeedObservations(ctx, db, "bench", 100_000, memtest.T0); err != nil {
+	if err := seed.Observations(ctx, db, "bench", 100_000, memtest.T0); err != nil {
 		b.Fatal(err)
 	}
 	// The seed's words follow a Zipf distribution: the rank 0 word is in most observations.
-	w := store.SeedWords(0, 1, 2, 3, 4, 5, 7, 9, 40, 50, 60, 300, 5000)
+	w := seed.Words(0, 1, 2, 3, 4, 5, 7, 9, 40, 50, 60, 300, 5000)
 	vocab := map[int]string{}
 	for i, r := range []int{0, 1, 2, 3, 4, 5, 7, 9, 40, 50, 60, 300, 5000} {
 		vocab[r] = w[i]
@@ -52,14 +52,14 @@ func BenchmarkSearch100k(b *testing.B) {
 	b.Logf("p95 over every query: %s (%d searches)", all[len(all)*95/100], len(all))
 }
 
-// BenchmarkSearchStory100k: search over a 100,000-observation coding history (SeedStory:
+// BenchmarkSearchStory100k: search over a 100,000-observation coding history (seed.Story:
 // thousands of sessions, each with prompts and a summary), every query form, in its words:
 // every kind matches, so this is where ranking one window across kinds shows. Logged like
 // BenchmarkSearch100k.
 func BenchmarkSearchStory100k(b *testing.B) {
 	ctx := context.Background()
 	db, _ := memtest.Open(b)
-	if err := store.SeedStory(ctx, db, "bench", 100_000, memtest.T0, time.UTC); err != nil {
+	if err := seed.Story(ctx, db, "bench", 100_000, memtest.T0, time.UTC); err != nil {
 		b.Fatal(err)
 	}
 	queries := []struct{ name, query, project string }{

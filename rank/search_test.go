@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
+	"github.com/claude-mem/claude-mem-go/internal/seed"
 	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/vocab"
@@ -198,7 +199,7 @@ func sortKeys(k []hitKey) {
 func TestSearchRanking(t *testing.T) {
 	ctx := context.Background()
 	db, _ := memtest.Open(t)
-	if err := store.SeedObservations(ctx, db, "filler", 200, memtest.T0); err != nil {
+	if err := seed.Observations(ctx, db, "filler", 200, memtest.T0); err != nil {
 		t.Fatal(err)
 	}
 	// One session each: no record lends another context.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -132,43 +131,6 @@ func TestLatestSummary(t *testing.T) {
 	s, err := db.LatestSummary(ctx, "alpha")
 	if err != nil || s == nil || s.Request != "second" || s.SessionID != "a2" {
 		t.Errorf("LatestSummary(alpha) = %+v, %v; want a2's second", s, err)
-	}
-}
-
-func TestSeedObservations(t *testing.T) {
-	ctx := context.Background()
-	db, _ := openTest(t)
-	if err := SeedObservations(ctx, db, "bench", 120, t0); err != nil {
-		t.Fatal(err)
-	}
-	if n := count(t, db, "SELECT count(*) FROM observations WHERE project = 'bench'"); n != 120 {
-		t.Errorf("%d observations, want 120", n)
-	}
-	recent, err := db.RecentObservations(ctx, "bench", 2)
-	if err != nil || len(recent) != 2 || !recent[0].At.Equal(t0) || !recent[1].At.Equal(at(-1)) {
-		t.Fatalf("newest seeded: %+v, %v; want at t0 and one second before", recent, err)
-	}
-	if len(recent[0].Facts) != 3 || recent[0].Title == "" || recent[0].Narrative == "" {
-		t.Errorf("seeded observation lacks text: %+v", recent[0])
-	}
-	hits, err := db.Search(ctx, strings.Fields(recent[0].Title)[0], "bench", 5)
-	if err != nil || len(hits) == 0 {
-		t.Errorf("a seeded word is not found: %v, %v", hits, err)
-	}
-	if err := db.Integrity(ctx); err != nil {
-		t.Error(err)
-	}
-	// Deterministic: a second database seeded alike holds the same text.
-	db2, _ := openTest(t)
-	if err := SeedObservations(ctx, db2, "bench", 120, t0); err != nil {
-		t.Fatal(err)
-	}
-	again, _ := db2.RecentObservations(ctx, "bench", 2)
-	if !reflect.DeepEqual(recent, again) {
-		t.Error("seeding is not deterministic")
-	}
-	if err := SeedObservations(ctx, db, "bench", -1, t0); !errors.Is(err, ErrInvalidArgument) {
-		t.Errorf("n -1: %v, want ErrInvalidArgument", err)
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/seed"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -85,7 +86,7 @@ func (w *plantedWorld) attackerDB(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := store.SeedObservations(ctx, db, filepath.Base(w.h.proj), 1, time.Now()); err != nil {
+	if err := seed.Observations(ctx, db, filepath.Base(w.h.proj), 1, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
