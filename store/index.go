@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/rank"
@@ -54,16 +55,20 @@ func listText(col, sep string) string {
 	return expr
 }
 
-var searchDocs = []searchDoc{
-	{vocab.KindObservation, "observations", 0, []string{"{r}title", "{r}subtitle", "{r}narrative",
-		listText("{r}facts", "char(10)"), listText("{r}concepts", "' '"),
-		listText("{r}files_modified", "' '") + " || ' ' || " + listText("{r}files_read", "' '")},
-		"title"},
-	{vocab.KindSummary, "summaries", 1 << kindShift, []string{"{r}request", "''",
-		"concat_ws(char(10), nullif({r}investigated, ''), nullif({r}learned, ''), nullif({r}completed, ''), nullif({r}next_steps, ''), nullif({r}notes, ''))",
-		"NULL", "NULL", "NULL"}, "request"},
-	{vocab.KindPrompt, "prompts", 2 << kindShift, []string{"''", "''", "{r}text", "NULL", "NULL", "NULL"}, "text"},
-}
+// searchDocs are the kinds' index rows, in rowid order. Built at first use: every hook
+// starts this binary, and only a search or an upgrade reads them.
+var searchDocs = sync.OnceValue(func() []searchDoc {
+	return []searchDoc{
+		{vocab.KindObservation, "observations", 0, []string{"{r}title", "{r}subtitle", "{r}narrative",
+			listText("{r}facts", "char(10)"), listText("{r}concepts", "' '"),
+			listText("{r}files_modified", "' '") + " || ' ' || " + listText("{r}files_read", "' '")},
+			"title"},
+		{vocab.KindSummary, "summaries", 1 << kindShift, []string{"{r}request", "''",
+			"concat_ws(char(10), nullif({r}investigated, ''), nullif({r}learned, ''), nullif({r}completed, ''), nullif({r}next_steps, ''), nullif({r}notes, ''))",
+			"NULL", "NULL", "NULL"}, "request"},
+		{vocab.KindPrompt, "prompts", 2 << kindShift, []string{"''", "''", "{r}text", "NULL", "NULL", "NULL"}, "text"},
+	}
+})
 
 func (d searchDoc) values(row string) string {
 	out := make([]string, len(d.cols))
@@ -74,7 +79,7 @@ func (d searchDoc) values(row string) string {
 }
 
 func searchDocOf(kind string) searchDoc {
-	for _, d := range searchDocs {
+	for _, d := range searchDocs() {
 		if d.kind == kind {
 			return d
 		}
@@ -208,7 +213,7 @@ ORDER BY score, rid` + sqlLimit(n)
 
 // refOf is the record of a search_fts rowid.
 func refOf(rid int64) vocab.Ref {
-	return vocab.Ref{Kind: searchDocs[rid>>kindShift].kind, ID: rid & (1<<kindShift - 1)}
+	return vocab.Ref{Kind: searchDocs()[rid>>kindShift].kind, ID: rid & (1<<kindShift - 1)}
 }
 
 // matchingDocs are the kinds f allows that hold a match of match at all, whatever f's
@@ -217,7 +222,7 @@ func (x ftsIndex) matchingDocs(ctx context.Context, match string, f rank.Filter)
 	var allowed []searchDoc
 	var parts []string
 	var args []any
-	for _, d := range searchDocs {
+	for _, d := range searchDocs() {
 		if f.Kinds != nil && !slices.Contains(f.Kinds, d.kind) || f.Type != "" && d.kind != vocab.KindObservation {
 			continue
 		}
@@ -280,7 +285,7 @@ func (x ftsIndex) Holding(ctx context.Context, matches []string, refs []vocab.Re
 	asked := make(map[vocab.Ref]bool, len(refs))
 	type span struct{ lo, hi int64 }
 	var spans []span
-	for _, d := range searchDocs {
+	for _, d := range searchDocs() {
 		s := span{-1, -1}
 		for _, r := range refs {
 			if r.Kind == d.kind {
@@ -346,7 +351,7 @@ func (d searchDoc) idsOf(refs []vocab.Ref) (string, bool) {
 // whole text's.
 func (x ftsIndex) Details(ctx context.Context, refs []vocab.Ref) ([]rank.Detail, error) {
 	var out []rank.Detail
-	for _, d := range searchDocs {
+	for _, d := range searchDocs() {
 		list, ok := d.idsOf(refs)
 		if !ok {
 			continue
@@ -423,7 +428,7 @@ const bodyColumn = 2
 // Texts reads one statement per kind.
 func (x ftsIndex) Texts(ctx context.Context, refs []vocab.Ref) (map[vocab.Ref]rank.Text, error) {
 	out := map[vocab.Ref]rank.Text{}
-	for _, d := range searchDocs {
+	for _, d := range searchDocs() {
 		list, ok := d.idsOf(refs)
 		if !ok {
 			continue

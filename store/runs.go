@@ -240,8 +240,8 @@ func duplicate(ctx context.Context, tx *sql.Tx, project string, since int64, o O
 	return dup, err
 }
 
-// trivialWords are left out of a title key: articles, which a rewording adds or drops.
-var trivialWords = map[string]bool{"a": true, "an": true, "the": true}
+// trivial: w is left out of a title key, an article, which a rewording adds or drops.
+func trivial(w string) bool { return w == "a" || w == "an" || w == "the" }
 
 // TitleKey is what two titles that say the same thing have in common: lower case,
 // punctuation and symbols as spaces, runs of space as one, the articles a, an and the left
@@ -253,7 +253,7 @@ func TitleKey(title string) string {
 	})
 	out := words[:0]
 	for _, w := range words {
-		if trivialWords[w] {
+		if trivial(w) {
 			continue
 		}
 		if utf8.RuneCountInString(w) >= 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {

@@ -282,7 +282,7 @@ var searchMigration = sync.OnceValue(func() string {
 	b.WriteString("DROP TABLE observations_fts;\nDROP TABLE summaries_fts;\nDROP TABLE prompts_fts;\n")
 	var arms []string
 	cols := "rowid, " + strings.Join(searchColumns, ", ")
-	for _, d := range searchDocs {
+	for _, d := range searchDocs() {
 		for _, op := range []string{"insert", "delete", "update"} {
 			fmt.Fprintf(&b, "DROP TRIGGER %s_fts_%s;\n", d.table, op)
 		}
