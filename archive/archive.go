@@ -17,6 +17,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/lines"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // Format is the version of the file format this build writes and the newest it reads.
@@ -29,9 +30,9 @@ const Product = "claude-mem-go"
 const (
 	KindHeader      = "header"
 	KindSession     = "session"
-	KindPrompt      = store.KindPrompt
-	KindObservation = store.KindObservation
-	KindSummary     = store.KindSummary
+	KindPrompt      = vocab.KindPrompt
+	KindObservation = vocab.KindObservation
+	KindSummary     = vocab.KindSummary
 )
 
 // Header is the first line of a file.

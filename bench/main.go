@@ -22,7 +22,7 @@
 //     single-writer p95, normalized for CPU saturation (see where writersTarget is applied);
 //   - SessionStart over 100,000 observations within 10× the floor, both over one session
 //     of synthetic text and over a realistic coding history of as many observations
-//     (store.SeedStory: thousands of sessions with prompts and summaries), whose context
+//     (seed.Story: thousands of sessions with prompts and summaries), whose context
 //     must use at least 90% of its byte budget;
 //   - SessionStart over the same observations with -pending PostToolUse records waiting in
 //     the journal (it ingests them in one transaction; closing the database then
@@ -58,12 +58,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/internal/seed"
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
-	"github.com/claude-mem/claude-mem-go/store"
 )
 
 func main() { os.Exit(run()) }
@@ -131,7 +131,7 @@ func run() int {
 	fixtures := flag.String("fixtures", "testdata/claude-code-2.1.328", "Claude Code hook fixtures")
 	check := flag.Bool("check", false, "exit 1 when a target is missed")
 	seedInto := flag.String("seed-into", "", "internal: seed a data dir and exit")
-	seedStory := flag.Bool("story", false, "internal: with -seed-into, seed a coding history (store.SeedStory)")
+	seedStory := flag.Bool("story", false, "internal: with -seed-into, seed a coding history (seed.Story)")
 	countIn := flag.String("count-events", "", "internal: print how many events a database holds and exit")
 	flag.Parse()
 	if *countIn != "" {
@@ -141,7 +141,7 @@ func run() int {
 		return 0
 	}
 	if *seedInto != "" {
-		if err := seed(*seedInto, *nobs, *seedStory); err != nil {
+		if err := seedDir(*seedInto, *nobs, *seedStory); err != nil {
 			return fail(err)
 		}
 		return 0
@@ -648,14 +648,14 @@ func sessionStartText(bin string, stdin []byte, env []string) (storyText, error)
 // searchArgs is a question over the seeded memory, as a user types it: common, mid and
 // rare words and stop words, in the seeded project.
 func searchArgs() []string {
-	w := store.SeedWords(3, 50, 900)
+	w := seed.Words(3, 50, 900)
 	return []string{"search", "--project", "project", "--limit", "10", "--", "why did the " + w[0] + " " + w[1] + " fail after " + w[2] + "?"}
 }
 
-// storySearchArgs is a question over the story (store.SeedStory), in its words.
+// storySearchArgs is a question over the story (seed.Story), in its words.
 var storySearchArgs = []string{"search", "--project", "project", "--limit", "10", "--", "why did the webhook handler retry without an idempotency key?"}
 
-func seed(dir string, n int, story bool) error {
+func seedDir(dir string, n int, story bool) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -666,9 +666,9 @@ func seed(dir string, n int, story bool) error {
 	defer db.Close()
 	// The fixtures' cwd is /home/user/project: its project is "project".
 	if story {
-		return store.SeedStory(context.Background(), db, "project", n, time.Now().Add(-time.Hour), time.UTC)
+		return seed.Story(context.Background(), db, "project", n, time.Now().Add(-time.Hour), time.UTC)
 	}
-	return store.SeedObservations(context.Background(), db, "project", n, time.Now().Add(-time.Hour))
+	return seed.Observations(context.Background(), db, "project", n, time.Now().Add(-time.Hour))
 }
 
 func fail(err error) int {

@@ -31,6 +31,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // Inputs is what a report is built from: the process as values.
@@ -607,7 +608,7 @@ func unusableFindings(days []stats.Row, today, hook string) []string {
 		if d.Day == today {
 			when = "today"
 		}
-		reasons := d.Reasons[store.VerdictUnusable]
+		reasons := d.Reasons[vocab.VerdictUnusable]
 		fix := "their events are retried, then kept as failed after 3 runs; `" + hook + " stats` shows the reasons per day"
 		switch {
 		case reasons[string(prompt.ReasonTruncated)] > 0:
@@ -616,7 +617,7 @@ func unusableFindings(days []stats.Row, today, hook string) []string {
 			fix += "; prose_only or empty: the model does not answer in the observer's format, set " + settings.KeyModel + " to one that does"
 		}
 		out = append(out, fmt.Sprintf("%d of %d observer answers %s were unusable (%.0f%%): %s; %s",
-			d.Answers[store.VerdictUnusable], d.Answered(), when, 100*rate, stats.CountsText(reasons), fix))
+			d.Answers[vocab.VerdictUnusable], d.Answered(), when, 100*rate, stats.CountsText(reasons), fix))
 	}
 	return out
 }

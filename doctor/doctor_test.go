@@ -21,6 +21,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // A healthy setup has no findings, and --json says so with an empty list, not null.
@@ -411,8 +412,8 @@ func TestNewerBuildInstalled(t *testing.T) {
 // control), 2 of 20 is, named with its date, reasons and the fix for them; today says today.
 func TestUnusableAnswersFinding(t *testing.T) {
 	day := func(date string, unusable int, reasons map[string]int) stats.Row {
-		return stats.Row{Day: date, Answers: map[store.Verdict]int{store.VerdictStored: 20 - unusable, store.VerdictUnusable: unusable},
-			Reasons: map[store.Verdict]map[string]int{store.VerdictUnusable: reasons}}
+		return stats.Row{Day: date, Answers: map[vocab.Verdict]int{vocab.VerdictStored: 20 - unusable, vocab.VerdictUnusable: unusable},
+			Reasons: map[vocab.Verdict]map[string]int{vocab.VerdictUnusable: reasons}}
 	}
 	got := unusableFindings([]stats.Row{
 		day("2026-12-01", 1, map[string]int{"prose_only": 1}),

@@ -17,6 +17,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // MaxTitles is how many titles a Plan lists.
@@ -28,7 +29,7 @@ var ErrEmptySelector = errors.New("forget: nothing selected: give record ids, a 
 
 // Selector says what to forget. Fields combined intersect.
 type Selector struct {
-	Refs    []store.Ref // records: observations, summaries, prompts (recordid reads them)
+	Refs    []vocab.Ref // records: observations, summaries, prompts (recordid reads them)
 	Session string
 	Project string
 	Before  time.Time // zero: no bound
@@ -44,7 +45,7 @@ type Plan struct {
 	Transcripts                                                 int         // observer run dirs (transcript, stderr) that held the removed text
 	Titles                                                      []string    // titles of observations (and summary requests) that go, at most MaxTitles
 	More                                                        int         // titles not listed
-	Missing                                                     []store.Ref // refs asked for that name no record (reported, not an error)
+	Missing                                                     []vocab.Ref // refs asked for that name no record (reported, not an error)
 }
 
 // Empty reports whether the plan removes nothing.

@@ -13,6 +13,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 var at = memtest.At
@@ -66,16 +67,16 @@ func TestSelectors(t *testing.T) {
 			Plan{Observations: 2, Titles: []string{"Zebrafish validator checks login emails", "API limiter buckets"}, Missing: obs(99)},
 			map[string]int{"observations": 2, "fts:zebrafish": 0}},
 		// Summary 1 and prompt 1 are not observation 1: each id names its own kind's row.
-		{"a summary's id", Selector{Refs: []store.Ref{{Kind: store.KindSummary, ID: 1}}},
+		{"a summary's id", Selector{Refs: []vocab.Ref{{Kind: vocab.KindSummary, ID: 1}}},
 			Plan{Summaries: 1, Titles: []string{"Fix the login form"}},
 			map[string]int{"summaries": 0, "fts:login-summary": 0}},
-		{"a prompt's id", Selector{Refs: []store.Ref{{Kind: store.KindPrompt, ID: 1}}},
+		{"a prompt's id", Selector{Refs: []vocab.Ref{{Kind: vocab.KindPrompt, ID: 1}}},
 			Plan{Prompts: 1},
 			map[string]int{"prompts": 1, "fts:login-prompt": 0}},
-		{"ids of every kind, some of no record", Selector{Refs: []store.Ref{{Kind: store.KindPrompt, ID: 9}, {Kind: store.KindObservation, ID: 2},
-			{Kind: store.KindSummary, ID: 1}, {Kind: store.KindSummary, ID: 2}, {Kind: store.KindPrompt, ID: 2}}},
+		{"ids of every kind, some of no record", Selector{Refs: []vocab.Ref{{Kind: vocab.KindPrompt, ID: 9}, {Kind: vocab.KindObservation, ID: 2},
+			{Kind: vocab.KindSummary, ID: 1}, {Kind: vocab.KindSummary, ID: 2}, {Kind: vocab.KindPrompt, ID: 2}}},
 			Plan{Observations: 1, Summaries: 1, Prompts: 1, Sessions: 0, Titles: []string{"Quokka cookie cache", "Fix the login form"},
-				Missing: []store.Ref{{Kind: store.KindPrompt, ID: 9}, {Kind: store.KindSummary, ID: 2}}},
+				Missing: []vocab.Ref{{Kind: vocab.KindPrompt, ID: 9}, {Kind: vocab.KindSummary, ID: 2}}},
 			map[string]int{"observations": 3, "summaries": 0, "prompts": 1, "fts:login-summary": 0}},
 		{"a session keeping events stays", Selector{Refs: obs(4)},
 			Plan{Observations: 1, Titles: []string{"API limiter buckets"}},
@@ -145,10 +146,10 @@ func TestSelectors(t *testing.T) {
 }
 
 // obs are refs of observations.
-func obs(ids ...int64) []store.Ref {
-	var refs []store.Ref
+func obs(ids ...int64) []vocab.Ref {
+	var refs []vocab.Ref
 	for _, id := range ids {
-		refs = append(refs, store.Ref{Kind: store.KindObservation, ID: id})
+		refs = append(refs, vocab.Ref{Kind: vocab.KindObservation, ID: id})
 	}
 	return refs
 }
@@ -176,7 +177,7 @@ func TestEmptySelector(t *testing.T) {
 	if _, err := Preview(context.Background(), db, nil, Selector{}); !errors.Is(err, ErrEmptySelector) {
 		t.Errorf("Preview: %v, want ErrEmptySelector", err)
 	}
-	if _, err := Apply(context.Background(), db, nil, Selector{Refs: []store.Ref{}}, true); !errors.Is(err, ErrEmptySelector) {
+	if _, err := Apply(context.Background(), db, nil, Selector{Refs: []vocab.Ref{}}, true); !errors.Is(err, ErrEmptySelector) {
 		t.Errorf("Apply: %v, want ErrEmptySelector", err)
 	}
 	if n := rows(t, path)["observations"]; n != 4 {

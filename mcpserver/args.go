@@ -12,7 +12,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/recordid"
-	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/when"
@@ -48,11 +48,11 @@ func typeArg(t string) (kinds []string, obsType string, err error) {
 	case "":
 		return nil, "", nil
 	case "observation", "observations":
-		return []string{store.KindObservation}, "", nil
+		return []string{vocab.KindObservation}, "", nil
 	case "summary", "summaries":
-		return []string{store.KindSummary}, "", nil
+		return []string{vocab.KindSummary}, "", nil
 	case "prompt", "prompts":
-		return []string{store.KindPrompt}, "", nil
+		return []string{vocab.KindPrompt}, "", nil
 	}
 	if slices.Contains(noteTypes(), t) {
 		return nil, t, nil
@@ -79,22 +79,22 @@ func timeArg(name, v string, now time.Time, loc *time.Location, until bool) (tim
 
 // parseRef reads one ref: a number (an observation) or a string in the record id grammar
 // ("12", "#12", "S3", "P7").
-func parseRef(raw json.RawMessage) (store.Ref, error) {
+func parseRef(raw json.RawMessage) (vocab.Ref, error) {
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err == nil {
 		id, err := strconv.ParseInt(n.String(), 10, 64)
 		if err != nil || id < 1 {
-			return store.Ref{}, fmt.Errorf("id %s is not a ref: use a whole number ≥ 1 (an observation), or \"S3\" (summary), \"P7\" (prompt)", n)
+			return vocab.Ref{}, fmt.Errorf("id %s is not a ref: use a whole number ≥ 1 (an observation), or \"S3\" (summary), \"P7\" (prompt)", n)
 		}
-		return store.Ref{Kind: store.KindObservation, ID: id}, nil
+		return vocab.Ref{Kind: vocab.KindObservation, ID: id}, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return store.Ref{}, fmt.Errorf("id %s is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clip.Head(string(raw), 40))
+		return vocab.Ref{}, fmt.Errorf("id %s is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clip.Head(string(raw), 40))
 	}
 	ref, err := recordid.Parse(s)
 	if err != nil {
-		return store.Ref{}, fmt.Errorf("id %q is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clip.Head(s, 40))
+		return vocab.Ref{}, fmt.Errorf("id %q is not a ref: use 12 (observation), \"S3\" (summary) or \"P7\" (prompt)", clip.Head(s, 40))
 	}
 	return ref, nil
 }

@@ -7,10 +7,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/internal/seed"
 )
 
-// benchWords are words of store.SeedObservations' vocabulary (two syllables each): some in
+// benchWords are words of seed.Observations' vocabulary (two syllables each): some in
 // most observations, some in few.
 var benchWords = []string{"kalo", "cachesync", "dbauth", "renvex", "lockparse", "zenport", "quidar", "hookstore", "miroute", "stolog"}
 
@@ -27,7 +27,7 @@ func BenchmarkSearch100k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := store.SeedObservations(ctx, db, "web", 100_000, t0); err != nil {
+	if err := seed.Observations(ctx, db, "web", 100_000, t0); err != nil {
 		b.Fatal(err)
 	}
 	var floor time.Duration

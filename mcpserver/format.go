@@ -14,6 +14,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/when"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // maxAnswer bounds every answer: its text, and separately its structured content, stay
@@ -159,7 +160,7 @@ func size(n int) string {
 
 // index renders entries as lines under head: search's hits in rank order, or a timeline
 // (anchor set) whose lines nearest the anchor are kept first when the bound bites.
-func index(head string, entries []store.Entry, anchor *store.Ref, foot string, loc *time.Location) (*mcp.CallToolResult, *IndexOut) {
+func index(head string, entries []store.Entry, anchor *vocab.Ref, foot string, loc *time.Location) (*mcp.CallToolResult, *IndexOut) {
 	entries = shownEntries(entries)
 	b := budget{text: len(head) + len(foot) + 120, js: 2*(len(head)+len(foot)) + 320}
 	order := make([]int, 0, len(entries))
@@ -221,11 +222,11 @@ var fieldBounds = []int{1500, 600, 250, 100}
 const maxListItems = 20
 
 // records renders full records, as many as fit, then the refs left out and the missing.
-func records(found []store.Record, missing []store.Ref, loc *time.Location) (*mcp.CallToolResult, *RecordsOut) {
+func records(found []store.Record, missing []vocab.Ref, loc *time.Location) (*mcp.CallToolResult, *RecordsOut) {
 	out := &RecordsOut{Records: []RecordOut{}, Missing: []string{}, LeftOut: []string{}}
 	b := budget{text: 300, js: 600}
 	var blocks []string
-	var left []store.Ref
+	var left []vocab.Ref
 	for i, rec := range found {
 		admitted := false
 		for level, n := range fieldBounds {
@@ -261,7 +262,7 @@ func records(found []store.Record, missing []store.Ref, loc *time.Location) (*mc
 }
 
 // labels lists refs as lists print them: "#12, #S3".
-func labels(refs []store.Ref) string {
+func labels(refs []vocab.Ref) string {
 	out := make([]string, len(refs))
 	for i, r := range refs {
 		out[i] = recordid.Label(r)

@@ -26,6 +26,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // t0 is the tests' clock.
@@ -658,7 +659,7 @@ func TestLogHandlerNormalEnd(t *testing.T) {
 // constants), and remember's enum is exactly the types it accepts.
 func TestSchemasSayTheBounds(t *testing.T) {
 	want := map[string][]string{
-		toolSearch:   {fmt.Sprintf("At most %d characters", maxQuery), fmt.Sprintf("1 to %d; default %d", maxLimit, defaultLimit), strings.Join(store.ObservationTypes, ", ") + ", " + typeNote},
+		toolSearch:   {fmt.Sprintf("At most %d characters", maxQuery), fmt.Sprintf("1 to %d; default %d", maxLimit, defaultLimit), strings.Join(vocab.ObservationTypes, ", ") + ", " + typeNote},
 		toolTimeline: {fmt.Sprintf("0 to %d; default %d", maxAround, defaultAround)},
 		toolGet:      {fmt.Sprintf("at most %d", maxIDs)},
 		toolRemember: {fmt.Sprintf("at most %d characters, e.g.", maxNoteTitle), fmt.Sprintf("at most %d characters.", maxNoteText)},
@@ -686,7 +687,7 @@ func TestSchemasSayTheBounds(t *testing.T) {
 			if err := json.Unmarshal(b, &sch); err != nil {
 				t.Fatal(err)
 			}
-			if got := sch.Properties.Type.Enum; !slices.Equal(got, noteTypes()) || len(got) != len(store.ObservationTypes)+1 {
+			if got := sch.Properties.Type.Enum; !slices.Equal(got, noteTypes()) || len(got) != len(vocab.ObservationTypes)+1 {
 				t.Errorf("remember's enum %v, want %v", got, noteTypes())
 			}
 		}

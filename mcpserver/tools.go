@@ -13,8 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/claude-mem/claude-mem-go/project"
+	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // Bounds of the tools' inputs.
@@ -36,7 +38,7 @@ func answerKB() string { return strconv.Itoa(maxAnswer/1000) + " KB" }
 const typeNote = "note"
 
 // noteTypes are the types remember accepts: note, and the observer's.
-func noteTypes() []string { return slices.Concat([]string{typeNote}, store.ObservationTypes) }
+func noteTypes() []string { return slices.Concat([]string{typeNote}, vocab.ObservationTypes) }
 
 // schema is a tool's JSON input schema: format with each bound the handler enforces, so the
 // model reads the same numbers the handler checks.
@@ -85,7 +87,7 @@ The query is plain words (no operators or quotes needed): records with all the w
   },
   "required": ["query"],
   "additionalProperties": false
-}`, maxQuery, strings.Join(append(slices.Clip(store.ObservationTypes), typeNote), ", "), maxLimit, defaultLimit),
+}`, maxQuery, strings.Join(append(slices.Clip(vocab.ObservationTypes), typeNote), ", "), maxLimit, defaultLimit),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.search)
 
@@ -210,7 +212,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, a SearchArg
 	if err != nil {
 		return nil, nil, err
 	}
-	f := store.MemoryFilter{Project: s.scope(a.Project)}
+	f := rank.Filter{Project: s.scope(a.Project)}
 	if f.Kinds, f.Type, err = typeArg(a.Type); err != nil {
 		return nil, nil, err
 	}
@@ -257,7 +259,7 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, a Timelin
 	if err != nil {
 		return nil, nil, err
 	}
-	var anchor store.Ref
+	var anchor vocab.Ref
 	hasID := len(a.ID) > 0 && string(a.ID) != "null"
 	switch {
 	case hasID && strings.TrimSpace(a.Query) != "":
@@ -277,7 +279,7 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, a Timelin
 	var entries []store.Entry
 	err = s.read(ctx, func(db *store.DB) error {
 		if !hasID {
-			hits, err := db.SearchMemory(ctx, a.Query, store.MemoryFilter{Project: project}, 1)
+			hits, err := db.SearchMemory(ctx, a.Query, rank.Filter{Project: project}, 1)
 			if err != nil || len(hits) == 0 {
 				return err
 			}
@@ -315,7 +317,7 @@ func (s *Server) get(ctx context.Context, _ *mcp.CallToolRequest, a GetArgs) (*m
 	if len(a.IDs) > maxIDs {
 		return nil, nil, fmt.Errorf("%d ids asked for; at most %d at once (the answer is bounded to about %s)", len(a.IDs), maxIDs, answerKB())
 	}
-	var refs []store.Ref
+	var refs []vocab.Ref
 	for _, raw := range a.IDs {
 		ref, err := parseRef(raw)
 		if err != nil {
@@ -326,7 +328,7 @@ func (s *Server) get(ctx context.Context, _ *mcp.CallToolRequest, a GetArgs) (*m
 		}
 	}
 	var found []store.Record
-	var missing []store.Ref
+	var missing []vocab.Ref
 	err := s.read(ctx, func(db *store.DB) (err error) {
 		found, missing, err = db.Records(ctx, refs)
 		return err
@@ -387,7 +389,7 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, a Remembe
 		return nil, nil, fmt.Errorf("the note was not stored: %v", err)
 	}
 	s.d.Log.Info().Int64("observation", id).Str("project", s.proj.Name).Msg("mcp: note remembered")
-	ref := store.Ref{Kind: store.KindObservation, ID: id}
+	ref := vocab.Ref{Kind: vocab.KindObservation, ID: id}
 	msg := fmt.Sprintf("Remembered as %s [%s] %s (project %s). It is searchable now and shows in the next session's context.", recordid.Label(ref), typ, title, s.proj.Name)
 	return textResult(msg), &RememberOut{Message: msg, Ref: recordid.Format(ref), ID: id, Project: s.proj.Name, Type: typ, Title: title}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/when"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // Size bounds of the SessionStart context. The whole text stays within MaxContext bytes
@@ -252,7 +253,7 @@ func (st *story) sessionLine(session string) string {
 func (st *story) observationLine(it item) string {
 	o := it.obs
 	var b strings.Builder
-	b.WriteString("- " + recordid.Format(store.Ref{Kind: store.KindObservation, ID: o.ID}) + " ")
+	b.WriteString("- " + recordid.Format(vocab.Ref{Kind: vocab.KindObservation, ID: o.ID}) + " ")
 	clock := when.Clock
 	if t, s := o.At.In(st.loc), st.start[it.session].In(st.loc); t.YearDay() != s.YearDay() || t.Year() != s.Year() {
 		clock = when.DayClock

@@ -14,6 +14,7 @@ import (
 	_ "time/tzdata" // the zone below must not depend on the machine's zoneinfo
 
 	"github.com/claude-mem/claude-mem-go/memory"
+	"github.com/claude-mem/claude-mem-go/internal/seed"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -33,7 +34,7 @@ func seededStory(t *testing.T) (*store.DB, *time.Location) {
 	}
 	t.Cleanup(func() { db.Close() })
 	end := time.Date(2026, 12, 1, 17, 30, 0, 0, loc)
-	if err := store.SeedStory(context.Background(), db, "payments-api", 2000, end, loc); err != nil {
+	if err := seed.Story(context.Background(), db, "payments-api", 2000, end, loc); err != nil {
 		t.Fatal(err)
 	}
 	return db, loc

@@ -10,6 +10,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/observer/prompt"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // answerRun is one run that answered (outcome ok), with what its answer is applied to.
@@ -52,7 +53,7 @@ func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (c
 	if a.Summary != nil {
 		a.Summary.SessionID, a.Summary.Project, a.Summary.RunID, a.Summary.At = o.session, r.project, r.id, at
 	}
-	if verdict == store.VerdictUnusable {
+	if verdict == vocab.VerdictUnusable {
 		r.health.Reason = "answer unusable: " + strings.Join(r.rec.Reasons, " ")
 	}
 	if !r.stranded {
@@ -66,8 +67,8 @@ func (o *observeRun) answered(ctx context.Context, db *store.DB, r answerRun) (c
 	}
 
 	again := a.Has(prompt.ReasonTruncated) && r.events > 1
-	r.rec.Requeued = again || verdict == store.VerdictUnusable
-	if verdict == store.VerdictUnusable && !again {
+	r.rec.Requeued = again || verdict == vocab.VerdictUnusable
+	if verdict == vocab.VerdictUnusable && !again {
 		log.Error().Msg("observer answer unusable; its events are retried (attempt counted)")
 		o.release(ctx, db, r.batchRun, true)
 		return false, nil

@@ -26,6 +26,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // Observer run policy.
@@ -324,7 +325,7 @@ func (o *observeRun) spawn(ctx context.Context, b batchRun, r resolved, in promp
 func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r resolved, project string, res spawn.Result) (cont bool, err error) {
 	b.log = b.log.With().Str("outcome", string(res.Outcome)).Logger()
 	log := b.log
-	if b.summary && (res.Outcome == spawn.OutcomeOK || res.Outcome == spawn.OutcomeError) {
+	if b.summary && (res.Outcome == vocab.OutcomeOK || res.Outcome == vocab.OutcomeError) {
 		// Only a run that answered counts against the summary's attempts: a rate limit or
 		// a timeout must not use them up.
 		if err := db.BeginFinal(ctx, o.session); err != nil {
@@ -335,7 +336,7 @@ func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r reso
 	// Every spawned run is recorded with what it cost (zero without a result line), after
 	// the outcome's own writes, so the budget sees it before the next batch starts.
 	rec := store.RunRecord{ID: b.id, SessionID: o.session, Project: project, Model: cmp.Or(res.Model, o.s.Model),
-		Outcome: string(res.Outcome), StartedAt: b.started, Events: b.events, Usage: res.Usage}
+		Outcome: res.Outcome, StartedAt: b.started, Events: b.events, Usage: res.Usage}
 	held := false // the answer could not be stored: its events stay claimed, the run unrecorded for now
 	defer func() {
 		if held {
@@ -347,13 +348,13 @@ func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r reso
 		}
 	}()
 	switch res.Outcome {
-	case spawn.OutcomeOK:
+	case vocab.OutcomeOK:
 		return o.answered(ctx, db, answerRun{batchRun: b, project: project, res: res, rec: &rec, health: run, src: r.src, held: &held})
-	case spawn.OutcomeAuthFailed:
+	case vocab.OutcomeAuthFailed:
 		log.Error().Str("source", string(r.src.Kind)).Str("from", r.src.From).Str("reason", res.Reason).Msg("observer: authentication failed; paused")
 		o.release(ctx, db, b, false)
 		o.recordAuth(string(r.src.Kind), res.Reason, r.fp, run)
-	case spawn.OutcomeSetupRequired:
+	case vocab.OutcomeSetupRequired:
 		log.Error().Str("reason", res.Reason).Msg("observer: claude could not be started; paused")
 		o.release(ctx, db, b, false)
 		startErr := res.StartErr
@@ -362,7 +363,7 @@ func (o *observeRun) apply(ctx context.Context, db *store.DB, b batchRun, r reso
 		}
 		o.recordSetup(startErr, res.Binary, r.fp)
 		o.update(func(h *health.Health) { h.LastRun = run })
-	case spawn.OutcomeTransient:
+	case vocab.OutcomeTransient:
 		log.Warn().Str("reason", res.Reason).Msg("observer: transient failure; events stay pending")
 		o.release(ctx, db, b, false)
 		o.update(func(h *health.Health) { h.LastRun = run })

@@ -25,6 +25,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // apiKey is the credential the runs resolve; no log line and no health.json may hold it.
@@ -108,7 +109,7 @@ func (h *harness) spawn(_ context.Context, spec spawn.Spec, prompt string, resol
 	h.specs, h.prompts = append(h.specs, spec), append(h.prompts, prompt)
 	if len(h.specs) > len(h.results) {
 		h.t.Errorf("spawn %d unexpected (%d results given)", len(h.specs), len(h.results))
-		return spawn.Result{Outcome: spawn.OutcomeTransient, Reason: "unexpected spawn"}
+		return spawn.Result{Outcome: vocab.OutcomeTransient, Reason: "unexpected spawn"}
 	}
 	return h.results[len(h.specs)-1]
 }
@@ -163,7 +164,7 @@ func (h *harness) day() store.DayStats {
 		d.Runs, d.Observations, d.Duplicates = d.Runs+r.Runs, d.Observations+r.Observations, d.Duplicates+r.Duplicates
 		d.CostUSD += r.CostUSD
 		if d.Answers == nil {
-			d.Answers = map[store.Verdict]int{}
+			d.Answers = map[vocab.Verdict]int{}
 		}
 		for v, n := range r.Answers {
 			d.Answers[v] += n
@@ -183,7 +184,7 @@ func (h *harness) summaryOwed() bool {
 
 // Observer answers and failures, as spawn.Run classifies them.
 func answer(text string) spawn.Result {
-	return spawn.Result{Outcome: spawn.OutcomeOK, Text: text, Usage: store.Usage{CostUSD: 0.25}, Model: "claude-haiku"}
+	return spawn.Result{Outcome: vocab.OutcomeOK, Text: text, Usage: store.Usage{CostUSD: 0.25}, Model: "claude-haiku"}
 }
 
 func obs(title string) string {
@@ -200,10 +201,10 @@ var cut = func() spawn.Result {
 const summary = "<summary><request>fix the test</request><learned>timers flake</learned><completed>fixed</completed></summary>"
 
 var (
-	authFailed = spawn.Result{Outcome: spawn.OutcomeAuthFailed, Reason: "authentication_failed", ExitCode: 1}
+	authFailed = spawn.Result{Outcome: vocab.OutcomeAuthFailed, Reason: "authentication_failed", ExitCode: 1}
 	// The child quoted the credential: neither the log nor health.json may repeat it.
-	failed    = spawn.Result{Outcome: spawn.OutcomeError, Reason: "exit status 1: bad key " + apiKey, ExitCode: 1, StderrTail: "stderr: " + apiKey}
-	transient = spawn.Result{Outcome: spawn.OutcomeTransient, Reason: "rate limited (429)", ExitCode: 1}
+	failed    = spawn.Result{Outcome: vocab.OutcomeError, Reason: "exit status 1: bad key " + apiKey, ExitCode: 1, StderrTail: "stderr: " + apiKey}
+	transient = spawn.Result{Outcome: vocab.OutcomeTransient, Reason: "rate limited (429)", ExitCode: 1}
 )
 
 // The outcome table (DESIGN.md §8, §24): what each outcome and each answer verdict leaves in
@@ -212,17 +213,17 @@ var (
 func TestOutcomeTable(t *testing.T) {
 	unspawnable := func(h *harness) spawn.Result {
 		exe := h.env.Get(settings.KeyClaudePath)
-		return spawn.Result{Outcome: spawn.OutcomeSetupRequired, Reason: "exec format error", Binary: exe,
+		return spawn.Result{Outcome: vocab.OutcomeSetupRequired, Reason: "exec format error", Binary: exe,
 			StartErr: &claudebin.UnspawnableError{Path: exe, Err: syscall.ENOEXEC}}
 	}
 	type want struct {
 		spawns                int
 		pending, done, failed int
-		answers               map[store.Verdict]int
+		answers               map[vocab.Verdict]int
 		observations, dups    int
 		auth, setup           string // health states
 		paused                bool
-		lastRun               spawn.Outcome // "": none recorded
+		lastRun               vocab.Outcome // "": none recorded
 		summaryOwed           bool
 		err                   bool
 	}
@@ -240,74 +241,74 @@ func TestOutcomeTable(t *testing.T) {
 	}{
 		{name: "ok: stored, events done, credential and executable shown working", events: 2,
 			results: func(*harness) []spawn.Result { return []spawn.Result{answer(obs("One"))} },
-			want: want{spawns: 1, done: 2, answers: map[store.Verdict]int{store.VerdictStored: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
+			want: want{spawns: 1, done: 2, answers: map[vocab.Verdict]int{vocab.VerdictStored: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: vocab.OutcomeOK}},
 		{name: "ok: salvaged from prose around the block", events: 2,
 			results: func(*harness) []spawn.Result {
 				return []spawn.Result{answer("Here you go:\n" + obs("One") + "\nbye")}
 			},
-			want: want{spawns: 1, done: 2, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
+			want: want{spawns: 1, done: 2, answers: map[vocab.Verdict]int{vocab.VerdictSalvaged: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: vocab.OutcomeOK}},
 		{name: "ok: skipped, events done, nothing stored", events: 2,
 			results: func(*harness) []spawn.Result { return []spawn.Result{answer(`<skip reason="routine reads"/>`)} },
-			want: want{spawns: 1, done: 2, answers: map[store.Verdict]int{store.VerdictSkipped: 1},
-				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
+			want: want{spawns: 1, done: 2, answers: map[vocab.Verdict]int{vocab.VerdictSkipped: 1},
+				auth: health.StateOK, setup: health.StateOK, lastRun: vocab.OutcomeOK}},
 		{name: "ok: unusable, events pending with an attempt counted", events: 2,
 			results: func(*harness) []spawn.Result {
 				return []spawn.Result{answer("I looked at the events and they are fine.")}
 			},
-			want: want{spawns: 1, pending: 2, answers: map[store.Verdict]int{store.VerdictUnusable: 1},
-				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
+			want: want{spawns: 1, pending: 2, answers: map[vocab.Verdict]int{vocab.VerdictUnusable: 1},
+				auth: health.StateOK, setup: health.StateOK, lastRun: vocab.OutcomeOK}},
 		{name: "ok: unusable three times, events failed and kept", events: 2, runs: 3,
 			results: func(*harness) []spawn.Result {
 				return []spawn.Result{answer(""), answer(""), answer("")}
 			},
-			want: want{spawns: 3, failed: 2, answers: map[store.Verdict]int{store.VerdictUnusable: 3},
-				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
+			want: want{spawns: 3, failed: 2, answers: map[vocab.Verdict]int{vocab.VerdictUnusable: 3},
+				auth: health.StateOK, setup: health.StateOK, lastRun: vocab.OutcomeOK}},
 		{name: "ok: truncated, kept and requeued, re-run in halves", events: 2,
 			results: func(*harness) []spawn.Result {
 				return []spawn.Result{cut, answer(obs("Kept")), answer(obs("Second"))}
 			},
 			// The re-run's equal block is a duplicate, counted, not stored again.
-			want: want{spawns: 3, done: 2, answers: map[store.Verdict]int{store.VerdictSalvaged: 1, store.VerdictStored: 2},
-				observations: 2, dups: 1, auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
+			want: want{spawns: 3, done: 2, answers: map[vocab.Verdict]int{vocab.VerdictSalvaged: 1, vocab.VerdictStored: 2},
+				observations: 2, dups: 1, auth: health.StateOK, setup: health.StateOK, lastRun: vocab.OutcomeOK}},
 		{name: "ok: truncated with one event is not re-run", events: 1,
 			results: func(*harness) []spawn.Result { return []spawn.Result{cut} },
-			want: want{spawns: 1, done: 1, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
+			want: want{spawns: 1, done: 1, answers: map[vocab.Verdict]int{vocab.VerdictSalvaged: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: vocab.OutcomeOK}},
 		{name: "ok: the budget is checked before every batch", events: 2, env: map[string]string{settings.KeyDailyBudgetUSD: "0.25"},
 			results: func(*harness) []spawn.Result { return []spawn.Result{cut} },
-			want: want{spawns: 1, pending: 2, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
+			want: want{spawns: 1, pending: 2, answers: map[vocab.Verdict]int{vocab.VerdictSalvaged: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: vocab.OutcomeOK}},
 		{name: "ok: final, summary written", events: 1, final: true,
 			results: func(*harness) []spawn.Result { return []spawn.Result{answer(obs("One") + "\n" + summary)} },
-			want: want{spawns: 1, done: 1, answers: map[store.Verdict]int{store.VerdictStored: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
+			want: want{spawns: 1, done: 1, answers: map[vocab.Verdict]int{vocab.VerdictStored: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: vocab.OutcomeOK}},
 		{name: "ok: final without its summary, still owed", events: 1, final: true,
 			results: func(*harness) []spawn.Result { return []spawn.Result{answer(obs("One"))} },
-			want: want{spawns: 1, done: 1, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK, summaryOwed: true}},
+			want: want{spawns: 1, done: 1, answers: map[vocab.Verdict]int{vocab.VerdictSalvaged: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: vocab.OutcomeOK, summaryOwed: true}},
 		{name: "auth_failed: paused, events pending, no attempt", events: 2,
 			results: func(*harness) []spawn.Result { return []spawn.Result{authFailed} },
 			want: want{spawns: 1, pending: 2, auth: health.StateFailed, setup: health.StateUnknown, paused: true,
-				lastRun: spawn.OutcomeAuthFailed}},
+				lastRun: vocab.OutcomeAuthFailed}},
 		{name: "auth_failed: the next run waits out the pause", events: 2, runs: 2,
 			results: func(*harness) []spawn.Result { return []spawn.Result{authFailed} },
 			want: want{spawns: 1, pending: 2, auth: health.StateFailed, setup: health.StateUnknown, paused: true,
-				lastRun: spawn.OutcomeAuthFailed}},
+				lastRun: vocab.OutcomeAuthFailed}},
 		{name: "setup_required: paused, events pending", events: 2,
 			results: func(h *harness) []spawn.Result { return []spawn.Result{unspawnable(h)} },
 			want: want{spawns: 1, pending: 2, auth: health.StateUnknown, setup: health.StateRequired, paused: true,
-				lastRun: spawn.OutcomeSetupRequired}},
+				lastRun: vocab.OutcomeSetupRequired}},
 		{name: "transient: events pending, no pause", events: 2,
 			results: func(*harness) []spawn.Result { return []spawn.Result{transient} },
-			want:    want{spawns: 1, pending: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: spawn.OutcomeTransient}},
+			want:    want{spawns: 1, pending: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: vocab.OutcomeTransient}},
 		{name: "error: attempt counted, no pause", events: 2,
 			results: func(*harness) []spawn.Result { return []spawn.Result{failed} },
-			want:    want{spawns: 1, pending: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: spawn.OutcomeError}},
+			want:    want{spawns: 1, pending: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: vocab.OutcomeError}},
 		{name: "error three times: events failed, kept", events: 2, runs: 3,
 			results: func(*harness) []spawn.Result { return []spawn.Result{failed, failed, failed} },
-			want:    want{spawns: 3, failed: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: spawn.OutcomeError}},
+			want:    want{spawns: 3, failed: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: vocab.OutcomeError}},
 		{name: "gate: no claude executable, paused before any spawn", events: 2,
 			env:  map[string]string{settings.KeyClaudePath: "/nonexistent/claude"},
 			want: want{pending: 2, auth: health.StateUnknown, setup: health.StateRequired, paused: true}},
@@ -330,8 +331,8 @@ func TestOutcomeTable(t *testing.T) {
 				}
 			},
 			results: func(*harness) []spawn.Result { return []spawn.Result{answer(obs("One"))} },
-			want: want{spawns: 1, done: 1, answers: map[store.Verdict]int{store.VerdictStored: 1}, observations: 1,
-				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
+			want: want{spawns: 1, done: 1, answers: map[vocab.Verdict]int{vocab.VerdictStored: 1}, observations: 1,
+				auth: health.StateOK, setup: health.StateOK, lastRun: vocab.OutcomeOK}},
 		{name: "trivial session: no run, no summary owed", final: true,
 			before: func(h *harness) {
 				if _, err := h.db.Ingest(context.Background(), []store.Captured{{Kind: store.CapturePrompt, Session: store.Session{ID: session, Project: "p"},
@@ -382,9 +383,9 @@ func TestOutcomeTable(t *testing.T) {
 			if paused := hl.PausedUntil.After(h.now) && hl.PauseFingerprint != ""; paused != w.paused {
 				t.Errorf("paused %v, want %v (%+v)", paused, w.paused, hl)
 			}
-			var last spawn.Outcome
+			var last vocab.Outcome
 			if hl.LastRun != nil {
-				last = spawn.Outcome(hl.LastRun.Outcome)
+				last = vocab.Outcome(hl.LastRun.Outcome)
 			}
 			if last != w.lastRun {
 				t.Errorf("last run %q, want %q", last, w.lastRun)

@@ -10,6 +10,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // Stranded is a run holding claimed events whose `hook observe` is gone (a SIGKILL, a
@@ -41,7 +42,7 @@ func StrandedRuns(ctx context.Context, db *store.DB, dataDir string, alive func(
 		if own, err := spawn.ReadOwner(dir); err != nil || alive(own) {
 			continue
 		}
-		out = append(out, Stranded{ClaimedRun: r, Answered: spawn.ReadResult(dir).Outcome == spawn.OutcomeOK})
+		out = append(out, Stranded{ClaimedRun: r, Answered: spawn.ReadResult(dir).Outcome == vocab.OutcomeOK})
 	}
 	return out, nil
 }
@@ -126,20 +127,20 @@ func (o *observeRun) settle(ctx context.Context, db *store.DB, r store.ClaimedRu
 	res := spawn.ReadResult(dir)
 	b := batchRun{id: r.ID, events: r.Events, started: r.ClaimedAt, stranded: true,
 		log: o.log.With().Str("run", r.ID).Str("stranded_session", r.SessionID).Int("events", r.Events).Logger()}
-	if res.Outcome == spawn.OutcomeOK {
+	if res.Outcome == vocab.OutcomeOK {
 		b.log.Warn().Msg("storing the answer of a run whose process was gone, from its transcript")
 		_, err := o.apply(ctx, db, b, resolved{}, r.Project, res)
 		return err
 	}
 	// No answer: killed before it came. Its usage is known only if a result line came.
-	outcome := store.OutcomeUnrecorded
+	outcome := vocab.OutcomeUnrecorded
 	if res.Usage != (store.Usage{}) {
-		outcome = string(res.Outcome)
+		outcome = res.Outcome
 	}
 	if _, err := db.Release(ctx, r.ID, false, maxAttempts); err != nil {
 		return err
 	}
-	b.log.Warn().Str("outcome", outcome).Msg("events of a run whose process was gone are pending again at once")
+	b.log.Warn().Str("outcome", string(outcome)).Msg("events of a run whose process was gone are pending again at once")
 	return db.RecordRun(ctx, store.RunRecord{ID: r.ID, SessionID: r.SessionID, Project: r.Project, Model: cmp.Or(res.Model, o.s.Model),
 		Outcome: outcome, StartedAt: r.ClaimedAt, EndedAt: o.d.Now(), Events: r.Events, Usage: res.Usage, Requeued: true})
 }

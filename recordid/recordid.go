@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // The letter before the number of each kind; an observation has none.
@@ -19,19 +19,19 @@ const (
 )
 
 // Format is r's id: "12", "S3", "P7".
-func Format(r store.Ref) string {
+func Format(r vocab.Ref) string {
 	n := strconv.FormatInt(r.ID, 10)
 	switch r.Kind {
-	case store.KindSummary:
+	case vocab.KindSummary:
 		return summaryLetter + n
-	case store.KindPrompt:
+	case vocab.KindPrompt:
 		return promptLetter + n
 	}
 	return n
 }
 
 // Label is r's id as lists print it, "#12", "#S3", "#P7"; Parse reads it too.
-func Label(r store.Ref) string { return "#" + Format(r) }
+func Label(r vocab.Ref) string { return "#" + Format(r) }
 
 // SyntaxError: the text is no record id.
 type SyntaxError struct{ Text string }
@@ -42,24 +42,24 @@ func (e *SyntaxError) Error() string {
 
 // Parse reads an id as Format or Label writes it, the letter in either case: "12", "#12",
 // "S3", "s3", "#P7". The number is a whole number from 1.
-func Parse(s string) (store.Ref, error) {
+func Parse(s string) (vocab.Ref, error) {
 	rest := strings.TrimPrefix(strings.TrimSpace(s), "#")
-	r := store.Ref{Kind: store.KindObservation}
+	r := vocab.Ref{Kind: vocab.KindObservation}
 	if rest != "" {
 		switch strings.ToUpper(rest[:1]) {
 		case summaryLetter:
-			r.Kind, rest = store.KindSummary, rest[1:]
+			r.Kind, rest = vocab.KindSummary, rest[1:]
 		case promptLetter:
-			r.Kind, rest = store.KindPrompt, rest[1:]
+			r.Kind, rest = vocab.KindPrompt, rest[1:]
 		}
 	}
 	// Digits only: ParseInt would take a sign.
 	if rest == "" || strings.TrimLeft(rest, "0123456789") != "" {
-		return store.Ref{}, &SyntaxError{s}
+		return vocab.Ref{}, &SyntaxError{s}
 	}
 	id, err := strconv.ParseInt(rest, 10, 64)
 	if err != nil || id < 1 {
-		return store.Ref{}, &SyntaxError{s}
+		return vocab.Ref{}, &SyntaxError{s}
 	}
 	r.ID = id
 	return r, nil

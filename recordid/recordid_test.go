@@ -4,19 +4,19 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 func TestFormatParse(t *testing.T) {
 	for _, c := range []struct {
-		ref         store.Ref
+		ref         vocab.Ref
 		id, label   string
 		alsoParsing []string
 	}{
-		{store.Ref{Kind: store.KindObservation, ID: 12}, "12", "#12", []string{" 12 ", "012"}},
-		{store.Ref{Kind: store.KindSummary, ID: 3}, "S3", "#S3", []string{"s3", "#s3"}},
-		{store.Ref{Kind: store.KindPrompt, ID: 7}, "P7", "#P7", []string{"p7", "#p7"}},
-		{store.Ref{Kind: store.KindObservation, ID: 9223372036854775807}, "9223372036854775807", "#9223372036854775807", nil},
+		{vocab.Ref{Kind: vocab.KindObservation, ID: 12}, "12", "#12", []string{" 12 ", "012"}},
+		{vocab.Ref{Kind: vocab.KindSummary, ID: 3}, "S3", "#S3", []string{"s3", "#s3"}},
+		{vocab.Ref{Kind: vocab.KindPrompt, ID: 7}, "P7", "#P7", []string{"p7", "#p7"}},
+		{vocab.Ref{Kind: vocab.KindObservation, ID: 9223372036854775807}, "9223372036854775807", "#9223372036854775807", nil},
 	} {
 		if got := Format(c.ref); got != c.id {
 			t.Errorf("Format(%v) = %q, want %q", c.ref, got, c.id)
@@ -37,7 +37,7 @@ func TestParseRefuses(t *testing.T) {
 		"9223372036854775808", "1e3", "٣"} {
 		ref, err := Parse(s)
 		var se *SyntaxError
-		if !errors.As(err, &se) || se.Text != s || ref != (store.Ref{}) {
+		if !errors.As(err, &se) || se.Text != s || ref != (vocab.Ref{}) {
 			t.Errorf("Parse(%q) = %v, %v; want a *SyntaxError and no ref", s, ref, err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/when"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // Row is one day and project, or a total (Day and Project empty). The JSON names are the
@@ -39,8 +40,8 @@ type Row struct {
 	CostUSD             float64 `json:"cost_usd"`
 	// Answers counts the runs' answers per verdict, every verdict named (§24); Reasons,
 	// per verdict, how many of them gave each reason (an answer may give several).
-	Answers map[store.Verdict]int            `json:"answers"`
-	Reasons map[store.Verdict]map[string]int `json:"answer_reasons"`
+	Answers map[vocab.Verdict]int            `json:"answers"`
+	Reasons map[vocab.Verdict]map[string]int `json:"answer_reasons"`
 }
 
 // Answered is how many runs gave an answer.
@@ -59,7 +60,7 @@ const MaxUnusableRate = 0.05
 // UnusableRate is the share of answers nothing could be kept from (0 without answers).
 func (a Row) UnusableRate() float64 {
 	if n := a.Answered(); n > 0 {
-		return float64(a.Answers[store.VerdictUnusable]) / float64(n)
+		return float64(a.Answers[vocab.VerdictUnusable]) / float64(n)
 	}
 	return 0
 }
@@ -68,7 +69,7 @@ func (a Row) UnusableRate() float64 {
 // unusable: prose_only 1", verdicts in their order, reasons by name; "" with none.
 func (a Row) ReasonsLine() string {
 	var parts []string
-	for _, v := range store.Verdicts {
+	for _, v := range vocab.Verdicts {
 		if rs := a.Reasons[v]; len(rs) > 0 {
 			parts = append(parts, string(v)+": "+CountsText(rs))
 		}
@@ -147,8 +148,8 @@ func (a Row) add(b Row) Row {
 		Redactions: a.Redactions + b.Redactions, Unrecorded: a.Unrecorded + b.Unrecorded, InputTokens: a.InputTokens + b.InputTokens,
 		OutputTokens: a.OutputTokens + b.OutputTokens, CacheCreationTokens: a.CacheCreationTokens + b.CacheCreationTokens,
 		CacheReadTokens: a.CacheReadTokens + b.CacheReadTokens, CostUSD: a.CostUSD + b.CostUSD,
-		Answers: map[store.Verdict]int{}, Reasons: map[store.Verdict]map[string]int{}}
-	for _, v := range store.Verdicts {
+		Answers: map[vocab.Verdict]int{}, Reasons: map[vocab.Verdict]map[string]int{}}
+	for _, v := range vocab.Verdicts {
 		r.Answers[v] = a.Answers[v] + b.Answers[v]
 		for _, src := range []map[string]int{a.Reasons[v], b.Reasons[v]} {
 			for name, n := range src {
@@ -192,8 +193,8 @@ func (a Row) unrecordedText() string {
 
 // answersText is the answers per verdict: "12 stored, 3 salvaged, 1 skipped, 0 unusable".
 func (a Row) answersText() string {
-	parts := make([]string, len(store.Verdicts))
-	for i, v := range store.Verdicts {
+	parts := make([]string, len(vocab.Verdicts))
+	for i, v := range vocab.Verdicts {
 		parts[i] = fmt.Sprintf("%d %s", a.Answers[v], v)
 	}
 	return strings.Join(parts, ", ")
@@ -218,13 +219,13 @@ func Render(w io.Writer, r *Report) {
 		return []any{row.Runs, row.Events, row.Observations, row.Duplicates, row.Redactions, fmt.Sprintf("%.4f", row.CostUSD)}
 	})
 	head := "day\tproject"
-	for _, v := range store.Verdicts {
+	for _, v := range vocab.Verdicts {
 		head += "\t" + string(v)
 	}
 	// A run whose process was gone gave no answer and no cost: counted beside the answers.
-	table(w, "answers", head+"\t"+store.OutcomeUnrecorded, rows, func(row Row) []any {
+	table(w, "answers", head+"\t"+string(vocab.OutcomeUnrecorded), rows, func(row Row) []any {
 		var out []any
-		for _, v := range store.Verdicts {
+		for _, v := range vocab.Verdicts {
 			out = append(out, row.Answers[v])
 		}
 		return append(out, row.Unrecorded)

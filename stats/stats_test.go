@@ -12,6 +12,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 func TestBuildAndRender(t *testing.T) {
@@ -26,11 +27,11 @@ func TestBuildAndRender(t *testing.T) {
 	for _, r := range []store.RunRecord{
 		{ID: "a", Project: "api", Outcome: "ok", StartedAt: now.Add(-time.Hour), Events: 10, Observations: 4, Duplicates: 1,
 			Usage:  store.Usage{InputTokens: 12000, OutputTokens: 900, CacheReadTokens: 3000, CostUSD: 0.02},
-			Answer: store.VerdictSalvaged, Reasons: []string{"code_fence", "truncated"}},
-		{ID: "a2", Project: "api", Outcome: "ok", StartedAt: now.Add(-time.Hour), Answer: store.VerdictUnusable, Reasons: []string{"prose_only"}},
-		{ID: "a3", Project: "api", Outcome: "ok", StartedAt: now.Add(-time.Hour), Answer: store.VerdictUnusable, Reasons: []string{"prose_only"}},
+			Answer: vocab.VerdictSalvaged, Reasons: []string{"code_fence", "truncated"}},
+		{ID: "a2", Project: "api", Outcome: "ok", StartedAt: now.Add(-time.Hour), Answer: vocab.VerdictUnusable, Reasons: []string{"prose_only"}},
+		{ID: "a3", Project: "api", Outcome: "ok", StartedAt: now.Add(-time.Hour), Answer: vocab.VerdictUnusable, Reasons: []string{"prose_only"}},
 		{ID: "a4", Project: "api", Outcome: "transient", StartedAt: now.Add(-time.Hour)},                                        // no answer: no verdict
-		{ID: "a5", Project: "api", Outcome: store.OutcomeUnrecorded, StartedAt: now.Add(-time.Hour), Events: 2, Requeued: true}, // its process was gone
+		{ID: "a5", Project: "api", Outcome: vocab.OutcomeUnrecorded, StartedAt: now.Add(-time.Hour), Events: 2, Requeued: true}, // its process was gone
 		{ID: "b", Project: "web", Outcome: "ok", StartedAt: now.Add(-2 * time.Hour), Events: 3, Observations: 1, Usage: store.Usage{CostUSD: 0.01}},
 		{ID: "c", Project: "api", Outcome: "ok", StartedAt: now.AddDate(0, 0, -7), Events: 5, Usage: store.Usage{CostUSD: 9}}, // outside 7 days
 	} {
@@ -43,8 +44,8 @@ func TestBuildAndRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Row{Runs: 5, Unrecorded: 1, Events: 10, Observations: 4, Duplicates: 1, InputTokens: 12000, OutputTokens: 900, CacheReadTokens: 3000, CostUSD: 0.02,
-		Answers: map[store.Verdict]int{store.VerdictStored: 0, store.VerdictSalvaged: 1, store.VerdictSkipped: 0, store.VerdictUnusable: 2},
-		Reasons: map[store.Verdict]map[string]int{store.VerdictSalvaged: {"code_fence": 1, "truncated": 1}, store.VerdictUnusable: {"prose_only": 2}}}
+		Answers: map[vocab.Verdict]int{vocab.VerdictStored: 0, vocab.VerdictSalvaged: 1, vocab.VerdictSkipped: 0, vocab.VerdictUnusable: 2},
+		Reasons: map[vocab.Verdict]map[string]int{vocab.VerdictSalvaged: {"code_fence": 1, "truncated": 1}, vocab.VerdictUnusable: {"prose_only": 2}}}
 	if len(r.Rows) != 1 || r.Rows[0].Day != "2026-11-30" || !reflect.DeepEqual(r.Total, want) {
 		t.Fatalf("rows %+v total %+v; want one row for api today and total %+v", r.Rows, r.Total, want)
 	}
@@ -130,7 +131,7 @@ func TestRenderFits100Columns(t *testing.T) {
 	long := "a-very-long-project-name-for-the-monorepo-payments"
 	row := Row{Day: "2026-11-30", Project: long, Runs: 12345, Events: 999999, Observations: 123456, Duplicates: 99999, Redactions: 88888,
 		InputTokens: 1234567890, CacheReadTokens: 9876543210, CacheCreationTokens: 5555555555, OutputTokens: 444444444, CostUSD: 12345.6789,
-		Answers: map[store.Verdict]int{store.VerdictStored: 123456, store.VerdictSalvaged: 65432, store.VerdictSkipped: 7777, store.VerdictUnusable: 8888}}
+		Answers: map[vocab.Verdict]int{vocab.VerdictStored: 123456, vocab.VerdictSalvaged: 65432, vocab.VerdictSkipped: 7777, vocab.VerdictUnusable: 8888}}
 	total := row
 	total.Day, total.Project = "", ""
 	r := &Report{Days: 7, To: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Rows: []Row{row}, Total: total, BudgetUSD: 5}

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"math"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // ExportFilter selects what Export reads: one project ("" for all) and rows at or after
@@ -380,18 +382,18 @@ func insertBatches(ctx context.Context, tx *sql.Tx, query string, rows [][]any) 
 // column): sha256 of its kind and content (session, project, time, text), never its local
 // id, run or origin, so the same memory has the same hash in every database.
 func promptHash(p Prompt) string {
-	return contentHash(KindPrompt, p.SessionID, p.Project, p.At.UnixNano(), p.Text)
+	return contentHash(vocab.KindPrompt, p.SessionID, p.Project, p.At.UnixNano(), p.Text)
 }
 
 // observationHash: see promptHash.
 func observationHash(o Observation) string {
-	return contentHash(KindObservation, o.SessionID, o.Project, o.At.UnixNano(), o.Type, o.Title, o.Subtitle,
+	return contentHash(vocab.KindObservation, o.SessionID, o.Project, o.At.UnixNano(), o.Type, o.Title, o.Subtitle,
 		o.Narrative, nonNil(o.Facts), nonNil(o.Concepts), nonNil(o.FilesRead), nonNil(o.FilesModified))
 }
 
 // summaryHash: see promptHash.
 func summaryHash(s Summary) string {
-	return contentHash(KindSummary, s.SessionID, s.Project, s.At.UnixNano(), s.Request, s.Investigated,
+	return contentHash(vocab.KindSummary, s.SessionID, s.Project, s.At.UnixNano(), s.Request, s.Investigated,
 		s.Learned, s.Completed, s.NextSteps, s.Notes)
 }
 

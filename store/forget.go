@@ -9,12 +9,14 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // ForgetScope selects what Forget removes. Its fields intersect; a scope with Refs selects
 // those records only (observations, summaries, prompts), never a session's other rows.
 type ForgetScope struct {
-	Refs        []Ref
+	Refs        []vocab.Ref
 	Session     string
 	Project     string
 	AllProjects bool      // every project, asked for as such (--project '*')
@@ -30,11 +32,11 @@ func (s ForgetScope) Empty() bool {
 // Forgotten is what a scope selects (ForgetPreview) or selected (Forget).
 type Forgotten struct {
 	Observations, Summaries, Prompts, Answers, Events int
-	Sessions                                          []string // sessions left with no rows, removed too
-	Runs                                              []string // observer runs that read or wrote a removed row
-	Titles                                            []string // observation titles and summary requests, oldest first
-	Titled                                            int      // all titles, listed or not
-	Missing                                           []Ref    // refs of no record, in the order asked
+	Sessions                                          []string    // sessions left with no rows, removed too
+	Runs                                              []string    // observer runs that read or wrote a removed row
+	Titles                                            []string    // observation titles and summary requests, oldest first
+	Titled                                            int         // all titles, listed or not
+	Missing                                           []vocab.Ref // refs of no record, in the order asked
 }
 
 // forgetTables are the tables a scope's rows are deleted from, in an order the foreign keys

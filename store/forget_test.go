@@ -6,6 +6,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // TestForgetKeepsIndexesInStep: whatever the scope, the full-text indexes match their
@@ -17,8 +18,8 @@ func TestForgetKeepsIndexesInStep(t *testing.T) {
 		name  string
 		scope store.ForgetScope
 	}{
-		{"refs of every kind", store.ForgetScope{Refs: []store.Ref{
-			{Kind: store.KindObservation, ID: 1}, {Kind: store.KindSummary, ID: 1}, {Kind: store.KindPrompt, ID: 2}}}},
+		{"refs of every kind", store.ForgetScope{Refs: []vocab.Ref{
+			{Kind: vocab.KindObservation, ID: 1}, {Kind: vocab.KindSummary, ID: 1}, {Kind: vocab.KindPrompt, ID: 2}}}},
 		{"session", store.ForgetScope{Session: "s1"}},
 		{"project", store.ForgetScope{Project: "web"}},
 		{"before", store.ForgetScope{Before: memtest.At(60)}},

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/rank"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // What the model's memory tools (mcpserver) read and write: a compact index of hits, the
@@ -20,23 +23,16 @@ var ErrNotFound = errors.New("no such record")
 // OriginModel marks an observation the model wrote with the remember tool.
 const OriginModel = "model"
 
-// Ref names one stored record. Ids are per kind: observation 7 and prompt 7 are two
-// records.
-type Ref struct {
-	Kind string // KindObservation, KindSummary or KindPrompt
-	ID   int64
-}
-
 // Entry is one record in compact form: what an index or timeline line shows.
 type Entry struct {
-	Ref
-	Project string
-	Session string
-	Type    string // an observation's type; "summary" or "prompt" for the other kinds
-	Title   string // an observation's title, a summary's request, a prompt's first line
-	At      time.Time
-	Size    int // characters in the full record, so the reader knows what opening it costs
-	Repeats     // a search hit's near-equal prompts (zero in a timeline)
+	vocab.Ref
+	Project      string
+	Session      string
+	Type         string // an observation's type; "summary" or "prompt" for the other kinds
+	Title        string // an observation's title, a summary's request, a prompt's first line
+	At           time.Time
+	Size         int // characters in the full record, so the reader knows what opening it costs
+	rank.Repeats     // a search hit's near-equal prompts (zero in a timeline)
 }
 
 // MemoryHit is one search hit in compact form, with its rank (lower is better), how many
@@ -48,17 +44,9 @@ type MemoryHit struct {
 	Context bool
 }
 
-// MemoryFilter narrows SearchMemory. Zero fields do not narrow.
-type MemoryFilter struct {
-	Project      string    // "" = every project
-	Kinds        []string  // nil = observations, summaries and prompts
-	Type         string    // an observation type (bugfix, decision, …): observations only
-	Since, Until time.Time // at >= Since, at < Until
-}
-
 // Record is one full stored record: exactly one of Observation, Summary and Prompt is set.
 type Record struct {
-	Ref
+	vocab.Ref
 	Origin      string // an observation's writer: observer, model or import
 	Observation *Observation
 	Summary     *Summary
@@ -80,11 +68,11 @@ type memoryTable struct {
 }
 
 var memoryTables = []memoryTable{
-	{KindObservation, "observations", "type", "title",
+	{vocab.KindObservation, "observations", "type", "title",
 		"length(title)+length(subtitle)+length(narrative)+length(facts)+length(concepts)+length(files_read)+length(files_modified)", 0},
-	{KindSummary, "summaries", "'summary'", "request",
+	{vocab.KindSummary, "summaries", "'summary'", "request",
 		"length(request)+length(investigated)+length(learned)+length(completed)+length(next_steps)+length(notes)", 1},
-	{KindPrompt, "prompts", "'prompt'", "text", "length(text)", 2},
+	{vocab.KindPrompt, "prompts", "'prompt'", "text", "length(text)", 2},
 }
 
 func memoryTableOf(kind string) (memoryTable, error) {
@@ -107,14 +95,14 @@ func scanEntry(r interface{ Scan(...any) error }) (Entry, error) {
 	var at sql.NullInt64
 	err := r.Scan(&e.Kind, &e.ID, &e.Project, &e.Session, &e.Type, &e.Title, &at, &e.Size)
 	e.At = fromNanos(at)
-	if e.Kind == KindPrompt {
+	if e.Kind == vocab.KindPrompt {
 		e.Title = firstLine(e.Title)
 	}
 	return e, err
 }
 
 // Entry returns the compact form of one record, or ErrNotFound.
-func (db *DB) Entry(ctx context.Context, ref Ref) (Entry, error) {
+func (db *DB) Entry(ctx context.Context, ref vocab.Ref) (Entry, error) {
 	t, err := memoryTableOf(ref.Kind)
 	if err != nil {
 		return Entry{}, err
@@ -128,21 +116,20 @@ func (db *DB) Entry(ctx context.Context, ref Ref) (Entry, error) {
 
 // SearchMemory is Search narrowed by f, each hit in compact form (type and size included).
 // The query is plain words, as for Search.
-func (db *DB) SearchMemory(ctx context.Context, query string, f MemoryFilter, limit int) ([]MemoryHit, error) {
-	kinds := f.Kinds
+func (db *DB) SearchMemory(ctx context.Context, query string, f rank.Filter, limit int) ([]MemoryHit, error) {
 	if f.Type != "" {
-		kinds = []string{KindObservation}
-		if f.Kinds != nil && !slices.Contains(f.Kinds, KindObservation) {
+		if f.Kinds != nil && !slices.Contains(f.Kinds, vocab.KindObservation) {
 			return nil, nil
 		}
+		f.Kinds = []string{vocab.KindObservation}
 	}
-	hits, err := db.searchFiltered(ctx, query, searchFilter{project: f.Project, kinds: kinds, obsType: f.Type, since: f.Since, until: f.Until, noSnippet: true}, limit)
+	hits, err := rank.Compact(searchContext(ctx), db.index(), query, f, limit)
 	if err != nil {
-		return nil, err
+		return nil, db.fail("search", err)
 	}
 	out := make([]MemoryHit, 0, len(hits))
 	for _, h := range hits {
-		e, err := db.Entry(ctx, Ref{h.Kind, h.ID})
+		e, err := db.Entry(ctx, vocab.Ref{Kind: h.Kind, ID: h.ID})
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +142,7 @@ func (db *DB) SearchMemory(ctx context.Context, query string, f MemoryFilter, li
 // Timeline returns what happened around anchor in its project: up to before records just
 // older than it, the anchor, and up to after records just newer, across observations,
 // summaries and prompts, oldest first. A missing anchor is ErrNotFound.
-func (db *DB) Timeline(ctx context.Context, anchor Ref, before, after int) ([]Entry, error) {
+func (db *DB) Timeline(ctx context.Context, anchor vocab.Ref, before, after int) ([]Entry, error) {
 	if before < 0 || after < 0 {
 		return nil, db.fail("timeline", fmt.Errorf("before %d, after %d: %w", before, after, ErrInvalidArgument))
 	}
@@ -230,7 +217,7 @@ func orderCase() string {
 
 // Records returns the full records refs name, in refs' order, and the refs that name
 // nothing.
-func (db *DB) Records(ctx context.Context, refs []Ref) (found []Record, missing []Ref, err error) {
+func (db *DB) Records(ctx context.Context, refs []vocab.Ref) (found []Record, missing []vocab.Ref, err error) {
 	for _, ref := range refs {
 		rec, err := db.record(ctx, ref)
 		if errors.Is(err, ErrNotFound) {
@@ -245,11 +232,11 @@ func (db *DB) Records(ctx context.Context, refs []Ref) (found []Record, missing 
 	return found, missing, nil
 }
 
-func (db *DB) record(ctx context.Context, ref Ref) (Record, error) {
+func (db *DB) record(ctx context.Context, ref vocab.Ref) (Record, error) {
 	rec := Record{Ref: ref}
 	var err error
 	switch ref.Kind {
-	case KindObservation:
+	case vocab.KindObservation:
 		var rows *sql.Rows
 		rows, err = db.sql.QueryContext(ctx, `SELECT `+observationColumns+` FROM observations WHERE id = ?`, ref.ID)
 		if err == nil {
@@ -261,7 +248,7 @@ func (db *DB) record(ctx context.Context, ref Ref) (Record, error) {
 				err = sql.ErrNoRows
 			}
 		}
-	case KindSummary:
+	case vocab.KindSummary:
 		var s Summary
 		var at sql.NullInt64
 		err = db.sql.QueryRowContext(ctx, `
@@ -270,7 +257,7 @@ FROM summaries WHERE id = ?`, ref.ID).Scan(&s.ID, &s.SessionID, &s.Project, &s.R
 			&s.Investigated, &s.Learned, &s.Completed, &s.NextSteps, &s.Notes, &at)
 		s.At = fromNanos(at)
 		rec.Summary = &s
-	case KindPrompt:
+	case vocab.KindPrompt:
 		var p Prompt
 		var at sql.NullInt64
 		err = db.sql.QueryRowContext(ctx, `SELECT id, session_id, project, text, at FROM prompts WHERE id = ?`, ref.ID).

@@ -6,11 +6,14 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/claude-mem/claude-mem-go/rank"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // refsOf lists entries as "kind id" strings.
-func refsOf(es []Entry) []Ref {
-	out := make([]Ref, len(es))
+func refsOf(es []Entry) []vocab.Ref {
+	out := make([]vocab.Ref, len(es))
 	for i, e := range es {
 		out[i] = e.Ref
 	}
@@ -38,23 +41,23 @@ func memoryFixture(t *testing.T) *DB {
 func TestTimeline(t *testing.T) {
 	ctx := context.Background()
 	db := memoryFixture(t)
-	obs := func(id int64) Ref { return Ref{KindObservation, id} }
-	prompt := func(id int64) Ref { return Ref{KindPrompt, id} }
-	sum := Ref{KindSummary, 1}
+	obs := func(id int64) vocab.Ref { return vocab.Ref{Kind: vocab.KindObservation, ID: id} }
+	prompt := func(id int64) vocab.Ref { return vocab.Ref{Kind: vocab.KindPrompt, ID: id} }
+	sum := vocab.Ref{Kind: vocab.KindSummary, ID: 1}
 	for _, c := range []struct {
 		name          string
-		anchor        Ref
+		anchor        vocab.Ref
 		before, after int
-		want          []Ref
+		want          []vocab.Ref
 	}{
 		// At the instant 5 the order is observation, summary, prompt: observation 4 first.
-		{"all of alpha around observation 2", obs(2), 10, 10, []Ref{prompt(1), obs(1), obs(2), obs(4), prompt(2), sum}},
-		{"one each side", obs(2), 1, 1, []Ref{obs(1), obs(2), obs(4)}},
-		{"none before", obs(2), 0, 1, []Ref{obs(2), obs(4)}},
-		{"tie: prompt 2 after observation 4", prompt(2), 1, 1, []Ref{obs(4), prompt(2), sum}},
-		{"tie: observation 4 before prompt 2", obs(4), 1, 1, []Ref{obs(2), obs(4), prompt(2)}},
-		{"anchored on a summary", sum, 2, 2, []Ref{obs(4), prompt(2), sum}},
-		{"beta alone", obs(3), 5, 5, []Ref{obs(3)}},
+		{"all of alpha around observation 2", obs(2), 10, 10, []vocab.Ref{prompt(1), obs(1), obs(2), obs(4), prompt(2), sum}},
+		{"one each side", obs(2), 1, 1, []vocab.Ref{obs(1), obs(2), obs(4)}},
+		{"none before", obs(2), 0, 1, []vocab.Ref{obs(2), obs(4)}},
+		{"tie: prompt 2 after observation 4", prompt(2), 1, 1, []vocab.Ref{obs(4), prompt(2), sum}},
+		{"tie: observation 4 before prompt 2", obs(4), 1, 1, []vocab.Ref{obs(2), obs(4), prompt(2)}},
+		{"anchored on a summary", sum, 2, 2, []vocab.Ref{obs(4), prompt(2), sum}},
+		{"beta alone", obs(3), 5, 5, []vocab.Ref{obs(3)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := db.Timeline(ctx, c.anchor, c.before, c.after)
@@ -78,7 +81,7 @@ func TestTimeline(t *testing.T) {
 	if _, err := db.Timeline(ctx, obs(99), 1, 1); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing anchor: %v, want ErrNotFound", err)
 	}
-	if _, err := db.Timeline(ctx, Ref{"event", 1}, 1, 1); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := db.Timeline(ctx, vocab.Ref{Kind: "event", ID: 1}, 1, 1); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("unknown kind: %v, want ErrInvalidArgument", err)
 	}
 }
@@ -86,16 +89,16 @@ func TestTimeline(t *testing.T) {
 func TestRecords(t *testing.T) {
 	ctx := context.Background()
 	db := memoryFixture(t)
-	want := []Ref{{KindSummary, 1}, {KindObservation, 1}, {KindPrompt, 2}}
-	found, missing, err := db.Records(ctx, []Ref{want[0], {KindObservation, 42}, want[1], want[2], {KindPrompt, 9}})
+	want := []vocab.Ref{{Kind: vocab.KindSummary, ID: 1}, {Kind: vocab.KindObservation, ID: 1}, {Kind: vocab.KindPrompt, ID: 2}}
+	found, missing, err := db.Records(ctx, []vocab.Ref{want[0], {Kind: vocab.KindObservation, ID: 42}, want[1], want[2], {Kind: vocab.KindPrompt, ID: 9}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []Ref
+	var got []vocab.Ref
 	for _, r := range found {
 		got = append(got, r.Ref)
 	}
-	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(missing, []Ref{{KindObservation, 42}, {KindPrompt, 9}}) {
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(missing, []vocab.Ref{{Kind: vocab.KindObservation, ID: 42}, {Kind: vocab.KindPrompt, ID: 9}}) {
 		t.Fatalf("found %v missing %v", got, missing)
 	}
 	if o := found[1].Observation; o == nil || o.Title != "Parser bound fixed" || !slices.Equal(o.Facts, []string{"len-1"}) || found[1].Origin != "observer" {
@@ -113,7 +116,7 @@ func TestRememberIsSearchableAtOnce(t *testing.T) {
 	ctx := context.Background()
 	db := memoryFixture(t)
 	// The control: nothing matches the note's word before it is stored.
-	if hits, err := db.SearchMemory(ctx, "zanzibar", MemoryFilter{}, 10); err != nil || len(hits) != 0 {
+	if hits, err := db.SearchMemory(ctx, "zanzibar", rank.Filter{}, 10); err != nil || len(hits) != 0 {
 		t.Fatalf("before: %v %v", hits, err)
 	}
 	id, err := db.Remember(ctx, Note{SessionID: "s-new", Project: "alpha", Cwd: "/w/alpha", Type: "decision",
@@ -121,11 +124,11 @@ func TestRememberIsSearchableAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits, err := db.SearchMemory(ctx, "pipeline", MemoryFilter{Project: "alpha"}, 10)
-	if err != nil || len(hits) != 1 || hits[0].ID != id || hits[0].Kind != KindObservation || hits[0].Type != "decision" {
+	hits, err := db.SearchMemory(ctx, "pipeline", rank.Filter{Project: "alpha"}, 10)
+	if err != nil || len(hits) != 1 || hits[0].ID != id || hits[0].Kind != vocab.KindObservation || hits[0].Type != "decision" {
 		t.Fatalf("after: %+v %v", hits, err)
 	}
-	found, _, err := db.Records(ctx, []Ref{{KindObservation, id}})
+	found, _, err := db.Records(ctx, []vocab.Ref{{Kind: vocab.KindObservation, ID: id}})
 	if err != nil || len(found) != 1 || found[0].Origin != OriginModel || found[0].Observation.SessionID != "s-new" {
 		t.Errorf("stored note %+v %v", found, err)
 	}
@@ -149,23 +152,23 @@ func TestSearchMemoryFilters(t *testing.T) {
 	db := memoryFixture(t)
 	for _, c := range []struct {
 		name string
-		f    MemoryFilter
-		want []Ref
+		f    rank.Filter
+		want []vocab.Ref
 	}{
-		{"every kind and project", MemoryFilter{}, []Ref{{KindObservation, 1}, {KindObservation, 3}, {KindSummary, 1}, {KindPrompt, 1}}},
-		{"project", MemoryFilter{Project: "beta"}, []Ref{{KindObservation, 3}}},
-		{"kinds", MemoryFilter{Kinds: []string{KindPrompt, KindSummary}}, []Ref{{KindSummary, 1}, {KindPrompt, 1}}},
-		{"type", MemoryFilter{Type: "feature"}, []Ref{{KindObservation, 3}}},
-		{"type with other kinds only", MemoryFilter{Type: "feature", Kinds: []string{KindPrompt}}, nil},
-		{"since", MemoryFilter{Since: at(4)}, []Ref{{KindObservation, 3}, {KindSummary, 1}}},
-		{"until", MemoryFilter{Until: at(4)}, []Ref{{KindObservation, 1}, {KindPrompt, 1}}},
+		{"every kind and project", rank.Filter{}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 1}, {Kind: vocab.KindObservation, ID: 3}, {Kind: vocab.KindSummary, ID: 1}, {Kind: vocab.KindPrompt, ID: 1}}},
+		{"project", rank.Filter{Project: "beta"}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 3}}},
+		{"kinds", rank.Filter{Kinds: []string{vocab.KindPrompt, vocab.KindSummary}}, []vocab.Ref{{Kind: vocab.KindSummary, ID: 1}, {Kind: vocab.KindPrompt, ID: 1}}},
+		{"type", rank.Filter{Type: "feature"}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 3}}},
+		{"type with other kinds only", rank.Filter{Type: "feature", Kinds: []string{vocab.KindPrompt}}, nil},
+		{"since", rank.Filter{Since: at(4)}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 3}, {Kind: vocab.KindSummary, ID: 1}}},
+		{"until", rank.Filter{Until: at(4)}, []vocab.Ref{{Kind: vocab.KindObservation, ID: 1}, {Kind: vocab.KindPrompt, ID: 1}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			hits, err := db.SearchMemory(ctx, "parser", c.f, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []Ref
+			var got []vocab.Ref
 			for _, h := range hits {
 				if h.Context {
 					continue
@@ -175,9 +178,9 @@ func TestSearchMemoryFilters(t *testing.T) {
 					t.Errorf("hit %+v lacks its compact fields", h)
 				}
 			}
-			slices.SortFunc(got, func(a, b Ref) int {
+			slices.SortFunc(got, func(a, b vocab.Ref) int {
 				if a.Kind != b.Kind {
-					return map[string]int{KindObservation: 0, KindSummary: 1, KindPrompt: 2}[a.Kind] - map[string]int{KindObservation: 0, KindSummary: 1, KindPrompt: 2}[b.Kind]
+					return map[string]int{vocab.KindObservation: 0, vocab.KindSummary: 1, vocab.KindPrompt: 2}[a.Kind] - map[string]int{vocab.KindObservation: 0, vocab.KindSummary: 1, vocab.KindPrompt: 2}[b.Kind]
 				}
 				return int(a.ID - b.ID)
 			})

@@ -18,6 +18,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // leakSeparators are what precedes and follows a token in a leaked row: the capture rules
@@ -191,7 +192,7 @@ func TestRedactionMigration(t *testing.T) {
 	for _, h := range direct(hits) {
 		kinds[h.Kind]++
 	}
-	if kinds[KindObservation] != cells || kinds[KindPrompt] != cells || kinds[KindSummary] != 1 {
+	if kinds[vocab.KindObservation] != cells || kinds[vocab.KindPrompt] != cells || kinds[vocab.KindSummary] != 1 {
 		t.Errorf("search quetzal after the migration: %v, want %d observations, %d prompts, 1 summary", kinds, cells, cells)
 	}
 	if hits, err := db.Search(ctx, "kiwi7", "", 10); err != nil || len(direct(hits)) != 2 {

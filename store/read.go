@@ -6,13 +6,6 @@ import (
 	"encoding/json"
 )
 
-// Hit kinds.
-const (
-	KindObservation = "observation"
-	KindSummary     = "summary"
-	KindPrompt      = "prompt"
-)
-
 const observationColumns = `id, session_id, project, run_id, type, title, subtitle, narrative,
 	facts, concepts, files_read, files_modified, at`
 

@@ -11,30 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/when"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
-
-// Verdict is what one observer answer yielded (§24): every answer gets one, so none is
-// lost without a count.
-type Verdict string
-
-const (
-	VerdictStored   Verdict = "stored"   // kept as given
-	VerdictSalvaged Verdict = "salvaged" // kept after a repair, or in part; its reasons say which
-	VerdictSkipped  Verdict = "skipped"  // the observer said nothing was worth remembering
-	VerdictUnusable Verdict = "unusable" // nothing could be kept: its events are retried
-)
-
-// Verdicts are every verdict, in the order reports show them.
-var Verdicts = []Verdict{VerdictStored, VerdictSalvaged, VerdictSkipped, VerdictUnusable}
-
-// OutcomeOK is RunRecord.Outcome of a run that ended well (spawn.OutcomeOK, spelled
-// here since spawn imports store): only such a run's events count as observed.
-const OutcomeOK = "ok"
-
-// OutcomeUnrecorded is RunRecord.Outcome of a run whose process was gone before it said
-// what it cost (a SIGKILL, a crash): its events went back to pending, and what it spent is
-// not known, so the budget may undercount. Counted per day (DayStats.Unrecorded).
-const OutcomeUnrecorded = "unrecorded"
 
 // Usage is what one observer run cost, from the stream-json result line (§17).
 type Usage struct {
@@ -55,14 +33,15 @@ func (u Usage) Add(v Usage) Usage {
 // RunRecord is one observer run as stored in runs: what it was given, what it wrote, what it
 // skipped as duplicates, and what it cost (zero when no result line came).
 type RunRecord struct {
-	ID, SessionID, Project, Model, Outcome string
-	StartedAt, EndedAt                     time.Time
-	Events, Observations, Duplicates       int
+	ID, SessionID, Project, Model    string
+	Outcome                          vocab.Outcome
+	StartedAt, EndedAt               time.Time
+	Events, Observations, Duplicates int
 	Usage
 	// Answer is the verdict on the run's answer ("" when the run gave none: a failed run);
 	// Reasons why it was salvaged or unusable; Dropped the blocks of it that were not kept.
 	// Requeued: its events went back to pending, answer or not (a later run completes them).
-	Answer   Verdict
+	Answer   vocab.Verdict
 	Reasons  []string
 	Dropped  int
 	Requeued bool
@@ -126,13 +105,13 @@ type DayStats struct {
 	// them (a failed run's events, or those an answer gave back, come back in a later run
 	// and are counted then).
 	Runs, Events, Observations, Duplicates, Redactions int
-	// Unrecorded counts the runs of OutcomeUnrecorded: their cost is not in Usage.
+	// Unrecorded counts the runs of vocab.OutcomeUnrecorded: their cost is not in Usage.
 	Unrecorded int
 	Usage
 	// Answers counts the runs' answers per verdict; Reasons counts, per verdict, the
 	// answers that gave each reason (an answer may give several).
-	Answers map[Verdict]int
-	Reasons map[Verdict]map[string]int
+	Answers map[vocab.Verdict]int
+	Reasons map[vocab.Verdict]map[string]int
 }
 
 // DailyStats returns one row per local day and project in [from, to) that had a run or a
@@ -154,7 +133,8 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 	}
 	err = scanAll(rs, func(r *sql.Rows) error {
 		var (
-			proj, outcome, answer, reasons   string
+			proj, answer, reasons            string
+			outcome                          vocab.Outcome
 			started                          int64
 			events, observations, duplicates int
 			requeued                         bool
@@ -167,17 +147,17 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 		}
 		d := get(when.Show(time.Unix(0, started), loc, when.Date), proj)
 		d.Runs++
-		if outcome == OutcomeUnrecorded {
+		if outcome == vocab.OutcomeUnrecorded {
 			d.Unrecorded++
 		}
-		if outcome == OutcomeOK && !requeued {
+		if outcome == vocab.OutcomeOK && !requeued {
 			d.Events += events
 		}
 		d.Observations += observations
 		d.Duplicates += duplicates
 		d.Usage = d.Usage.Add(u)
 		if answer != "" {
-			d.addAnswer(Verdict(answer), strings.Fields(reasons))
+			d.addAnswer(vocab.Verdict(answer), strings.Fields(reasons))
 		}
 		return nil
 	})
@@ -219,9 +199,9 @@ func (db *DB) DailyStats(ctx context.Context, from, to time.Time, loc *time.Loca
 	return out, nil
 }
 
-func (d *DayStats) addAnswer(v Verdict, reasons []string) {
+func (d *DayStats) addAnswer(v vocab.Verdict, reasons []string) {
 	if d.Answers == nil {
-		d.Answers, d.Reasons = map[Verdict]int{}, map[Verdict]map[string]int{}
+		d.Answers, d.Reasons = map[vocab.Verdict]int{}, map[vocab.Verdict]map[string]int{}
 	}
 	d.Answers[v]++
 	for _, r := range reasons {
@@ -261,8 +241,8 @@ func duplicate(ctx context.Context, tx *sql.Tx, project string, since int64, o O
 	return dup, err
 }
 
-// trivialWords are left out of a title key: articles, which a rewording adds or drops.
-var trivialWords = map[string]bool{"a": true, "an": true, "the": true}
+// trivial: w is left out of a title key, an article, which a rewording adds or drops.
+func trivial(w string) bool { return w == "a" || w == "an" || w == "the" }
 
 // TitleKey is what two titles that say the same thing have in common: lower case,
 // punctuation and symbols as spaces, runs of space as one, the articles a, an and the left
@@ -274,7 +254,7 @@ func TitleKey(title string) string {
 	})
 	out := words[:0]
 	for _, w := range words {
-		if trivialWords[w] {
+		if trivial(w) {
 			continue
 		}
 		if utf8.RuneCountInString(w) >= 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {

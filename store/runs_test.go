@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 func TestRecordRunCostAndDailyStats(t *testing.T) {
@@ -126,10 +128,10 @@ func TestDailyStatsAnswers(t *testing.T) {
 	db, _ := openTest(t)
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for i, r := range []RunRecord{
-		{Outcome: "ok", Events: 4, Answer: VerdictSalvaged, Reasons: []string{"truncated"}, Requeued: true},
-		{Outcome: "ok", Events: 2, Answer: VerdictStored},
-		{Outcome: "ok", Events: 2, Answer: VerdictSalvaged, Reasons: []string{"code_fence", "prose_around"}},
-		{Outcome: "ok", Events: 3, Answer: VerdictUnusable, Reasons: []string{"prose_only"}, Requeued: true},
+		{Outcome: "ok", Events: 4, Answer: vocab.VerdictSalvaged, Reasons: []string{"truncated"}, Requeued: true},
+		{Outcome: "ok", Events: 2, Answer: vocab.VerdictStored},
+		{Outcome: "ok", Events: 2, Answer: vocab.VerdictSalvaged, Reasons: []string{"code_fence", "prose_around"}},
+		{Outcome: "ok", Events: 3, Answer: vocab.VerdictUnusable, Reasons: []string{"prose_only"}, Requeued: true},
 		{Outcome: "transient", Events: 5},
 	} {
 		r.ID, r.Project, r.StartedAt = fmt.Sprint("r", i), "p", at

@@ -227,7 +227,7 @@ CREATE TABLE answers (
 CREATE INDEX answers_session_at ON answers(session_id, at, id);
 CREATE UNIQUE INDEX answers_record ON answers(record_id) WHERE record_id <> '';
 `},
-	// 5: what a run's answer yielded (§24): answer is its verdict (store.Verdicts; '' for a run
+	// 5: what a run's answer yielded (§24): answer is its verdict (vocab.Verdicts; '' for a run
 	// that gave no answer), answer_reasons the reasons it was salvaged or unusable
 	// (space-separated, each once), answer_dropped the blocks of it that were not kept;
 	// requeued is 1 when the run gave its events back to pending despite an answer (unusable,
@@ -282,7 +282,7 @@ var searchMigration = sync.OnceValue(func() string {
 	b.WriteString("DROP TABLE observations_fts;\nDROP TABLE summaries_fts;\nDROP TABLE prompts_fts;\n")
 	var arms []string
 	cols := "rowid, " + strings.Join(searchColumns, ", ")
-	for _, d := range searchDocs {
+	for _, d := range searchDocs() {
 		for _, op := range []string{"insert", "delete", "update"} {
 			fmt.Fprintf(&b, "DROP TRIGGER %s_fts_%s;\n", d.table, op)
 		}

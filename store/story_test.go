@@ -63,17 +63,3 @@ func TestStory(t *testing.T) {
 		t.Errorf("unknown project: %+v, %v", st, err)
 	}
 }
-
-// BenchmarkStory100k: what SessionStart reads over a 100,000-observation coding history.
-func BenchmarkStory100k(b *testing.B) {
-	ctx := context.Background()
-	db, _ := openTest(b)
-	if err := SeedStory(ctx, db, "bench", 100_000, t0, time.UTC); err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		if _, err := db.Story(ctx, "bench", 200); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"fmt"
-	"strings"
 	"time"
 )
 
@@ -13,11 +11,6 @@ const (
 	StateDone       = "done"
 	StateFailed     = "failed"
 )
-
-// ObservationTypes are the types an observation may have: the observer's prompt offers
-// them, its parser maps any other to the nearest, the viewer filters by them, and remember
-// accepts them (and note).
-var ObservationTypes = []string{"bugfix", "feature", "refactor", "change", "discovery", "decision"}
 
 // Session is one Claude Code session of a user's project.
 type Session struct {
@@ -98,48 +91,6 @@ type Summary struct {
 	NextSteps    string
 	Notes        string
 	At           time.Time
-}
-
-// Hit is one search result.
-type Hit struct {
-	Kind     string // observation, summary or prompt
-	ID       int64
-	Project  string
-	Session  string
-	Type     string // an observation's type; "" for the other kinds
-	Title    string // observation title, summary request, or the prompt's first line
-	Subtitle string // an observation's subtitle
-	Snippet  string // plain text: the words around the matches in the best matching field
-	Marks    []Span // where the matched words are in Snippet, for a renderer to mark
-	Similar  int    // near-equal observations this hit stands for (see collapse)
-	Repeats
-	Context bool // found only by its session's context: it holds none of the query's words
-	At      time.Time
-	Rank    float64 // lower is better
-}
-
-// Repeats is how often a prompt hit was asked: search collapses near-equal prompts of a
-// project (TitleKey of their text) into the best of them. Zero on every other hit.
-type Repeats struct {
-	Asked    int      // the prompts it stands for, itself included
-	Sessions []string // the sessions they were asked in, its own first, then by rank
-}
-
-// AskedNote is how every reader words Repeats: "asked 3 times, in sessions 6bd7b57a,
-// c18e24bf, 626f39b5" (each session by its first 8 characters), or "" when r is zero.
-func (r Repeats) AskedNote() string {
-	if r.Asked < 2 {
-		return ""
-	}
-	short := make([]string, len(r.Sessions))
-	for i, s := range r.Sessions {
-		short[i] = s[:min(len(s), 8)]
-	}
-	in := "session"
-	if len(short) > 1 {
-		in = "sessions"
-	}
-	return fmt.Sprintf("asked %d times, in %s %s", r.Asked, in, strings.Join(short, ", "))
 }
 
 // Counts is the number of events in each state.

@@ -20,8 +20,8 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/stats"
-	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/tests/fakeclaude/fakeproto"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // costUsage is what every fake run reports.
@@ -83,8 +83,8 @@ func runs(day, project string, n, events, observations, duplicates int) stats.Ro
 		CacheCreationTokens: int64(n) * costUsage.CacheCreationTokens, CacheReadTokens: int64(n) * costUsage.CacheReadTokens,
 		CostUSD: float64(n) * costUsage.CostUSD,
 		// fixedAnswer is well-formed: every answer is stored as it is.
-		Answers: map[store.Verdict]int{store.VerdictStored: n, store.VerdictSalvaged: 0, store.VerdictSkipped: 0, store.VerdictUnusable: 0},
-		Reasons: map[store.Verdict]map[string]int{}}
+		Answers: map[vocab.Verdict]int{vocab.VerdictStored: n, vocab.VerdictSalvaged: 0, vocab.VerdictSkipped: 0, vocab.VerdictUnusable: 0},
+		Reasons: map[vocab.Verdict]map[string]int{}}
 }
 
 func TestCost_StatsExactPerDayAndProject_DuplicatesCounted(t *testing.T) {

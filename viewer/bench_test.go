@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/memory"
+	"github.com/claude-mem/claude-mem-go/internal/seed"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -34,7 +35,7 @@ func bigFixture(b *testing.B) *fixture {
 			return
 		}
 		defer db.Close()
-		bigProject.err = store.SeedObservations(context.Background(), db, "big", 100_000, t0)
+		bigProject.err = seed.Observations(context.Background(), db, "big", 100_000, t0)
 	})
 	if bigProject.err != nil {
 		b.Fatal(bigProject.err)

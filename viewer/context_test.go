@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
+	"github.com/claude-mem/claude-mem-go/internal/seed"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -35,7 +36,7 @@ func TestContextPageIsWhatSessionStartRenders(t *testing.T) {
 	}
 	db := f.db()
 	ctx := context.Background()
-	if err := store.SeedStory(ctx, db, "pay & <ments>", 500, t0, loc); err != nil {
+	if err := seed.Story(ctx, db, "pay & <ments>", 500, t0, loc); err != nil {
 		t.Fatal(err)
 	}
 	st, err := db.Story(ctx, "pay & <ments>", 200)

@@ -9,6 +9,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/when"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // costDays is how many local days the cost page shows unless ?days= says otherwise.
@@ -44,7 +45,7 @@ type costData struct {
 	Width, Height float64
 	Base          float64 // the y of the chart's baseline
 	// Verdicts head the answers table; Answers are its rows, the total last (§24).
-	Verdicts []store.Verdict
+	Verdicts []vocab.Verdict
 	Answers  []answerRow
 }
 
@@ -72,7 +73,7 @@ func (s *server) cost(w http.ResponseWriter, r *http.Request) {
 				return err
 			}
 		}
-		d := costData{Report: rep, Width: chartW, Height: chartH, Base: chartH - chartBottom, Verdicts: store.Verdicts}
+		d := costData{Report: rep, Width: chartW, Height: chartH, Base: chartH - chartBottom, Verdicts: vocab.Verdicts}
 		d.layout()
 		for _, row := range append(rep.Rows, rep.Total) {
 			d.Answers = append(d.Answers, answerRowOf(row))
@@ -84,7 +85,7 @@ func (s *server) cost(w http.ResponseWriter, r *http.Request) {
 
 func answerRowOf(r stats.Row) answerRow {
 	a := answerRow{Day: r.Day, Project: r.Project, Reasons: r.ReasonsLine(), Unusable: "–"}
-	for _, v := range store.Verdicts {
+	for _, v := range vocab.Verdicts {
 		a.Counts = append(a.Counts, r.Answers[v])
 	}
 	if r.Answered() > 0 {

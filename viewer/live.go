@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // liveShown is how many of the newest observations the live page starts with.
@@ -80,7 +81,7 @@ func (s *server) liveEvents(w http.ResponseWriter, r *http.Request) {
 			file = fi
 			if obs, err := s.after(r, last); err == nil {
 				for _, o := range obs {
-					b, _ := json.Marshal(liveItem{ID: o.ID, URL: recordURL(store.Ref{Kind: store.KindObservation, ID: o.ID}),
+					b, _ := json.Marshal(liveItem{ID: o.ID, URL: recordURL(vocab.Ref{Kind: vocab.KindObservation, ID: o.ID}),
 						Project: o.Project, Type: o.Type, Title: o.Title, Subtitle: o.Subtitle, When: s.when(o.At)})
 					fmt.Fprintf(w, "id: %d\nevent: observation\ndata: %s\n\n", o.ID, b)
 					last = o.ID

@@ -17,9 +17,11 @@ import (
 	"github.com/claude-mem/claude-mem-go/forget"
 	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/notice"
+	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/when"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // pageSize is how many timeline items one page shows.
@@ -225,7 +227,7 @@ type timelineData struct {
 
 func (s *server) timeline(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	d := timelineData{Project: q.Get("project"), Type: q.Get("type"), Types: append(slices.Clip(store.ObservationTypes), store.TypeSummary)}
+	d := timelineData{Project: q.Get("project"), Type: q.Get("type"), Types: append(slices.Clip(vocab.ObservationTypes), store.TypeSummary)}
 	if d.Project == "" {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
@@ -300,25 +302,25 @@ func (s *server) byDay(items []store.TimelineItem) []dayGroup {
 }
 
 // recordURL is a record's page: /record/12, /record/S3, /record/P7 (DESIGN §23's ids).
-func recordURL(r store.Ref) string { return "/record/" + recordid.Format(r) }
+func recordURL(r vocab.Ref) string { return "/record/" + recordid.Format(r) }
 
 // refOf is the ref of a record a template shows.
-func refOf(v any) (store.Ref, error) {
+func refOf(v any) (vocab.Ref, error) {
 	switch v := v.(type) {
-	case store.Ref:
+	case vocab.Ref:
 		return v, nil
 	case *store.Observation:
-		return store.Ref{Kind: store.KindObservation, ID: v.ID}, nil
+		return vocab.Ref{Kind: vocab.KindObservation, ID: v.ID}, nil
 	case store.Observation:
-		return store.Ref{Kind: store.KindObservation, ID: v.ID}, nil
+		return vocab.Ref{Kind: vocab.KindObservation, ID: v.ID}, nil
 	case *store.Summary:
-		return store.Ref{Kind: store.KindSummary, ID: v.ID}, nil
+		return vocab.Ref{Kind: vocab.KindSummary, ID: v.ID}, nil
 	case store.Summary:
-		return store.Ref{Kind: store.KindSummary, ID: v.ID}, nil
+		return vocab.Ref{Kind: vocab.KindSummary, ID: v.ID}, nil
 	case store.Prompt:
-		return store.Ref{Kind: store.KindPrompt, ID: v.ID}, nil
+		return vocab.Ref{Kind: vocab.KindPrompt, ID: v.ID}, nil
 	}
-	return store.Ref{}, fmt.Errorf("viewer: %T is no record", v)
+	return vocab.Ref{}, fmt.Errorf("viewer: %T is no record", v)
 }
 
 type recordData struct {
@@ -350,14 +352,14 @@ func (s *server) record(w http.ResponseWriter, r *http.Request) {
 		var d recordData
 		title := "Session summary"
 		switch ref.Kind {
-		case store.KindPrompt:
+		case vocab.KindPrompt:
 			p, err := db.Prompt(ctx, ref.ID)
 			if err != nil {
 				return err
 			}
 			http.Redirect(w, r, "/session/"+url.PathEscape(p.SessionID)+"#prompt-"+strconv.FormatInt(ref.ID, 10), http.StatusSeeOther)
 			return nil
-		case store.KindSummary:
+		case vocab.KindSummary:
 			if d.Summary, err = db.Summary(ctx, ref.ID); err != nil {
 				return err
 			}
@@ -431,7 +433,7 @@ func (s *server) session(w http.ResponseWriter, r *http.Request) {
 const searchLimit = 20
 
 type searchHit struct {
-	store.Hit
+	rank.Hit
 	URL     string
 	Label   string // the record id, as `claude-mem search` prints it
 	Title   template.HTML
@@ -455,9 +457,9 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) {
 			}
 			words := queryWords(d.Query)
 			for _, h := range hits {
-				ref := store.Ref{Kind: h.Kind, ID: h.ID}
+				ref := vocab.Ref{Kind: h.Kind, ID: h.ID}
 				d.Hits = append(d.Hits, searchHit{Hit: h, URL: recordURL(ref), Label: recordid.Label(ref),
-					Title: highlight(h.Title, words), Snippet: template.HTML(store.Marked(h.Snippet, h.Marks, "<mark>", "</mark>", template.HTMLEscapeString))})
+					Title: highlight(h.Title, words), Snippet: template.HTML(rank.Marked(h.Snippet, h.Marks, "<mark>", "</mark>", template.HTMLEscapeString))})
 			}
 		}
 		d.Searched = d.Query != ""
@@ -484,7 +486,7 @@ func (s *server) settings(w http.ResponseWriter, r *http.Request) {
 
 // forgetTarget is what a forget form names: one record or a whole session.
 type forgetTarget struct {
-	Ref     store.Ref
+	Ref     vocab.Ref
 	Session string
 	Back    string // the page to return to when the person changes their mind
 }
@@ -493,7 +495,7 @@ func (t forgetTarget) selector() forget.Selector {
 	if t.Session != "" {
 		return forget.Selector{Session: t.Session}
 	}
-	return forget.Selector{Refs: []store.Ref{t.Ref}}
+	return forget.Selector{Refs: []vocab.Ref{t.Ref}}
 }
 
 // forgetTargetOf reads the target from a query or form (id=12, S3 or P7, or session=…);

@@ -18,6 +18,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // seeded is a fixture with two projects, a summary, a prompt and an observation whose
@@ -464,9 +465,9 @@ func TestCostPage(t *testing.T) {
 	ctx := context.Background()
 	for i, r := range []store.RunRecord{
 		{Project: "alpha", StartedAt: t0.Add(-time.Hour), Usage: store.Usage{InputTokens: 1200, OutputTokens: 300, CostUSD: 0.25},
-			Answer: store.VerdictSalvaged, Reasons: []string{"code_fence"}},
-		{Project: "beta", StartedAt: t0.Add(-2 * time.Hour), Usage: store.Usage{CostUSD: 0.5}, Answer: store.VerdictUnusable, Reasons: []string{"prose_only"}},
-		{Project: "alpha", StartedAt: t0.Add(-48 * time.Hour), Usage: store.Usage{CostUSD: 0.25}, Answer: store.VerdictStored},
+			Answer: vocab.VerdictSalvaged, Reasons: []string{"code_fence"}},
+		{Project: "beta", StartedAt: t0.Add(-2 * time.Hour), Usage: store.Usage{CostUSD: 0.5}, Answer: vocab.VerdictUnusable, Reasons: []string{"prose_only"}},
+		{Project: "alpha", StartedAt: t0.Add(-48 * time.Hour), Usage: store.Usage{CostUSD: 0.25}, Answer: vocab.VerdictStored},
 	} {
 		r.ID, r.Outcome, r.Events = fmt.Sprint("cost-run-", i), "ok", 4
 		if err := db.RecordRun(ctx, r); err != nil {

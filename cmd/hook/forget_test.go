@@ -15,6 +15,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // On a terminal, forget asks; only y or yes removes.
@@ -52,7 +53,7 @@ func TestForgetAsksOnATerminal(t *testing.T) {
 	}
 }
 
-func obs(id int64) store.Ref { return store.Ref{Kind: store.KindObservation, ID: id} }
+func obs(id int64) vocab.Ref { return vocab.Ref{Kind: vocab.KindObservation, ID: id} }
 
 func TestParseForgetArgs(t *testing.T) {
 	loc := time.FixedZone("X", 3600)
@@ -61,10 +62,10 @@ func TestParseForgetArgs(t *testing.T) {
 		want forgetOpts
 		bad  string
 	}{
-		{[]string{"12", "#13", "--yes"}, forgetOpts{sel: forget.Selector{Refs: []store.Ref{obs(12), obs(13)}}, yes: true}, ""},
-		{[]string{"--yes", "12", "--vacuum", "14"}, forgetOpts{sel: forget.Selector{Refs: []store.Ref{obs(12), obs(14)}}, yes: true, vacuum: true}, ""},
-		{[]string{"S3", "#p7", "12"}, forgetOpts{sel: forget.Selector{Refs: []store.Ref{{Kind: store.KindSummary, ID: 3},
-			{Kind: store.KindPrompt, ID: 7}, obs(12)}}}, ""},
+		{[]string{"12", "#13", "--yes"}, forgetOpts{sel: forget.Selector{Refs: []vocab.Ref{obs(12), obs(13)}}, yes: true}, ""},
+		{[]string{"--yes", "12", "--vacuum", "14"}, forgetOpts{sel: forget.Selector{Refs: []vocab.Ref{obs(12), obs(14)}}, yes: true, vacuum: true}, ""},
+		{[]string{"S3", "#p7", "12"}, forgetOpts{sel: forget.Selector{Refs: []vocab.Ref{{Kind: vocab.KindSummary, ID: 3},
+			{Kind: vocab.KindPrompt, ID: 7}, obs(12)}}}, ""},
 		{[]string{"--session", "s1", "--dry-run"}, forgetOpts{sel: forget.Selector{Session: "s1"}, dryRun: true}, ""},
 		{[]string{"--project=web", "--before", "2026-11-30"},
 			forgetOpts{sel: forget.Selector{Project: "web", Before: time.Date(2026, 11, 30, 0, 0, 0, 0, loc)}}, ""},

@@ -16,6 +16,8 @@ import (
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/when"
+	"github.com/claude-mem/claude-mem-go/rank"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // searchCommand is `hook search [--project P] [--limit N] [--json] QUERY`. It never starts
@@ -72,7 +74,7 @@ func searchCmd(p *proc, opts searchOpts) int {
 	if opts.json {
 		enc := json.NewEncoder(printable.JSONWriter(p.stdout))
 		for _, h := range hits {
-			_ = enc.Encode(hitJSON{Kind: h.Kind, ID: h.ID, Ref: recordid.Format(store.Ref{Kind: h.Kind, ID: h.ID}), Project: h.Project,
+			_ = enc.Encode(hitJSON{Kind: h.Kind, ID: h.ID, Ref: recordid.Format(vocab.Ref{Kind: h.Kind, ID: h.ID}), Project: h.Project,
 				Session: h.Session, Type: h.Type, Title: h.Title, Subtitle: h.Subtitle, Snippet: h.Snippet, Similar: h.Similar,
 				Asked: h.Asked, Sessions: h.Sessions, Context: h.Context, Time: when.Show(h.At, p.loc, when.Instant), Rank: h.Rank})
 		}
@@ -93,12 +95,12 @@ func searchCmd(p *proc, opts searchOpts) int {
 // near-equal records it stands for (a prompt: how often and in which sessions it was asked), then the snippet, its matched words in bold when
 // marks is set (a terminal shows them; a pipe or file gets the plain text). Each line is
 // clipped to clip.MaxLine characters.
-func hitLines(h store.Hit, marks bool, loc *time.Location) string {
+func hitLines(h rank.Hit, marks bool, loc *time.Location) string {
 	kind := h.Kind
 	if h.Type != "" {
 		kind = h.Type
 	}
-	head := fmt.Sprintf("%s %s [%s] %s — %s", recordid.Label(store.Ref{Kind: h.Kind, ID: h.ID}), when.Show(h.At, loc, when.Date),
+	head := fmt.Sprintf("%s %s [%s] %s — %s", recordid.Label(vocab.Ref{Kind: h.Kind, ID: h.ID}), when.Show(h.At, loc, when.Date),
 		kind, printable.Text(h.Project), printable.Text(h.Title))
 	if h.Subtitle != "" {
 		head += " · " + printable.Text(h.Subtitle)
@@ -113,7 +115,7 @@ func hitLines(h store.Hit, marks bool, loc *time.Location) string {
 	if marks {
 		open, close = "\x1b[1m", "\x1b[0m"
 	}
-	snippet := store.Marked(h.Snippet, h.Marks, open, close, printable.Text)
+	snippet := rank.Marked(h.Snippet, h.Marks, open, close, printable.Text)
 	return clip.Line(head, clip.MaxLine) + "\n" + clip.Line("    "+snippet, clip.MaxLine) + "\n"
 }
 

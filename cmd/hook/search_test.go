@@ -9,8 +9,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/settings"
-	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // The search command line: flags anywhere among the query's words, `--` ends them, and a
@@ -115,8 +116,8 @@ func TestNamedAsInvoked(t *testing.T) {
 }
 
 func TestHitLines(t *testing.T) {
-	h := store.Hit{Kind: store.KindObservation, ID: 7, Project: "web", Type: "bugfix", Title: "Login fixed", Subtitle: "cookie path",
-		Snippet: "the cookie was dropped", Marks: []store.Span{{Start: 4, End: 10}}, Similar: 2, At: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	h := rank.Hit{Kind: vocab.KindObservation, ID: 7, Project: "web", Type: "bugfix", Title: "Login fixed", Subtitle: "cookie path",
+		Snippet: "the cookie was dropped", Marks: []rank.Span{{Start: 4, End: 10}}, Similar: 2, At: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
 	plain := "#7 2026-11-30 [bugfix] web — Login fixed · cookie path (+2 similar)\n    the cookie was dropped\n"
 	if got := hitLines(h, false, time.UTC); got != plain {
 		t.Errorf("plain:\n%q\nwant\n%q", got, plain)
@@ -124,7 +125,7 @@ func TestHitLines(t *testing.T) {
 	if got := hitLines(h, true, time.UTC); !strings.Contains(got, "the \x1b[1mcookie\x1b[0m was") {
 		t.Errorf("terminal: %q lacks the bold mark", got)
 	}
-	h.Subtitle, h.Similar, h.Type, h.Kind = "", 0, "", store.KindSummary
+	h.Subtitle, h.Similar, h.Type, h.Kind = "", 0, "", vocab.KindSummary
 	if got := hitLines(h, false, time.UTC); got != "#S7 2026-11-30 [summary] web — Login fixed\n    the cookie was dropped\n" {
 		t.Errorf("no subtitle, no similar: %q", got)
 	}

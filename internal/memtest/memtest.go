@@ -6,11 +6,13 @@ package memtest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // T0 is the memory's clock.
@@ -101,5 +103,73 @@ func Complete(t testing.TB, db *store.DB, runID string, obs []store.Observation,
 	t.Helper()
 	if dup, err := db.CompleteRun(context.Background(), runID, store.RunAnswer{Observations: obs, Summary: sum}); err != nil || dup != 0 {
 		t.Fatalf("CompleteRun %s: %d duplicates, %v", runID, dup, err)
+	}
+}
+
+// Remember stores observations and a summary for s the way the observer does: an event at
+// second sec, a claim, a CompleteRun.
+func Remember(t testing.TB, db *store.DB, s store.Session, sec int, obs []store.Observation, sum *store.Summary) {
+	t.Helper()
+	run := s.ID + "-run-" + strings.Repeat("x", sec%7) + string(rune('a'+sec%26))
+	Event(t, db, s, store.Event{Input: "x", At: At(sec)})
+	if _, err := db.Claim(context.Background(), s.ID, run, 100, At(sec)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CompleteRun(context.Background(), run, store.RunAnswer{Observations: obs, Summary: sum}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Session is session id of project, started at T0.
+func Session(id, project string) store.Session {
+	return store.Session{ID: id, Project: project, Cwd: "/work/" + project, StartedAt: T0}
+}
+
+// Searchable stores what the search tests ask of: projects alpha (three observations, a
+// summary, two prompts) and beta (an observation, a prompt).
+func Searchable(t testing.TB, db *store.DB) {
+	t.Helper()
+	alpha, beta := Session("a1", "alpha"), Session("b1", "beta")
+	Remember(t, db, alpha, 10, []store.Observation{
+		{Type: "bugfix", Title: "Parser off-by-one fixed", Narrative: "The tokenizer loop stopped one rune early.",
+			Facts: []string{"loop bound was len-1"}, Concepts: []string{"gotcha"}, At: At(10)},
+		{Type: "discovery", Title: "Cache keys", Narrative: "The parser cache is keyed by path and mtime.", At: At(11)},
+		{Type: "decision", Title: "Use WAL mode", Subtitle: "sqlite journal", Narrative: "Readers never block writers.", At: At(12)},
+	}, &store.Summary{Request: "Fix the parser crash", Learned: "tokenizer bounds", At: At(13)})
+	Remember(t, db, beta, 20, []store.Observation{
+		{Type: "feature", Title: "Parser for TOML", Narrative: "Added a TOML parser to the config loader.", At: At(20)},
+	}, nil)
+	for _, p := range []struct {
+		s    store.Session
+		text string
+	}{
+		{alpha, "why does the parser crash on emoji?\nsecond line with details"},
+		{beta, "add toml support to the loader"},
+		{alpha, "Café résumé naïve — unicode words: 日本語 テスト"},
+	} {
+		Prompt(t, db, p.s, store.Prompt{Text: p.text, At: At(30)})
+	}
+}
+
+// Imported stores a prompt or an observation (type bugfix; text is its title, then its
+// narrative after a line break) as an import does, in session sid of project at second
+// sec: no run, and no duplicate rule.
+func Imported(t testing.TB, db *store.DB, kind, project, sid string, sec int, text string) {
+	t.Helper()
+	b := store.ImportBatch{Sessions: []store.Session{{ID: sid, Project: project, Cwd: "/"}}}
+	if kind == vocab.KindPrompt {
+		b.Prompts = []store.Prompt{{SessionID: sid, Project: project, Text: text, At: At(sec)}}
+	} else {
+		title, narrative, _ := strings.Cut(text, "\n")
+		b.Observations = []store.Observation{{SessionID: sid, Project: project, Type: "bugfix", Title: title, Narrative: narrative, At: At(sec)}}
+	}
+	Import(t, db, b)
+}
+
+// Import stores b as `hook import` does, failing the test on an error.
+func Import(t testing.TB, db *store.DB, b store.ImportBatch) {
+	t.Helper()
+	if _, err := db.ImportParts(context.Background(), func(add func(store.ImportBatch) error) error { return add(b) }); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // Reason says why an answer was salvaged or unusable (§24). runs keeps them and hook stats
@@ -54,16 +55,16 @@ type Answer struct {
 }
 
 // Verdict is the answer's verdict: unusable when nothing was kept and no skip was said.
-func (a Answer) Verdict() store.Verdict {
+func (a Answer) Verdict() vocab.Verdict {
 	switch {
 	case len(a.Observations) == 0 && a.Summary == nil && a.Skipped:
-		return store.VerdictSkipped
+		return vocab.VerdictSkipped
 	case len(a.Observations) == 0 && a.Summary == nil:
-		return store.VerdictUnusable
+		return vocab.VerdictUnusable
 	case len(a.Reasons) > 0:
-		return store.VerdictSalvaged
+		return vocab.VerdictSalvaged
 	}
-	return store.VerdictStored
+	return vocab.VerdictStored
 }
 
 // Has reports whether r is one of the answer's reasons.
@@ -257,7 +258,7 @@ var typeSynonyms = sync.OnceValue(func() map[string]string {
 // nearestType is typ when it is allowed, else the allowed type nearest to it, else change.
 func nearestType(typ string) string {
 	typ = strings.ToLower(typ)
-	if slices.Contains(store.ObservationTypes, typ) {
+	if slices.Contains(vocab.ObservationTypes, typ) {
 		return typ
 	}
 	word := strings.Map(func(r rune) rune {
@@ -266,7 +267,7 @@ func nearestType(typ string) string {
 		}
 		return -1
 	}, typ)
-	if slices.Contains(store.ObservationTypes, word) {
+	if slices.Contains(vocab.ObservationTypes, word) {
 		return word
 	}
 	best, bestLen := "change", 0

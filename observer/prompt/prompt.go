@@ -14,6 +14,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // promptBudget bounds the observed data in one prompt (prompt texts, answers, tool inputs
@@ -176,7 +177,7 @@ func writeRecorded(b *strings.Builder, recorded, earlier []store.Observation) {
 // can serve it from its prompt cache; it replaces Claude Code's default system prompt.
 // Built at first use: a hook that starts no observer pays for none of it.
 var System = sync.OnceValue(func() string {
-	return promptIntro + fmt.Sprintf(promptFormat, strings.Join(store.ObservationTypes, " | ")) + promptSummary
+	return promptIntro + fmt.Sprintf(promptFormat, strings.Join(vocab.ObservationTypes, " | ")) + promptSummary
 })
 
 const promptIntro = `You are claude-mem's observer. You are watching another developer's Claude Code session on a project (its name is the data's project attribute) and writing down what is worth remembering from it, so that later sessions on this project can pick up where this one left off.

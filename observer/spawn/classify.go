@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // stream is what the stream-json output says about a run. Reasons are "" when not seen.
@@ -124,36 +125,36 @@ func (s *stream) add(line []byte) {
 // transient; a result line with is_error false is ok; anything else (max turns, an error
 // result, no result, a non-zero exit) is error. The reason names what was seen; stopped is
 // why the run was stopped, "" if it was not.
-func (s stream) classify(exitCode int, stopped string) (Outcome, string) {
+func (s stream) classify(exitCode int, stopped string) (vocab.Outcome, string) {
 	switch {
 	case s.auth != "":
-		return OutcomeAuthFailed, s.auth
+		return vocab.OutcomeAuthFailed, s.auth
 	case s.transient != "":
-		return OutcomeTransient, s.transient
+		return vocab.OutcomeTransient, s.transient
 	}
 	if stopped != "" || len(s.results) == 0 {
 		switch {
 		case s.retryAuth != "":
-			return OutcomeAuthFailed, s.retryAuth
+			return vocab.OutcomeAuthFailed, s.retryAuth
 		case stopped != "":
-			return OutcomeTransient, stopped
+			return vocab.OutcomeTransient, stopped
 		case s.retryTransient != "":
-			return OutcomeTransient, s.retryTransient
+			return vocab.OutcomeTransient, s.retryTransient
 		case exitCode != 0:
-			return OutcomeError, exitText(exitCode) + " without a result"
+			return vocab.OutcomeError, exitText(exitCode) + " without a result"
 		default:
-			return OutcomeError, "no result line in the output"
+			return vocab.OutcomeError, "no result line in the output"
 		}
 	}
 	for _, r := range s.results {
 		if r.isError {
-			return OutcomeError, r.describe()
+			return vocab.OutcomeError, r.describe()
 		}
 	}
 	if exitCode != 0 && !s.truncated { // a cut answer exits 1
-		return OutcomeError, exitText(exitCode) + " after its result"
+		return vocab.OutcomeError, exitText(exitCode) + " after its result"
 	}
-	return OutcomeOK, ""
+	return vocab.OutcomeOK, ""
 }
 
 // addText adds an assistant message's text to the answer: to the part it continues after

@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/observer/prompt"
 	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 func fixtureLines(t *testing.T, name string) [][]byte {
@@ -55,21 +56,21 @@ func TestClassifyFixtures(t *testing.T) {
 	cases := []struct {
 		file       string
 		exit       int
-		want       Outcome
+		want       vocab.Outcome
 		wantReason string // substring
 		wantText   string
 	}{
-		{"streamjson-out-no-credentials.jsonl", 1, OutcomeAuthFailed, "Not logged in · Please run /login", ""},
-		{"streamjson-out-401-maxretries0.jsonl", 1, OutcomeAuthFailed, "Invalid API key · Fix external API key", ""},
-		{"streamjson-out-401-apikey-after-10-retries.jsonl", 1, OutcomeAuthFailed, "Invalid API key · Fix external API key", ""},
-		{"streamjson-out-403.jsonl", 1, OutcomeAuthFailed, "Failed to authenticate. API Error: 403", ""},
-		{"streamjson-out-single-message.jsonl", 0, OutcomeOK, "", "Done."},
-		{"streamjson-out-three-msgs-at-once.jsonl", 0, OutcomeOK, "", "Done.\nDone."},
-		{"streamjson-out-two-turns-with-Bash-tool.jsonl", 0, OutcomeOK, "", "Done.\nDone."},
-		{"streamjson-out-include-hook-events.jsonl", 0, OutcomeOK, "", "Done."},
-		{"streamjson-out-SessionStart-exit2.jsonl", 0, OutcomeOK, "", "Done."},
-		{"streamjson-out-SessionStart-timeout.jsonl", 0, OutcomeOK, "", "Done."},
-		{"streamjson-out-error_max_turns.jsonl", 1, OutcomeError, "error_max_turns (max_turns): Reached maximum number of turns (1)", ""},
+		{"streamjson-out-no-credentials.jsonl", 1, vocab.OutcomeAuthFailed, "Not logged in · Please run /login", ""},
+		{"streamjson-out-401-maxretries0.jsonl", 1, vocab.OutcomeAuthFailed, "Invalid API key · Fix external API key", ""},
+		{"streamjson-out-401-apikey-after-10-retries.jsonl", 1, vocab.OutcomeAuthFailed, "Invalid API key · Fix external API key", ""},
+		{"streamjson-out-403.jsonl", 1, vocab.OutcomeAuthFailed, "Failed to authenticate. API Error: 403", ""},
+		{"streamjson-out-single-message.jsonl", 0, vocab.OutcomeOK, "", "Done."},
+		{"streamjson-out-three-msgs-at-once.jsonl", 0, vocab.OutcomeOK, "", "Done.\nDone."},
+		{"streamjson-out-two-turns-with-Bash-tool.jsonl", 0, vocab.OutcomeOK, "", "Done.\nDone."},
+		{"streamjson-out-include-hook-events.jsonl", 0, vocab.OutcomeOK, "", "Done."},
+		{"streamjson-out-SessionStart-exit2.jsonl", 0, vocab.OutcomeOK, "", "Done."},
+		{"streamjson-out-SessionStart-timeout.jsonl", 0, vocab.OutcomeOK, "", "Done."},
+		{"streamjson-out-error_max_turns.jsonl", 1, vocab.OutcomeError, "error_max_turns (max_turns): Reached maximum number of turns (1)", ""},
 	}
 	// Every fixture stream is classified here: a new one must be added to the table.
 	all, _ := filepath.Glob(filepath.Join(filepath.Dir(fixture(t, cases[0].file)), "streamjson-out-*.jsonl"))
@@ -80,14 +81,14 @@ func TestClassifyFixtures(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			ls := fixtureLines(t, tc.file)
 			got, reason := Classify(ls, tc.exit, false)
-			if got != tc.want || !strings.Contains(reason, tc.wantReason) || (tc.want == OutcomeOK) != (reason == "") {
+			if got != tc.want || !strings.Contains(reason, tc.wantReason) || (tc.want == vocab.OutcomeOK) != (reason == "") {
 				t.Errorf("got %s %q, want %s %q", got, reason, tc.want, tc.wantReason)
 			}
-			if text := scan(ls).text(); tc.want == OutcomeOK && text != tc.wantText {
+			if text := scan(ls).text(); tc.want == vocab.OutcomeOK && text != tc.wantText {
 				t.Errorf("text %q, want %q", text, tc.wantText)
 			}
 			// The same output cut off by a timeout is never ok; an auth failure stays one.
-			if got, _ := Classify(ls, -1, true); (tc.want == OutcomeAuthFailed) != (got == OutcomeAuthFailed) || got == OutcomeOK {
+			if got, _ := Classify(ls, -1, true); (tc.want == vocab.OutcomeAuthFailed) != (got == vocab.OutcomeAuthFailed) || got == vocab.OutcomeOK {
 				t.Errorf("timed out: %s", got)
 			}
 		})
@@ -100,39 +101,39 @@ func TestClassifySynthetic(t *testing.T) {
 		lines      [][]byte
 		exit       int
 		timedOut   bool
-		want       Outcome
+		want       vocab.Outcome
 		wantReason string
 	}{
-		{"ok", lines(initLine, assistant, okResult), 0, false, OutcomeOK, ""},
-		{"ok among garbage lines", lines(garbageOne, initLine, "", garbageTwo, "\x00\xff", okResult), 0, false, OutcomeOK, ""},
+		{"ok", lines(initLine, assistant, okResult), 0, false, vocab.OutcomeOK, ""},
+		{"ok among garbage lines", lines(garbageOne, initLine, "", garbageTwo, "\x00\xff", okResult), 0, false, vocab.OutcomeOK, ""},
 		{"429 on the assistant message", lines(initLine,
 			`{"type":"assistant","error":"rate_limit","api_error_status":429,"message":{"content":[{"type":"text","text":"API Error: 429 rate limited"}]}}`,
-			`{"type":"result","is_error":true,"api_error_status":429,"result":"API Error: 429 rate limited"}`), 1, false, OutcomeTransient, "429 rate limited"},
+			`{"type":"result","is_error":true,"api_error_status":429,"result":"API Error: 429 rate limited"}`), 1, false, vocab.OutcomeTransient, "429 rate limited"},
 		{"529 on the result", lines(initLine, `{"type":"result","is_error":true,"api_error_status":529,"api_error_type":"overloaded_error","result":"Overloaded"}`),
-			1, false, OutcomeTransient, "Overloaded"},
+			1, false, vocab.OutcomeTransient, "Overloaded"},
 		{"overloaded error without status", lines(`{"type":"assistant","error":"overloaded","message":{"content":[]}}`),
-			1, false, OutcomeTransient, "API error overloaded"},
-		{"retries on 529 then success", lines(initLine, retry529, retry529, okResult), 0, false, OutcomeOK, ""},
-		{"retries on 529 then a crash", lines(initLine, retry529), 1, false, OutcomeTransient, "529 overloaded (while retrying)"},
-		{"retries on 401 then a timeout", lines(initLine, retry401), -1, true, OutcomeAuthFailed, "401 authentication_failed"},
-		{"a timeout", lines(initLine, assistant), -1, true, OutcomeTransient, "timed out"},
-		{"a timeout after an ok result", lines(initLine, okResult), -1, true, OutcomeTransient, "timed out"},
-		{"no output, exit 1", nil, 1, false, OutcomeError, "exited with code 1 without a result"},
-		{"killed by a signal", lines(initLine), -1, false, OutcomeError, "killed by a signal without a result"},
-		{"only garbage, exit 0", lines(garbageOne, garbageTwo), 0, false, OutcomeError, "no result line"},
-		{"ok result but exit 1", lines(okResult), 1, false, OutcomeError, "exited with code 1 after its result"},
+			1, false, vocab.OutcomeTransient, "API error overloaded"},
+		{"retries on 529 then success", lines(initLine, retry529, retry529, okResult), 0, false, vocab.OutcomeOK, ""},
+		{"retries on 529 then a crash", lines(initLine, retry529), 1, false, vocab.OutcomeTransient, "529 overloaded (while retrying)"},
+		{"retries on 401 then a timeout", lines(initLine, retry401), -1, true, vocab.OutcomeAuthFailed, "401 authentication_failed"},
+		{"a timeout", lines(initLine, assistant), -1, true, vocab.OutcomeTransient, "timed out"},
+		{"a timeout after an ok result", lines(initLine, okResult), -1, true, vocab.OutcomeTransient, "timed out"},
+		{"no output, exit 1", nil, 1, false, vocab.OutcomeError, "exited with code 1 without a result"},
+		{"killed by a signal", lines(initLine), -1, false, vocab.OutcomeError, "killed by a signal without a result"},
+		{"only garbage, exit 0", lines(garbageOne, garbageTwo), 0, false, vocab.OutcomeError, "no result line"},
+		{"ok result but exit 1", lines(okResult), 1, false, vocab.OutcomeError, "exited with code 1 after its result"},
 		{"error result", lines(`{"type":"result","subtype":"success","is_error":true,"api_error_status":400,"result":"API Error: 400 prompt is too long"}`),
-			1, false, OutcomeError, "error result: API Error: 400 prompt is too long"},
+			1, false, vocab.OutcomeError, "error result: API Error: 400 prompt is too long"},
 		{"an error result among ok ones", lines(okResult, `{"type":"result","subtype":"error_during_execution","is_error":true}`, okResult),
-			0, false, OutcomeError, "error_during_execution"},
+			0, false, vocab.OutcomeError, "error_during_execution"},
 		{"prose that talks about a 401 is not an auth failure", lines(
 			`{"type":"assistant","message":{"content":[{"type":"text","text":"authentication_failed api_error_status 401"}]}}`, okResult),
-			0, false, OutcomeOK, ""},
+			0, false, vocab.OutcomeOK, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, reason := Classify(tc.lines, tc.exit, tc.timedOut)
-			if got != tc.want || !strings.Contains(reason, tc.wantReason) || (got == OutcomeOK) != (reason == "") {
+			if got != tc.want || !strings.Contains(reason, tc.wantReason) || (got == vocab.OutcomeOK) != (reason == "") {
 				t.Errorf("got %s %q, want %s %q", got, reason, tc.want, tc.wantReason)
 			}
 		})
@@ -189,7 +190,7 @@ func TestTruncatedAnswer(t *testing.T) {
 		if !s.truncated {
 			t.Errorf("%s: the cut not seen", name)
 		}
-		if o, why := s.classify(1, ""); o != OutcomeOK {
+		if o, why := s.classify(1, ""); o != vocab.OutcomeOK {
 			t.Errorf("%s: outcome %s (%s), want ok: the complete part is kept", name, o, why)
 		}
 		if !strings.HasPrefix(s.text(), "<observation><title>t</title></observation>") || strings.Contains(s.text(), "API Error") {
@@ -220,7 +221,7 @@ func TestCutAnswersOfTheRealCLI(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := scan(linesIn(t, filepath.Join("..", "..", "tests", "e2e", "testdata", "streamjson-"+tc.name+".jsonl")))
-			if o, why := s.classify(tc.exit, ""); o != OutcomeOK {
+			if o, why := s.classify(tc.exit, ""); o != vocab.OutcomeOK {
 				t.Errorf("outcome %s (%s), want ok", o, why)
 			}
 			if got := s.text(); got != tc.text {

@@ -1,8 +1,10 @@
 package spawn
 
+import "github.com/claude-mem/claude-mem-go/vocab"
+
 // Classify is stream.classify over whole output, as the tests give it: the product feeds
 // its stream line by line as the run goes.
-func Classify(lines [][]byte, exitCode int, timedOut bool) (Outcome, string) {
+func Classify(lines [][]byte, exitCode int, timedOut bool) (vocab.Outcome, string) {
 	stopped := ""
 	if timedOut {
 		stopped = "timed out"

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/claude-mem/claude-mem-go/private"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // OwnerFile, in a run dir, names the `hook observe` that claimed the run's events. Written
@@ -94,7 +95,7 @@ func ReadResult(dir string) Result {
 	s := &stream{}
 	f, err := private.Open(filepath.Join(dir, TranscriptFile), os.O_RDONLY)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		res.Outcome, res.Reason = OutcomeError, err.Error()
+		res.Outcome, res.Reason = vocab.OutcomeError, err.Error()
 		return res
 	}
 	if err == nil {
@@ -111,7 +112,7 @@ func ReadResult(dir string) Result {
 	// Its exit status is not known: a result line decides, as for a child that exited 0.
 	res.Outcome, res.Reason = s.classify(0, "")
 	res.Usage, res.Model = s.usage, s.model
-	if res.Outcome == OutcomeOK {
+	if res.Outcome == vocab.OutcomeOK {
 		res.Text, res.Truncated, res.Continued = s.text(), s.truncated, s.continued
 	}
 	return res

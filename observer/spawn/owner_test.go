@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // tableProcs is a process table: pid → start time, or the error StartTime gives.
@@ -94,15 +96,15 @@ func TestOwnerFileRoundTrip(t *testing.T) {
 func TestReadResult(t *testing.T) {
 	for _, tc := range []struct {
 		name, transcript string
-		want             Outcome
+		want             vocab.Outcome
 		text             string
 		cost             float64
 	}{
 		{"answered", initLine + "\n" + `{"type":"assistant","message":{"content":[{"type":"text","text":"<observation>x</observation>"}]}}` + "\n" +
 			`{"type":"result","subtype":"success","is_error":false,"result":"<observation>x</observation>","total_cost_usd":0.25}` + "\n",
-			OutcomeOK, "<observation>x</observation>", 0.25},
-		{"killed before its answer", initLine + "\n", OutcomeError, "", 0},
-		{"no transcript", "", OutcomeError, "", 0},
+			vocab.OutcomeOK, "<observation>x</observation>", 0.25},
+		{"killed before its answer", initLine + "\n", vocab.OutcomeError, "", 0},
+		{"no transcript", "", vocab.OutcomeError, "", 0},
 	} {
 		dir := t.TempDir()
 		if tc.transcript != "" {
@@ -112,7 +114,7 @@ func TestReadResult(t *testing.T) {
 		if r.Outcome != tc.want || r.Text != tc.text || r.Usage.CostUSD != tc.cost {
 			t.Errorf("%s: %s %q $%v (%s); want %s %q $%v", tc.name, r.Outcome, r.Text, r.Usage.CostUSD, r.Reason, tc.want, tc.text, tc.cost)
 		}
-		if tc.want != OutcomeOK && !strings.Contains(r.Reason, "no result") {
+		if tc.want != vocab.OutcomeOK && !strings.Contains(r.Reason, "no result") {
 			t.Errorf("%s: reason %q", tc.name, r.Reason)
 		}
 	}
@@ -130,7 +132,7 @@ func TestLeaseAndTranscriptMustBePrivate(t *testing.T) {
 	if _, err := ReadOwner(dir); err != nil {
 		t.Fatalf("the control: a private lease is read: %v", err)
 	}
-	if r := ReadResult(dir); r.Outcome != OutcomeOK {
+	if r := ReadResult(dir); r.Outcome != vocab.OutcomeOK {
 		t.Fatalf("the control: a private transcript is read: %+v", r)
 	}
 	if runtime.GOOS == "windows" {
@@ -144,7 +146,7 @@ func TestLeaseAndTranscriptMustBePrivate(t *testing.T) {
 	if _, err := ReadOwner(dir); err == nil {
 		t.Error("a lease others may write was read")
 	}
-	if r := ReadResult(dir); r.Outcome == OutcomeOK || r.Text != "" {
+	if r := ReadResult(dir); r.Outcome == vocab.OutcomeOK || r.Text != "" {
 		t.Errorf("a transcript others may write was read: %+v", r)
 	}
 }

@@ -19,17 +19,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/store"
-)
-
-// Outcome is how an observer run ended (DESIGN.md §8).
-type Outcome string
-
-const (
-	OutcomeOK            Outcome = store.OutcomeOK  // observations parsed from Text; events done
-	OutcomeAuthFailed    Outcome = "auth_failed"    // pause until the credential changes
-	OutcomeSetupRequired Outcome = "setup_required" // the spawn itself failed; pause
-	OutcomeTransient     Outcome = "transient"      // rate limit, overload, timeout: retry later
-	OutcomeError         Outcome = "error"          // anything else: attempts counted
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // Files of a run dir.
@@ -59,7 +49,7 @@ var ErrShellTarget = errors.New("refusing a script target: it would run through 
 
 // Result is what one observer run produced.
 type Result struct {
-	Outcome    Outcome
+	Outcome    vocab.Outcome
 	Reason     string // why, for every outcome but ok
 	Text       string // the final result text (ok only)
 	Truncated  bool   // the answer was cut at the model's output limit (ok only)
@@ -115,26 +105,26 @@ type Options struct {
 // killGrace; so is a child whose stdout passes RunFileCap.
 func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebin.Result, error), opt Options) Result {
 	res := Result{Binary: spec.Binary, ExitCode: -1}
-	fail := func(o Outcome, format string, a ...any) Result {
+	fail := func(o vocab.Outcome, format string, a ...any) Result {
 		res.Outcome, res.Reason = o, fmt.Sprintf(format, a...)
 		return res
 	}
 	// The run dir is checked with the sessions dir above it, the config dir alone.
 	for _, d := range [][2]string{{filepath.Dir(filepath.Dir(spec.Dir)), spec.Dir}, {filepath.Dir(spec.ConfigDir), spec.ConfigDir}} {
 		if err := MakeRunDir(d[0], d[1]); err != nil {
-			return fail(OutcomeError, "creating %s: %v", d[1], err)
+			return fail(vocab.OutcomeError, "creating %s: %v", d[1], err)
 		}
 	}
 	runLock, ok, err := lockfile.TryHold(filepath.Join(spec.Dir, RunLockFile))
 	if err != nil || !ok {
-		return fail(OutcomeError, "locking the run dir %s: %v", spec.Dir, err)
+		return fail(vocab.OutcomeError, "locking the run dir %s: %v", spec.Dir, err)
 	}
 	defer runLock.Release()
 	if spec.SettingsFile != "" {
 		// The apiKeyHelper goes in a file only this user can read, never in argv (§18); it
 		// is removed once the child is gone.
 		if err := writePrivate(spec.SettingsFile, spec.SettingsJSON()); err != nil {
-			return fail(OutcomeError, "writing %s: %v", spec.SettingsFile, err)
+			return fail(vocab.OutcomeError, "writing %s: %v", spec.SettingsFile, err)
 		}
 		defer os.Remove(spec.SettingsFile)
 	}
@@ -147,14 +137,14 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 	known := spec.Auth.Value.Reveal()
 	transcriptFile, err := os.OpenFile(filepath.Join(spec.Dir, TranscriptFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return fail(OutcomeError, "%v", err)
+		return fail(vocab.OutcomeError, "%v", err)
 	}
 	defer transcriptFile.Close()
 	transcript := redact.NewWriter(transcriptFile, RunFileCap, known)
 	stderrPath := filepath.Join(spec.Dir, StderrFile)
 	stderrFile, err := os.OpenFile(stderrPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return fail(OutcomeError, "%v", err)
+		return fail(vocab.OutcomeError, "%v", err)
 	}
 	defer stderrFile.Close()
 	stderr := redact.NewWriter(stderrFile, RunFileCap, known)
@@ -185,10 +175,10 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 		if errors.As(err, &local) {
 			// Out of file descriptors, say: nothing is wrong with claude (no setup pause) nor
 			// with the events (no attempt counted); a later run tries again.
-			return fail(OutcomeTransient, "starting the observer: %v", local.err)
+			return fail(vocab.OutcomeTransient, "starting the observer: %v", local.err)
 		}
 		res.StartErr = err
-		return fail(OutcomeSetupRequired, "%v", err)
+		return fail(vocab.OutcomeSetupRequired, "%v", err)
 	}
 	defer c.group.close()
 	if opt.Slot != nil {
@@ -280,12 +270,12 @@ func Run(ctx context.Context, spec Spec, prompt string, resolve func() (claudebi
 	case <-tooLarge:
 		// Whatever the stream said, a child that flooded its output is an error (attempts
 		// counted), not a timeout to retry as it is.
-		res.Outcome, res.Reason = OutcomeError, stopped
+		res.Outcome, res.Reason = vocab.OutcomeError, stopped
 		return res
 	default:
 	}
 	res.Outcome, res.Reason = out.classify(res.ExitCode, stopped)
-	if res.Outcome == OutcomeOK {
+	if res.Outcome == vocab.OutcomeOK {
 		res.Text, res.Truncated, res.Continued = out.text(), out.truncated, out.continued
 	}
 	return res

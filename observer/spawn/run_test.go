@@ -24,6 +24,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/observer/prompt"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
 	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 const childToken = "sk-ant-oat01-CHILD"
@@ -106,7 +107,7 @@ func TestRun(t *testing.T) {
 		check   func(t *testing.T, spec Spec, rec string, res Result)
 	}{
 		{mode: "ok", timeout: time.Minute, check: func(t *testing.T, spec Spec, rec string, res Result) {
-			if res.Outcome != OutcomeOK || res.Reason != "" || res.ExitCode != 0 || res.Lines != 3 || res.Text != fakeAnswer || res.Binary != exe {
+			if res.Outcome != vocab.OutcomeOK || res.Reason != "" || res.ExitCode != 0 || res.Lines != 3 || res.Text != fakeAnswer || res.Binary != exe {
 				t.Errorf("result %+v", res)
 			}
 			if a := prompt.Parse(res.Text, false, false); len(a.Observations) != 2 || len(a.Warnings) != 0 {
@@ -145,12 +146,12 @@ func TestRun(t *testing.T) {
 			}
 		}},
 		{mode: "auth", timeout: time.Minute, check: func(t *testing.T, spec Spec, rec string, res Result) {
-			if res.Outcome != OutcomeAuthFailed || res.Reason != "Invalid API key · Fix external API key" || res.ExitCode != 1 || res.Lines != 3 {
+			if res.Outcome != vocab.OutcomeAuthFailed || res.Reason != "Invalid API key · Fix external API key" || res.ExitCode != 1 || res.Lines != 3 {
 				t.Errorf("result %+v", res)
 			}
 		}},
 		{mode: "crash", timeout: time.Minute, check: func(t *testing.T, spec Spec, rec string, res Result) {
-			if res.Outcome != OutcomeError || res.Reason != "exited with code 1 without a result" || res.ExitCode != 1 || res.Lines != 1 {
+			if res.Outcome != vocab.OutcomeError || res.Reason != "exited with code 1 without a result" || res.ExitCode != 1 || res.Lines != 1 {
 				t.Errorf("result %+v", res)
 			}
 			// The tail is the end of what stderr.log holds whole, whatever the process
@@ -165,7 +166,7 @@ func TestRun(t *testing.T) {
 			}
 		}},
 		{mode: "hang", timeout: 2 * time.Second, check: func(t *testing.T, spec Spec, rec string, res Result) {
-			if res.Outcome != OutcomeTransient || res.Reason != "timed out after 2s" || res.ExitCode != -1 || res.Lines != 1 {
+			if res.Outcome != vocab.OutcomeTransient || res.Reason != "timed out after 2s" || res.ExitCode != -1 || res.Lines != 1 {
 				t.Errorf("result %+v", res)
 			}
 			b, err := os.ReadFile(filepath.Join(filepath.Dir(rec), "pids"))
@@ -181,7 +182,7 @@ func TestRun(t *testing.T) {
 			}
 		}},
 		{mode: "hang", timeout: time.Minute, cancel: true, check: func(t *testing.T, spec Spec, rec string, res Result) {
-			if res.Outcome != OutcomeTransient || res.Reason != "stopped: context canceled" {
+			if res.Outcome != vocab.OutcomeTransient || res.Reason != "stopped: context canceled" {
 				t.Errorf("result %+v", res)
 			}
 		}},
@@ -214,7 +215,7 @@ func TestRunNoShell(t *testing.T) {
 	before := listNames(t, wd)
 
 	res := Run(context.Background(), spec, msg, noResolve(t), Options{})
-	if res.Outcome != OutcomeOK {
+	if res.Outcome != vocab.OutcomeOK {
 		t.Fatalf("result %+v", res)
 	}
 	r := readRecord(t, rec)
@@ -281,17 +282,17 @@ func TestRunStartFailures(t *testing.T) {
 		resolved   claudebin.Result
 		resolveErr error
 		calls      int
-		want       Outcome
+		want       vocab.Outcome
 		wantBinary string
 		wantReason string
 	}{
-		{"unlinked, re-resolved", unlinked, claudebin.Result{Path: fresh, Via: claudebin.ViaNativeLink}, nil, 1, OutcomeOK, fresh, ""},
+		{"unlinked, re-resolved", unlinked, claudebin.Result{Path: fresh, Via: claudebin.ViaNativeLink}, nil, 1, vocab.OutcomeOK, fresh, ""},
 		{"unlinked, the new path is missing too", unlinked, claudebin.Result{Path: filepath.Join(dir, "claude-gone")}, nil, 1,
-			OutcomeSetupRequired, filepath.Join(dir, "claude-gone"), "claude-gone"},
+			vocab.OutcomeSetupRequired, filepath.Join(dir, "claude-gone"), "claude-gone"},
 		{"unlinked, nothing found any more", unlinked, claudebin.Result{}, &claudebin.NotFoundError{Probed: []claudebin.Probe{{Path: "/usr/bin/claude", Reason: "not found"}}}, 1,
-			OutcomeSetupRequired, unlinked, "claude CLI not found"},
-		{"not executable, still after a re-resolve", notExec, claudebin.Result{Path: notExec}, nil, 1, OutcomeSetupRequired, notExec, "permission denied"},
-		{"a .cmd target is never started", script, claudebin.Result{}, nil, 0, OutcomeSetupRequired, script, "script target"},
+			vocab.OutcomeSetupRequired, unlinked, "claude CLI not found"},
+		{"not executable, still after a re-resolve", notExec, claudebin.Result{Path: notExec}, nil, 1, vocab.OutcomeSetupRequired, notExec, "permission denied"},
+		{"a .cmd target is never started", script, claudebin.Result{}, nil, 0, vocab.OutcomeSetupRequired, script, "script target"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -307,7 +308,7 @@ func TestRunStartFailures(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
 				t.Fatal("a script target ran")
 			}
-			if tc.want != OutcomeOK {
+			if tc.want != vocab.OutcomeOK {
 				return
 			}
 			r := readRecord(t, rec)
@@ -331,7 +332,7 @@ func TestRunLocalStartFailureIsTransientNotSetup(t *testing.T) {
 		t.Fatal("a local failure must not re-resolve the binary")
 		return claudebin.Result{}, nil
 	}, Options{})
-	if res.Outcome != OutcomeTransient || res.StartErr != nil || !strings.Contains(res.Reason, "too many open files") {
+	if res.Outcome != vocab.OutcomeTransient || res.StartErr != nil || !strings.Contains(res.Reason, "too many open files") {
 		t.Fatalf("Run = %+v, want a transient outcome naming EMFILE, no StartErr", res)
 	}
 }
@@ -350,7 +351,7 @@ func TestRunRunDirGoneIsNotSetup(t *testing.T) {
 	res := Run(context.Background(), spec, "hello", func() (claudebin.Result, error) {
 		return claudebin.Result{Path: spec.Binary}, nil
 	}, Options{})
-	if res.Outcome != OutcomeTransient || res.StartErr != nil || !strings.Contains(res.Reason, "run dir is gone") {
+	if res.Outcome != vocab.OutcomeTransient || res.StartErr != nil || !strings.Contains(res.Reason, "run dir is gone") {
 		t.Fatalf("Run = %+v, want transient naming the run dir", res)
 	}
 }
@@ -367,7 +368,7 @@ func TestRunAPIKeyHelperFile(t *testing.T) {
 		GOOS: "linux", RunID: spec.RunID, Binary: claudebin.Result{Path: spec.Binary}, Auth: src}
 	spec = BuildSpec(in)
 	res := Run(context.Background(), spec, "hello", noResolve(t), Options{})
-	if res.Outcome != OutcomeOK {
+	if res.Outcome != vocab.OutcomeOK {
 		t.Fatalf("result %+v", res)
 	}
 	r := readRecord(t, rec)
@@ -399,7 +400,7 @@ func TestRunOutputTooLarge(t *testing.T) {
 	spec, _ := fakeSpec(t, testBinary(t), "flood", "haiku", time.Minute)
 	start := time.Now()
 	res := Run(context.Background(), spec, "hello", noResolve(t), Options{})
-	if res.Outcome != OutcomeError || !strings.Contains(res.Reason, "output too large") {
+	if res.Outcome != vocab.OutcomeError || !strings.Contains(res.Reason, "output too large") {
 		t.Fatalf("result %+v", res)
 	}
 	if d := time.Since(start); d > 30*time.Second {
@@ -463,7 +464,7 @@ func TestRunLeaseInSlot(t *testing.T) {
 		t.Errorf("deadline %v, want %v", l.Deadline, want)
 	}
 	res := <-done
-	if res.Outcome != OutcomeTransient {
+	if res.Outcome != vocab.OutcomeTransient {
 		t.Errorf("result %+v", res)
 	}
 	if b, _ := os.ReadFile(filepath.Join(slots, "slot-0")); len(b) != 0 {

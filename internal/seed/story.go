@@ -1,23 +1,25 @@
-package store
+package seed
 
 import (
 	"context"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"math/rand"
 	"strings"
 	"time"
+
+	"github.com/claude-mem/claude-mem-go/store"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
-// SeedStory is a benchmark and test helper, not product code: it stores a coding
+// Story stores a coding
 // project's history of n observations in one transaction, ending at end: sessions on
 // working days of loc (a few a day, 9:00 to 18:00), each with prompts, 2 to 40
 // observations and a summary, and now and then a finding recorded again in another spelling
 // (a near-duplicate). The same arguments give the same rows; ids grow with time.
-func SeedStory(ctx context.Context, db *DB, project string, n int, end time.Time, loc *time.Location) error {
+func Story(ctx context.Context, db *store.DB, project string, n int, end time.Time, loc *time.Location) error {
 	if n < 0 || end.IsZero() || loc == nil {
-		return db.fail("seed story", fmt.Errorf("n %d, end %v, zone %v: %w", n, end, loc, ErrInvalidArgument))
+		return fmt.Errorf("seed: story of n %d, end %v, zone %v: %w", n, end, loc, store.ErrInvalidArgument)
 	}
 	r := rand.New(rand.NewSource(23))
 	// Plan the sessions backwards from end, then write them oldest first.
@@ -57,63 +59,44 @@ func SeedStory(ctx context.Context, db *DB, project string, n int, end time.Time
 		plans[i].id = h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 	}
 	var recorded [][2]string // type, title of earlier observations: what a near-duplicate repeats
-	return db.fail("seed story", db.write(ctx, func(tx *sql.Tx) error {
-		obsStmt, err := tx.PrepareContext(ctx, `
-INSERT INTO observations (session_id, project, run_id, type, title, subtitle, narrative, at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
+	var b store.ImportBatch
+	for i := len(plans) - 1; i >= 0; i-- {
+		p := plans[i]
+		s := store.Session{ID: p.id, Project: project, Cwd: "/work/" + project, StartedAt: p.start}
+		b.Sessions = append(b.Sessions, s)
+		task := seedTasks[r.Intn(len(seedTasks))]
+		area := seedAreas[r.Intn(len(seedAreas))]
+		request := fmt.Sprintf(task, area)
+		b.Prompts = append(b.Prompts, store.Prompt{SessionID: s.ID, Project: project, Text: request + "\n\n" + seedPromptDetail, At: p.start.Add(5 * time.Second)})
+		at := p.start.Add(time.Minute)
+		for range p.obs {
+			at = at.Add(time.Duration(1+r.Intn(7)) * time.Minute)
+			typ := vocab.ObservationTypes[r.Intn(len(vocab.ObservationTypes))]
+			title := fmt.Sprintf(seedFindings[r.Intn(len(seedFindings))], seedAreas[r.Intn(len(seedAreas))], seedParts[r.Intn(len(seedParts))])
+			title = strings.ToUpper(title[:1]) + title[1:]
+			if len(recorded) > 20 && r.Intn(10) == 0 { // found again, spelled differently
+				prev := recorded[len(recorded)-1-r.Intn(20)]
+				typ, title = prev[0], strings.ToLower(prev[1])+"."
+			}
+			recorded = append(recorded, [2]string{typ, title})
+			sub := seedDetails[r.Intn(len(seedDetails))]
+			if strings.Contains(sub, "%s") {
+				sub = fmt.Sprintf(sub, seedParts[r.Intn(len(seedParts))])
+			}
+			b.Observations = append(b.Observations, store.Observation{SessionID: s.ID, Project: project, Type: typ, Title: title,
+				Subtitle: sub, Narrative: "The narrative of " + title + ".", At: at})
 		}
-		defer obsStmt.Close()
-		for i := len(plans) - 1; i >= 0; i-- {
-			p := plans[i]
-			s := Session{ID: p.id, Project: project, Cwd: "/work/" + project, StartedAt: p.start}
-			if err := upsertSession(ctx, tx, s); err != nil {
-				return err
-			}
-			task := seedTasks[r.Intn(len(seedTasks))]
-			area := seedAreas[r.Intn(len(seedAreas))]
-			request := fmt.Sprintf(task, area)
-			if _, err := insertPrompt(ctx, tx, s, Prompt{Text: request + "\n\n" + seedPromptDetail, At: p.start.Add(5 * time.Second)}); err != nil {
-				return err
-			}
-			at := p.start.Add(time.Minute)
-			for k := range p.obs {
-				at = at.Add(time.Duration(1+r.Intn(7)) * time.Minute)
-				typ := ObservationTypes[r.Intn(len(ObservationTypes))]
-				title := fmt.Sprintf(seedFindings[r.Intn(len(seedFindings))], seedAreas[r.Intn(len(seedAreas))], seedParts[r.Intn(len(seedParts))])
-				title = strings.ToUpper(title[:1]) + title[1:]
-				if len(recorded) > 20 && r.Intn(10) == 0 { // found again, spelled differently
-					prev := recorded[len(recorded)-1-r.Intn(20)]
-					typ, title = prev[0], strings.ToLower(prev[1])+"."
-				}
-				recorded = append(recorded, [2]string{typ, title})
-				sub := seedDetails[r.Intn(len(seedDetails))]
-				if strings.Contains(sub, "%s") {
-					sub = fmt.Sprintf(sub, seedParts[r.Intn(len(seedParts))])
-				}
-				if _, err := obsStmt.ExecContext(ctx, s.ID, project, fmt.Sprintf("run-%s-%d", p.id[:8], k/10), typ, title, sub,
-					"The narrative of "+title+".", at.UnixNano()); err != nil {
-					return err
-				}
-			}
-			if i == 0 && !at.Before(end) { // the newest session may still be open at end
-				continue
-			}
-			_, err := tx.ExecContext(ctx, `
-INSERT INTO summaries (session_id, project, run_id, request, investigated, learned, completed, next_steps, notes, at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, s.ID, project, "run-"+p.id[:8]+"-final", request,
-				"Read the "+area+" code and its tests.",
-				fmt.Sprintf("The %s %s %s.", area, seedParts[r.Intn(len(seedParts))], seedLessons[r.Intn(len(seedLessons))]),
-				"Done: "+strings.ToLower(request[:1])+request[1:]+".",
-				fmt.Sprintf("Cover the %s %s with a test; then look at %s.", area, seedParts[r.Intn(len(seedParts))], seedAreas[r.Intn(len(seedAreas))]),
-				"", at.Add(2*time.Minute).UnixNano())
-			if err != nil {
-				return err
-			}
+		if i == 0 && !at.Before(end) { // the newest session may still be open at end
+			continue
 		}
-		return nil
-	}))
+		sum := store.Summary{SessionID: s.ID, Project: project, Request: request, Investigated: "Read the " + area + " code and its tests."}
+		sum.Learned = fmt.Sprintf("The %s %s %s.", area, seedParts[r.Intn(len(seedParts))], seedLessons[r.Intn(len(seedLessons))])
+		sum.Completed = "Done: " + strings.ToLower(request[:1]) + request[1:] + "."
+		sum.NextSteps = fmt.Sprintf("Cover the %s %s with a test; then look at %s.", area, seedParts[r.Intn(len(seedParts))], seedAreas[r.Intn(len(seedAreas))])
+		sum.At = at.Add(2 * time.Minute)
+		b.Summaries = append(b.Summaries, sum)
+	}
+	return write(ctx, db, b)
 }
 
 var (
