@@ -377,7 +377,7 @@ func costs(ctx context.Context, db *store.DB, s *settings.Settings, now time.Tim
 		return nil, budget.Budget{}, err
 	}
 	c.Today, c.Last7Days, c.days = today.Total, week.Total, week.ByDay()
-	b, err := observer.TodayBudget(ctx, db, s, now, loc)
+	b, err := budget.Today(ctx, db, s.DailyBudgetUSD, now, loc)
 	return c, b, err
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/claude-mem/claude-mem-go/auth"
+	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
@@ -175,7 +176,7 @@ func (o *observeRun) run(ctx context.Context) error {
 		if !pending && summaryDone {
 			return nil
 		}
-		if b, err := TodayBudget(ctx, db, s, o.d.Now(), o.d.Loc); err != nil {
+		if b, err := budget.Today(ctx, db, s.DailyBudgetUSD, o.d.Now(), o.d.Loc); err != nil {
 			return err
 		} else if b.Reached() {
 			o.log.Info().Float64("spent_usd", b.Spent).Float64("budget_usd", b.Limit).Time("until", b.Until).
