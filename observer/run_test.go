@@ -20,6 +20,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
@@ -37,7 +38,8 @@ type harness struct {
 	t       *testing.T
 	dir     string
 	env     settings.Env
-	now     time.Time
+	clock   *testkit.Clock
+	procs   *procs
 	db      *store.DB
 	log     bytes.Buffer
 	results []spawn.Result
@@ -61,7 +63,7 @@ func newHarness(t *testing.T) *harness {
 	if err := settings.EnsureDataDir(data); err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, dir: data, now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), env: settings.Env{
+	h := &harness{t: t, dir: data, clock: testkit.NewClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), procs: newProcs(), env: settings.Env{
 		"HOME": filepath.Join(dir, "home"), settings.KeyDataDir: data, settings.KeyClaudePath: exe,
 		"ANTHROPIC_API_KEY": apiKey,
 	}}
@@ -81,7 +83,7 @@ func (h *harness) deps() Deps {
 		h.t.Fatal(err)
 	}
 	return Deps{
-		Inputs: Inputs{Settings: s, Env: h.env, GOOS: "linux", Home: h.env.Get("HOME"), Now: func() time.Time { return h.now }},
+		Inputs: Inputs{Settings: s, Env: h.env, GOOS: "linux", Home: h.env.Get("HOME"), Now: h.clock.Now},
 		Log:    zerolog.New(&h.log),
 		OpenStore: func() (*store.DB, error) {
 			h.opened++
@@ -89,8 +91,39 @@ func (h *harness) deps() Deps {
 		},
 		Spawn:        h.spawn,
 		LoadHealth:   func() (health.Health, error) { return health.Load(h.dir) },
-		UpdateHealth: func(fn func(*health.Health)) error { return health.Update(h.dir, h.now, fn) },
+		UpdateHealth: func(fn func(*health.Health)) error { return health.Update(h.dir, h.clock.Now(), fn) },
+		Claude:       func() (claudebin.Result, error) { return ResolveClaude(h.env, s, "linux") },
+		Credential: func(ctx context.Context, in auth.Inputs) (auth.Source, error) {
+			src, _, err := auth.Resolve(ctx, in)
+			return src, err
+		},
+		Procs: h.procs,
+		After: h.clock.After,
 	}
+}
+
+// procs is the process table of the runs' owners: this process, and pid → start time for
+// the owners a test names (any other pid has no process). asked counts the questions
+// about other processes.
+type procs struct {
+	start map[int]string
+	asked int
+}
+
+func newProcs() *procs { return &procs{start: map[int]string{os.Getpid(): "self"}} }
+
+func (p *procs) StartTime(pid int) (string, error) {
+	if pid != os.Getpid() {
+		p.asked++
+	}
+	if st, ok := p.start[pid]; ok {
+		return st, nil
+	}
+	return "", fmt.Errorf("process %d: %w", pid, spawn.ErrNoProcess)
+}
+
+func (p *procs) KillGroup(pgid int) error {
+	return fmt.Errorf("process group %d: not in this test's table", pgid)
 }
 
 func (h *harness) spawn(_ context.Context, spec spawn.Spec, prompt string, resolve func() (claudebin.Result, error), opt spawn.Options) spawn.Result {
@@ -116,14 +149,14 @@ func (h *harness) spawn(_ context.Context, spec spawn.Spec, prompt string, resol
 func (h *harness) seed(n int, final bool) {
 	h.t.Helper()
 	sess := store.Session{ID: session, Project: "p"}
-	recs := []store.Captured{{Kind: store.CaptureStart, Session: sess, At: h.now.Add(-time.Hour)}}
+	recs := []store.Captured{{Kind: store.CaptureStart, Session: sess, At: h.clock.Now().Add(-time.Hour)}}
 	for i := range n {
-		at := h.now.Add(-time.Hour + time.Duration(i+1)*time.Second)
+		at := h.clock.Now().Add(-time.Hour + time.Duration(i+1)*time.Second)
 		recs = append(recs, store.Captured{Kind: store.CaptureEvent, Session: sess, At: at,
 			Event: store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: fmt.Sprintf(`{"command":"step %d"}`, i), At: at, RecordID: fmt.Sprint("e", i)}})
 	}
 	if final {
-		recs = append(recs, store.Captured{Kind: store.CaptureEnd, Session: sess, At: h.now.Add(-time.Minute), Final: true})
+		recs = append(recs, store.Captured{Kind: store.CaptureEnd, Session: sess, At: h.clock.Now().Add(-time.Minute), Final: true})
 	}
 	if _, err := h.db.Ingest(context.Background(), recs); err != nil {
 		h.t.Fatal(err)
@@ -153,7 +186,7 @@ func (h *harness) health() health.Health {
 // day is today's runs row (all projects together).
 func (h *harness) day() store.DayStats {
 	h.t.Helper()
-	ds, err := h.db.DailyStats(context.Background(), h.now.Add(-24*time.Hour), h.now.Add(24*time.Hour), time.UTC, "")
+	ds, err := h.db.DailyStats(context.Background(), h.clock.Now().Add(-24*time.Hour), h.clock.Now().Add(24*time.Hour), time.UTC, "")
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -173,7 +206,7 @@ func (h *harness) day() store.DayStats {
 
 func (h *harness) summaryOwed() bool {
 	h.t.Helper()
-	ids, err := h.db.PendingFinals(context.Background(), h.now.Add(time.Hour), maxAttempts)
+	ids, err := h.db.PendingFinals(context.Background(), h.clock.Now().Add(time.Hour), maxAttempts)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -315,7 +348,7 @@ func TestOutcomeTable(t *testing.T) {
 		{name: "gate: budget reached, nothing claimed", events: 2, env: map[string]string{settings.KeyDailyBudgetUSD: "1"}, earlierRuns: 1,
 			before: func(h *harness) {
 				if err := h.db.RecordRun(context.Background(), store.RunRecord{ID: "earlier", SessionID: "s0", Project: "p", Outcome: "ok",
-					StartedAt: h.now.Add(-time.Hour), EndedAt: h.now.Add(-time.Hour), Usage: store.Usage{CostUSD: 1}}); err != nil {
+					StartedAt: h.clock.Now().Add(-time.Hour), EndedAt: h.clock.Now().Add(-time.Hour), Usage: store.Usage{CostUSD: 1}}); err != nil {
 					h.t.Fatal(err)
 				}
 			},
@@ -334,7 +367,7 @@ func TestOutcomeTable(t *testing.T) {
 		{name: "trivial session: no run, no summary owed", final: true,
 			before: func(h *harness) {
 				if _, err := h.db.Ingest(context.Background(), []store.Captured{{Kind: store.CapturePrompt, Session: store.Session{ID: session, Project: "p"},
-					Prompt: store.Prompt{Text: "hello", At: h.now.Add(-time.Hour), RecordID: "p0"}}}); err != nil {
+					Prompt: store.Prompt{Text: "hello", At: h.clock.Now().Add(-time.Hour), RecordID: "p0"}}}); err != nil {
 					h.t.Fatal(err)
 				}
 			},
@@ -378,7 +411,7 @@ func TestOutcomeTable(t *testing.T) {
 			if hl.Auth.State != w.auth || hl.Setup.State != w.setup {
 				t.Errorf("health auth %q setup %q, want %q %q", hl.Auth.State, hl.Setup.State, w.auth, w.setup)
 			}
-			if paused := hl.PausedUntil.After(h.now) && hl.PauseFingerprint != ""; paused != w.paused {
+			if paused := hl.PausedUntil.After(h.clock.Now()) && hl.PauseFingerprint != ""; paused != w.paused {
 				t.Errorf("paused %v, want %v (%+v)", paused, w.paused, hl)
 			}
 			var last spawn.Outcome
@@ -417,7 +450,7 @@ func TestPauseLiftsWhenInputsChangeOrTimePasses(t *testing.T) {
 		{"same inputs: paused", func() {}, 1},
 		{"another credential: runs", func() { h.env["ANTHROPIC_API_KEY"] = apiKey + "B" }, 2},
 		{"paused again", func() {}, 2},
-		{"15 minutes on: runs", func() { h.now = h.now.Add(pauseFor) }, 3},
+		{"15 minutes on: runs", func() { h.clock.Advance(pauseFor) }, 3},
 	} {
 		step.change()
 		if err := h.run(false); err != nil {
@@ -462,24 +495,44 @@ func TestOpenStoreFailure(t *testing.T) {
 	}
 }
 
-// With every agent slot held, a run waits for one until its context ends, then leaves the
-// events pending without spawning.
+// With every agent slot held, a run waits for one, polling on the clock: it takes the
+// slot once one is free and runs; a run whose context ends while it waits leaves the events
+// pending without spawning.
 func TestNoSlotFree(t *testing.T) {
-	h := newHarness(t)
-	h.seed(2, false)
-	h.env[settings.KeyMaxConcurrentAgents] = "1"
-	held, ok, err := lockfile.TrySlot(SlotsDir(h.dir), 1)
-	if err != nil || !ok {
-		t.Fatal(ok, err)
-	}
-	defer held.Release()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*slotPoll)
-	defer cancel()
-	if err := Run(ctx, h.deps(), session, false); err != nil || len(h.specs) != 0 {
-		t.Errorf("Run: %v, %d spawns", err, len(h.specs))
-	}
-	if c := h.counts(); c != (store.Counts{Pending: 2}) {
-		t.Errorf("queue %+v, want 2 pending", c)
+	for _, freed := range []bool{false, true} {
+		h := newHarness(t)
+		h.seed(2, false)
+		h.env[settings.KeyMaxConcurrentAgents] = "1"
+		h.results = []spawn.Result{answer(obs("Ran once the slot was free"))}
+		held, ok, err := lockfile.TrySlot(SlotsDir(h.dir), 1)
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- Run(ctx, h.deps(), session, false) }()
+		h.clock.WaitTimers(1) // every slot busy: the run waits
+		h.clock.Advance(slotPoll)
+		h.clock.WaitTimers(1) // still busy at the next poll
+		if freed {
+			held.Release()
+		} else {
+			cancel()
+		}
+		h.clock.Advance(slotPoll)
+		err = <-done
+		cancel()
+		held.Release()
+		want, spawns := store.Counts{Pending: 2}, 0
+		if freed {
+			want, spawns = store.Counts{Done: 2}, 1
+		}
+		if err != nil || len(h.specs) != spawns {
+			t.Errorf("freed %v: Run: %v, %d spawns, want %d", freed, err, len(h.specs), spawns)
+		}
+		if c := h.counts(); c != want {
+			t.Errorf("freed %v: queue %+v, want %+v", freed, c, want)
+		}
 	}
 }
 
@@ -506,8 +559,8 @@ func TestClaudeStatusRemembersAnUnstartableFile(t *testing.T) {
 // it finished: its run dir holds the lease owner and the transcript it left ("" none).
 func (h *harness) strandRun(sid string, owner spawn.Owner, transcript string) string {
 	h.t.Helper()
-	id := spawn.NewRunID(h.now.Add(-time.Minute))
-	if evs, err := h.db.Claim(context.Background(), sid, id, 40, h.now.Add(-time.Minute)); err != nil || len(evs) == 0 {
+	id := spawn.NewRunID(h.clock.Now().Add(-time.Minute))
+	if evs, err := h.db.Claim(context.Background(), sid, id, 40, h.clock.Now().Add(-time.Minute)); err != nil || len(evs) == 0 {
 		h.t.Fatalf("claim %s: %d events, %v", sid, len(evs), err)
 	}
 	dir, _ := spawn.RunDir(filepath.Join(h.dir, settings.SessionsDir), id)
@@ -545,7 +598,7 @@ func TestStrandedRunsSettledAtOnce(t *testing.T) {
 	h.seed(3, false)
 	addSession := func(sid string) {
 		sess := store.Session{ID: sid, Project: "p"}
-		at := h.now.Add(-time.Hour)
+		at := h.clock.Now().Add(-time.Hour)
 		if _, err := h.db.Ingest(ctx, []store.Captured{{Kind: store.CaptureEvent, Session: sess, At: at,
 			Event: store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: `{"command":"make"}`, At: at, RecordID: sid + "-e"}}}); err != nil {
 			t.Fatal(err)
@@ -553,22 +606,22 @@ func TestStrandedRunsSettledAtOnce(t *testing.T) {
 	}
 	addSession("dead")
 	addSession("live")
-	alive := spawn.Owner{Pid: 100, Start: "1", Host: "h"}
-	gone := spawn.Owner{Pid: 200, Start: "1", Host: "h"}
+	host, _ := os.Hostname() // an owner on another host is taken as alive
+	alive := spawn.Owner{Pid: 100, Start: "1", Host: host}
+	gone := spawn.Owner{Pid: 200, Start: "1", Host: host}
+	h.procs.start[alive.Pid] = alive.Start // pid 200 has no process
 	own := h.strandRun(session, alive, answeredTranscript(obs("Kept from the transcript"), 0.5))
 	dead := h.strandRun("dead", gone, `{"type":"system","subtype":"init"}`+"\n")
 	h.strandRun("live", alive, "")
 	d := h.deps()
-	asked := 0
-	d.Alive = func(o spawn.Owner) bool { asked++; return o == alive }
 	if err := Run(ctx, d, session, false); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.specs) != 0 {
 		t.Errorf("%d spawns: the stored answer covered the session's events", len(h.specs))
 	}
-	if asked != 2 {
-		t.Errorf("the liveness rule was asked %d times, want 2 (the other sessions' runs)", asked)
+	if h.procs.asked != 2 {
+		t.Errorf("the process table was asked %d times, want 2 (the other sessions' runs)", h.procs.asked)
 	}
 	obsNow, err := h.db.SessionObservations(ctx, session, 10)
 	if err != nil || len(obsNow) != 1 || obsNow[0].Title != "Kept from the transcript" || obsNow[0].RunID != own {
@@ -577,7 +630,7 @@ func TestStrandedRunsSettledAtOnce(t *testing.T) {
 	if st := h.counts(); st.Done != 3 || st.Pending != 1 || st.Processing != 1 {
 		t.Errorf("queue %+v; want the session's 3 done, the dead run's 1 pending, the live run's 1 processing", st)
 	}
-	ds, err := h.db.DailyStats(ctx, h.now.Add(-24*time.Hour), h.now.Add(time.Hour), time.UTC, "")
+	ds, err := h.db.DailyStats(ctx, h.clock.Now().Add(-24*time.Hour), h.clock.Now().Add(time.Hour), time.UTC, "")
 	if err != nil || len(ds) != 1 {
 		t.Fatalf("daily stats %+v, %v", ds, err)
 	}
@@ -589,7 +642,7 @@ func TestStrandedRunsSettledAtOnce(t *testing.T) {
 			t.Errorf("log lacks %q:\n%s", want, h.log.String())
 		}
 	}
-	st, err := StrandedRuns(ctx, h.db, h.dir, d.Alive)
+	st, err := StrandedRuns(ctx, h.db, h.dir, spawn.OwnerAlive(h.procs))
 	if err != nil || len(st) != 0 {
 		t.Errorf("stranded after the run: %+v, %v; want none (the live run's owner runs)", st, err)
 	}

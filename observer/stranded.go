@@ -50,7 +50,7 @@ func StrandedRuns(ctx context.Context, db *store.DB, dataDir string, alive func(
 // it returns the dir ("" when none could be written: the stale timeout then covers the run).
 func (o *observeRun) lease(id string) string {
 	dir := o.runDir(id)
-	own, err := o.d.Self()
+	own, err := spawn.SelfOwner(o.d.Procs)
 	if err != nil {
 		// A platform without process start times: the session's next run, which holds its
 		// lock, or the stale timeout settles it.
@@ -98,7 +98,7 @@ func (o *observeRun) settleStranded(ctx context.Context, db *store.DB) {
 			continue
 		}
 		if r.SessionID != o.session {
-			if own, err := spawn.ReadOwner(dir); err != nil || o.d.Alive(own) {
+			if own, err := spawn.ReadOwner(dir); err != nil || o.alive(own) {
 				continue
 			}
 			// Another session's: settled under its lock, taken only if free, so a run
