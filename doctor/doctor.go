@@ -183,7 +183,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 	}
 	if in.DataDirErr != nil {
 		storeErr = in.DataDirErr
-	} else if db, err := store.OpenReadOnly(filepath.Join(s.DataDir, settings.DBFile)); err == nil {
+	} else if db, err := store.OpenReadOnly(settings.Layout(s.DataDir).DB()); err == nil {
 		if c, err := db.Counts(ctx); err == nil {
 			r.Queue = &Queue{Pending: c.Pending, Processing: c.Processing, Done: c.Done, Failed: c.Failed}
 		} else {

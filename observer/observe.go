@@ -117,18 +117,18 @@ func (o *observeRun) run(ctx context.Context) error {
 		o.log.Info().Msg("observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0)")
 		return nil
 	}
-	locks := filepath.Join(s.DataDir, settings.LocksDir)
+	layout := settings.Layout(s.DataDir)
 	// One run per session: a SessionEnd run waits for the Stop run before it, which may
 	// take several batches.
 	lctx, cancel := context.WithTimeout(ctx, 3*(s.ObserverTimeout+time.Minute))
 	defer cancel()
-	unlock, err := lockfile.Lock(lctx, sessionLock(locks, o.session))
+	unlock, err := lockfile.Lock(lctx, sessionLock(layout.Locks(), o.session))
 	if err != nil {
 		return fmt.Errorf("session lock: %w", err)
 	}
 	defer unlock()
 	ReapOrphans(s.DataDir, o.d.Now(), o.d.Procs, o.log)
-	slot, err := o.waitSlot(lctx, SlotsDir(s.DataDir))
+	slot, err := o.waitSlot(lctx, layout.Slots())
 	if err != nil {
 		o.log.Info().Err(err).Msg("no observer slot free; events stay pending for a later run")
 		return nil
@@ -501,7 +501,7 @@ func (o *observeRun) fingerprint(in auth.Inputs, src auth.Source, authErr error,
 	} else {
 		fmt.Fprintln(h, "auth:", src.Identity())
 	}
-	fmt.Fprintln(h, auth.FileSig(filepath.Join(o.s.DataDir, settings.SettingsFile)))
+	fmt.Fprintln(h, auth.FileSig(settings.Layout(o.s.DataDir).Settings()))
 	// Where the requests go: a fixed base URL or proxy lifts a 401/403 pause at once.
 	for _, k := range append([]string{envname.BaseURL}, envname.Proxy...) {
 		fmt.Fprintf(h, "%s=%q/%q\n", k, o.d.Env.Get(k), o.s.DotEnv.Get(k))
@@ -514,9 +514,6 @@ func (o *observeRun) fingerprint(in auth.Inputs, src auth.Source, authErr error,
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// SlotsDir holds the agent slots' lock files.
-func SlotsDir(dataDir string) string { return filepath.Join(dataDir, settings.LocksDir, "agents") }
-
 // ReapOrphans stops observer children left running past their deadline by a killed
 // `hook observe` (they still hold their slots), found in the process table procs;
 // SessionStart and every waiting run call it.
@@ -524,7 +521,7 @@ func ReapOrphans(dataDir string, now time.Time, procs spawn.Procs, log zerolog.L
 	if dataDir == "" {
 		return // no data dir, no slots
 	}
-	stopped, err := spawn.ReapOrphans(SlotsDir(dataDir), now, procs)
+	stopped, err := spawn.ReapOrphans(settings.Layout(dataDir).Slots(), now, procs)
 	for _, l := range stopped {
 		log.Warn().Int("pid", l.Pid).Str("run", l.Run).Time("deadline", l.Deadline).Msg("stopped an observer child whose run was gone, past its timeout")
 	}

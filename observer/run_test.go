@@ -357,7 +357,7 @@ func TestOutcomeTable(t *testing.T) {
 			want: want{pending: 2, auth: health.StateUnknown, setup: health.StateUnknown}},
 		{name: "gate: a corrupt health.json reads as unknown, the run goes on", events: 1,
 			before: func(h *harness) {
-				if err := os.WriteFile(health.Path(h.dir), []byte("{not json"), 0o600); err != nil {
+				if err := os.WriteFile(settings.Layout(h.dir).Health(), []byte("{not json"), 0o600); err != nil {
 					h.t.Fatal(err)
 				}
 			},
@@ -427,7 +427,7 @@ func TestOutcomeTable(t *testing.T) {
 			if tc.env[settings.KeyMaxConcurrentAgents] == "0" && h.opened != 0 {
 				t.Errorf("the store was opened %d times with the observer off", h.opened)
 			}
-			raw, _ := os.ReadFile(health.Path(h.dir))
+			raw, _ := os.ReadFile(settings.Layout(h.dir).Health())
 			if strings.Contains(h.log.String(), apiKey) || strings.Contains(string(raw), apiKey) {
 				t.Errorf("the credential reached the log or health.json:\n%s\n%s", h.log.String(), raw)
 			}
@@ -504,7 +504,7 @@ func TestNoSlotFree(t *testing.T) {
 		h.seed(2, false)
 		h.env[settings.KeyMaxConcurrentAgents] = "1"
 		h.results = []spawn.Result{answer(obs("Ran once the slot was free"))}
-		held, ok, err := lockfile.TrySlot(SlotsDir(h.dir), 1)
+		held, ok, err := lockfile.TrySlot(settings.Layout(h.dir).Slots(), 1)
 		if err != nil || !ok {
 			t.Fatal(ok, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"os"
-	"path/filepath"
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
@@ -34,7 +33,7 @@ func StrandedRuns(ctx context.Context, db *store.DB, dataDir string, alive func(
 	}
 	var out []Stranded
 	for _, r := range runs {
-		dir, ok := spawn.RunDir(filepath.Join(dataDir, settings.SessionsDir), r.ID)
+		dir, ok := spawn.RunDir(settings.Layout(dataDir).Runs(), r.ID)
 		if !ok {
 			continue
 		}
@@ -69,7 +68,7 @@ func (o *observeRun) lease(id string) string {
 
 // runDir is the dir of this process's run id (NewRunID's ids always name one).
 func (o *observeRun) runDir(id string) string {
-	dir, _ := spawn.RunDir(filepath.Join(o.s.DataDir, settings.SessionsDir), id)
+	dir, _ := spawn.RunDir(settings.Layout(o.s.DataDir).Runs(), id)
 	return dir
 }
 
@@ -91,7 +90,7 @@ func (o *observeRun) settleStranded(ctx context.Context, db *store.DB) {
 		o.log.Warn().Err(err).Msg("reading the claimed runs failed; a later run settles them")
 		return
 	}
-	sessions := filepath.Join(o.s.DataDir, settings.SessionsDir)
+	sessions := settings.Layout(o.s.DataDir).Runs()
 	for _, r := range runs {
 		dir, ok := spawn.RunDir(sessions, r.ID)
 		if !ok {
@@ -103,7 +102,7 @@ func (o *observeRun) settleStranded(ctx context.Context, db *store.DB) {
 			}
 			// Another session's: settled under its lock, taken only if free, so a run
 			// SessionStart started for it meanwhile settles it alone.
-			unlock, ok, err := lockfile.TryLock(sessionLock(filepath.Join(o.s.DataDir, settings.LocksDir), r.SessionID))
+			unlock, ok, err := lockfile.TryLock(sessionLock(settings.Layout(o.s.DataDir).Locks(), r.SessionID))
 			if err != nil || !ok {
 				continue
 			}

@@ -26,30 +26,6 @@ import (
 // JavaScript claude-mem's, whose claude-mem.db has another schema.
 const DirName = "claude-mem"
 
-// Files and dirs inside the data dir (DESIGN.md §7).
-const (
-	SettingsFile = "settings.json"
-	DotEnvFile   = ".env"
-	DBFile       = "claude-mem.db"
-	LogsDir      = "logs"
-	SessionsDir  = "observer-sessions"
-	ConfigDir    = "observer-config"
-	LocksDir     = "locks"
-	HealthFile   = "health.json"
-	JournalDir   = "journal"
-	LogFile      = "hook.log" // in LogsDir
-)
-
-// dataDirEntries are what other packages read or write in the data dir, each checked
-// (private.Lstat) by every Load so that one another user planted is named in SessionStart
-// and doctor; each is also refused where it is opened (on the open fd). settings.json and
-// .env are not here: Load reads them itself, through private.
-var dataDirEntries = []string{
-	DBFile, DBFile + "-wal", DBFile + "-shm", DBFile + "-journal", HealthFile,
-	LogsDir, filepath.Join(LogsDir, LogFile), filepath.Join(LogsDir, LogFile+".1"),
-	LocksDir, SessionsDir, ConfigDir, JournalDir,
-}
-
 // The keys, with their defaults (DESIGN.md §7).
 const (
 	KeyMaxConcurrentAgents = "CLAUDE_MEM_MAX_CONCURRENT_AGENTS"
@@ -199,7 +175,7 @@ func EnsureDataDir(dir string) error {
 		return err
 	}
 	// logs may be refused (logfile checks it): that costs the log, never the memory.
-	return os.MkdirAll(filepath.Join(dir, LogsDir), 0o700)
+	return os.MkdirAll(Layout(dir).Logs(), 0o700)
 }
 
 // Load computes the effective settings: for each key the environment, then
@@ -221,10 +197,10 @@ func Load(env Env, xdgDataHome, goos string) (*Settings, error) {
 	var file map[string]string
 	var fileErr error
 	if dirErr == nil {
-		file, fileErr = readSettingsFile(filepath.Join(dir, SettingsFile))
+		file, fileErr = readSettingsFile(Layout(dir).Settings())
 	}
 	if fileErr != nil {
-		s.Errors = append(s.Errors, &Error{Key: SettingsFile, Value: filepath.Join(dir, SettingsFile), Problem: fileErr.Error(), Default: "defaults for every key", Err: fileErr})
+		s.Errors = append(s.Errors, &Error{Key: SettingsFile, Value: Layout(dir).Settings(), Problem: fileErr.Error(), Default: "defaults for every key", Err: fileErr})
 	}
 	for _, k := range keys {
 		raw, origin := k.def, FromDefault
@@ -253,9 +229,9 @@ func Load(env Env, xdgDataHome, goos string) (*Settings, error) {
 		return s, dirErr
 	}
 	var err error
-	s.DotEnv, s.DotEnvIgnored, err = readDotEnv(filepath.Join(dir, DotEnvFile))
+	s.DotEnv, s.DotEnvIgnored, err = readDotEnv(Layout(dir).DotEnv())
 	if err != nil {
-		s.Errors = append(s.Errors, &Error{Key: DotEnvFile, Value: filepath.Join(dir, DotEnvFile), Problem: err.Error(), Default: "no .env values", Err: err})
+		s.Errors = append(s.Errors, &Error{Key: DotEnvFile, Value: Layout(dir).DotEnv(), Problem: err.Error(), Default: "no .env values", Err: err})
 	}
 	for _, name := range dataDirEntries {
 		path := filepath.Join(dir, name)

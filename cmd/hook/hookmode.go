@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -118,7 +117,7 @@ func observeArgs(p *proc, id string, final bool) []string {
 	return args
 }
 
-func dbPath(s *settings.Settings) string { return filepath.Join(s.DataDir, settings.DBFile) }
+func dbPath(s *settings.Settings) string { return settings.Layout(s.DataDir).DB() }
 
 // ingestNoted stores what waits in the capture journal and records how that ended in
 // health.json: every hook and command that ingests runs this.
