@@ -19,6 +19,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/lockfile"
@@ -64,7 +65,7 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, dir: data, clock: testkit.NewClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), procs: newProcs(), env: settings.Env{
-		"HOME": filepath.Join(dir, "home"), settings.KeyDataDir: data, settings.KeyClaudePath: exe,
+		"HOME": filepath.Join(dir, "home"), envname.DataDir: data, envname.ClaudePath: exe,
 		"ANTHROPIC_API_KEY": apiKey,
 	}}
 	db, err := store.Open(filepath.Join(data, settings.DBFile))
@@ -134,7 +135,7 @@ func (h *harness) spawn(_ context.Context, spec spawn.Spec, prompt string, resol
 	if opt.Slot == nil || opt.Now == nil || resolve == nil {
 		h.t.Errorf("spawn without its slot, clock or re-resolve: %+v", opt)
 	}
-	if spec.Binary != h.env.Get(settings.KeyClaudePath) || spec.Auth.Value.Reveal() != h.env.Get("ANTHROPIC_API_KEY") {
+	if spec.Binary != h.env.Get(envname.ClaudePath) || spec.Auth.Value.Reveal() != h.env.Get("ANTHROPIC_API_KEY") {
 		h.t.Errorf("spawn spec binary %q, credential %q", spec.Binary, spec.Auth.Value.Reveal())
 	}
 	h.specs, h.prompts = append(h.specs, spec), append(h.prompts, prompt)
@@ -243,7 +244,7 @@ var (
 // and the credential resolved for real and the child faked.
 func TestOutcomeTable(t *testing.T) {
 	unspawnable := func(h *harness) spawn.Result {
-		exe := h.env.Get(settings.KeyClaudePath)
+		exe := h.env.Get(envname.ClaudePath)
 		return spawn.Result{Outcome: spawn.OutcomeSetupRequired, Reason: "exec format error", Binary: exe,
 			StartErr: &claudebin.UnspawnableError{Path: exe, Err: syscall.ENOEXEC}}
 	}
@@ -307,7 +308,7 @@ func TestOutcomeTable(t *testing.T) {
 			results: func(*harness) []spawn.Result { return []spawn.Result{cut} },
 			want: want{spawns: 1, done: 1, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
 				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
-		{name: "ok: the budget is checked before every batch", events: 2, env: map[string]string{settings.KeyDailyBudgetUSD: "0.25"},
+		{name: "ok: the budget is checked before every batch", events: 2, env: map[string]string{envname.DailyBudgetUSD: "0.25"},
 			results: func(*harness) []spawn.Result { return []spawn.Result{cut} },
 			want: want{spawns: 1, pending: 2, answers: map[store.Verdict]int{store.VerdictSalvaged: 1}, observations: 1,
 				auth: health.StateOK, setup: health.StateOK, lastRun: spawn.OutcomeOK}},
@@ -341,11 +342,11 @@ func TestOutcomeTable(t *testing.T) {
 			results: func(*harness) []spawn.Result { return []spawn.Result{failed, failed, failed} },
 			want:    want{spawns: 3, failed: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: spawn.OutcomeError}},
 		{name: "gate: no claude executable, paused before any spawn", events: 2,
-			env:  map[string]string{settings.KeyClaudePath: "/nonexistent/claude"},
+			env:  map[string]string{envname.ClaudePath: "/nonexistent/claude"},
 			want: want{pending: 2, auth: health.StateUnknown, setup: health.StateRequired, paused: true}},
 		{name: "gate: no credential, paused before any spawn", events: 2, env: map[string]string{"ANTHROPIC_API_KEY": ""},
 			want: want{pending: 2, auth: health.StateFailed, setup: health.StateUnknown, paused: true}},
-		{name: "gate: budget reached, nothing claimed", events: 2, env: map[string]string{settings.KeyDailyBudgetUSD: "1"}, earlierRuns: 1,
+		{name: "gate: budget reached, nothing claimed", events: 2, env: map[string]string{envname.DailyBudgetUSD: "1"}, earlierRuns: 1,
 			before: func(h *harness) {
 				if err := h.db.RecordRun(context.Background(), store.RunRecord{ID: "earlier", SessionID: "s0", Project: "p", Outcome: "ok",
 					StartedAt: h.clock.Now().Add(-time.Hour), EndedAt: h.clock.Now().Add(-time.Hour), Usage: store.Usage{CostUSD: 1}}); err != nil {
@@ -353,7 +354,7 @@ func TestOutcomeTable(t *testing.T) {
 				}
 			},
 			want: want{pending: 2, auth: health.StateUnknown, setup: health.StateUnknown}},
-		{name: "gate: observer off, the store is not even opened", events: 2, env: map[string]string{settings.KeyMaxConcurrentAgents: "0"},
+		{name: "gate: observer off, the store is not even opened", events: 2, env: map[string]string{envname.MaxConcurrentAgents: "0"},
 			want: want{pending: 2, auth: health.StateUnknown, setup: health.StateUnknown}},
 		{name: "gate: a corrupt health.json reads as unknown, the run goes on", events: 1,
 			before: func(h *harness) {
@@ -424,7 +425,7 @@ func TestOutcomeTable(t *testing.T) {
 			if tc.final && h.summaryOwed() != w.summaryOwed {
 				t.Errorf("summary owed %v, want %v", !w.summaryOwed, w.summaryOwed)
 			}
-			if tc.env[settings.KeyMaxConcurrentAgents] == "0" && h.opened != 0 {
+			if tc.env[envname.MaxConcurrentAgents] == "0" && h.opened != 0 {
 				t.Errorf("the store was opened %d times with the observer off", h.opened)
 			}
 			raw, _ := os.ReadFile(settings.Layout(h.dir).Health())
@@ -502,7 +503,7 @@ func TestNoSlotFree(t *testing.T) {
 	for _, freed := range []bool{false, true} {
 		h := newHarness(t)
 		h.seed(2, false)
-		h.env[settings.KeyMaxConcurrentAgents] = "1"
+		h.env[envname.MaxConcurrentAgents] = "1"
 		h.results = []spawn.Result{answer(obs("Ran once the slot was free"))}
 		held, ok, err := lockfile.TrySlot(settings.Layout(h.dir).Slots(), 1)
 		if err != nil || !ok {
@@ -541,7 +542,7 @@ func TestNoSlotFree(t *testing.T) {
 func TestClaudeStatusRemembersAnUnstartableFile(t *testing.T) {
 	h := newHarness(t)
 	s := h.deps().Settings
-	exe := h.env.Get(settings.KeyClaudePath)
+	exe := h.env.Get(envname.ClaudePath)
 	failedOn := health.Health{Setup: health.Setup{State: health.StateRequired, Reason: "exec format error", Path: exe, Sig: auth.FileSig(exe)}}
 	var ue *claudebin.UnspawnableError
 	if _, err := ClaudeStatus(h.env, s, "linux", failedOn); !errors.As(err, &ue) || ue.Path != exe {
@@ -675,7 +676,7 @@ func TestStrandedRuns(t *testing.T) {
 func TestRunWithoutChildLeavesNoRunDir(t *testing.T) {
 	h := newHarness(t)
 	h.seed(2, false)
-	h.env[settings.KeyClaudePath] = filepath.Join(h.dir, "no-such-claude")
+	h.env[envname.ClaudePath] = filepath.Join(h.dir, "no-such-claude")
 	if err := h.run(false); err != nil {
 		t.Fatal(err)
 	}
