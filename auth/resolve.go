@@ -23,8 +23,8 @@ const (
 	// Claude Code 2.1.x reads its credential store from here when it is defined (empty
 	// meaning ~/.claude), before CLAUDE_CONFIG_DIR.
 	varStorageDir = envname.StorageConfigDir
-	settingHelper = settings.KeyAPIKeyHelper
-	settingPin    = settings.KeyAuthSource
+	settingHelper = envname.APIKeyHelper
+	settingPin    = envname.AuthSource
 )
 
 // CredentialVars is every variable that can carry an Anthropic credential into a claude

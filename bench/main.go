@@ -64,6 +64,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
+	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 func main() { os.Exit(run()) }
@@ -211,7 +212,7 @@ func run() int {
 	if err != nil {
 		return fail(fmt.Errorf("pending journal: %v", err))
 	}
-	refill := func() error { return refillJournal(filepath.Join(pendDir, journal.DirName), journaled) }
+	refill := func() error { return refillJournal(settings.Layout(pendDir).Journal(), journaled) }
 
 	// The MCP server's cwd: a directory named like the fixtures' project, so its default
 	// project is the seeded one.
@@ -236,7 +237,7 @@ func run() int {
 	if err != nil {
 		return fail(fmt.Errorf("story: %v", err))
 	}
-	eventsBefore, err := countEvents(self, filepath.Join(pendDir, "claude-mem.db"))
+	eventsBefore, err := countEvents(self, settings.Layout(pendDir).DB())
 	if err != nil {
 		return fail(err)
 	}
@@ -265,7 +266,7 @@ func run() int {
 	}
 	if *pending > 0 {
 		// Every pending record went in: ingestion really ran each time.
-		got, err := countEvents(self, filepath.Join(pendDir, "claude-mem.db"))
+		got, err := countEvents(self, settings.Layout(pendDir).DB())
 		if err != nil || got-eventsBefore != *n**pending {
 			return fail(fmt.Errorf("SessionStart with pending journals stored %d events, want %d (%v)", got-eventsBefore, *n**pending, err))
 		}
@@ -513,7 +514,7 @@ func journalTemplate(hook string, post []byte, env []string, n int) ([]journalFi
 			data = v
 		}
 	}
-	dir := filepath.Join(data, journal.DirName)
+	dir := settings.Layout(data).Journal()
 	ents, err := os.ReadDir(dir)
 	if err != nil && n > 0 {
 		return nil, err

@@ -5,13 +5,12 @@ import (
 	"strings"
 
 	"github.com/claude-mem/claude-mem-go/envname"
-	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 // How a Result was found; the values appear in logs and `hook doctor`.
 const (
-	ViaClaudeMemPath  = settings.KeyClaudePath
-	ViaClaudeCodePath = "CLAUDE_CODE_PATH"
+	ViaClaudeMemPath  = envname.ClaudePath
+	ViaClaudeCodePath = envname.ClaudeCodePath
 	ViaPATH           = envname.Path
 	ViaNativeLink     = "native installer link"
 	ViaNativeVersions = "native installer versions"

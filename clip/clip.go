@@ -1,12 +1,20 @@
-// Package clip shortens text at UTF-8 boundaries: a captured tool field or an observed value
-// keeps its head and tail (where a command's name and its outcome usually are) around a
-// marker that says how much was cut.
+// Package clip is the one rule for shortening text. What is kept, stored, logged or sent to
+// the model is bounded in bytes (Head, Words, HeadTail, Tail); what a person reads in a
+// terminal line or table column is bounded in characters, its width (Line, Middle). Either
+// way a cut falls only between characters, never inside a UTF-8 sequence, and is marked:
+// "…" where the text goes on, or, in HeadTail, a marker that says how many bytes went.
+// A captured tool field or an observed value keeps its head and tail (where a command's
+// name and its outcome usually are).
 package clip
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
+
+// ellipsis marks a cut that Head, Words, Line and Middle make.
+const ellipsis = "…"
 
 // HeadTail returns s when it is at most max bytes; otherwise its first and last bytes (about
 // at most max/2 each, never half a character) around the marker "…[claude-mem: N bytes omitted]…".
@@ -76,7 +84,6 @@ func Head(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	const ellipsis = "…"
 	cut := max - len(ellipsis)
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
@@ -85,6 +92,41 @@ func Head(s string, max int) string {
 		return ""
 	}
 	return s[:cut] + ellipsis
+}
+
+// Words is Head cut at a word: at the last space in the kept half, trailing punctuation
+// dropped, then "…", max bytes in all: a title made from a longer field.
+func Words(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	head := strings.TrimSuffix(Head(s, max), ellipsis)
+	if i := strings.LastIndexByte(head, ' '); i > max/2 {
+		head = head[:i]
+	}
+	return strings.TrimRight(head, " ,;:") + ellipsis
+}
+
+// Tail returns the last bytes of s, at most n, starting at a character: a file's tail
+// read from an offset may begin inside one.
+func Tail(s string, n int) string {
+	i := max(len(s)-n, 0)
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
+}
+
+// Middle returns s when it shows at most max characters; otherwise its first and last
+// characters around "…", max in all: two names that share a prefix stay apart by their
+// ends in a table column.
+func Middle(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	head := (max - 1) / 2
+	return string(r[:head]) + ellipsis + string(r[len(r)-(max-1-head):])
 }
 
 // MaxLine is the most characters a line printed for a person holds (search hits, forget's
@@ -108,7 +150,7 @@ func Line(s string, max int) string {
 		case max - 1:
 			cut, cutOpen = i, open
 		case max: // a character past max
-			out := s[:cut] + "…"
+			out := s[:cut] + ellipsis
 			if cutOpen {
 				out += "\x1b[0m"
 			}

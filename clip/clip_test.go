@@ -98,3 +98,55 @@ func TestLine(t *testing.T) {
 		t.Errorf("a 100 KB word: %d characters, want %d ending in …", utf8.RuneCountInString(got), MaxLine)
 	}
 }
+
+func TestWords(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"short title", 20, "short title"},
+		{"the flaky refund test, fixed at last", 20, "the flaky refund…"}, // at a word, its comma dropped
+		{"averyveryverylongword and more", 12, "averyvery…"},              // no space in the kept half: as Head
+		{"déjà vu, encore une fois", 12, "déjà vu…"},                      // bytes: "é" and "à" count 2
+		{"ééééééééé", 8, "éé…"},                                           // never half a character
+	} {
+		got := Words(tc.in, tc.max)
+		if got != tc.want || len(got) > tc.max || !utf8.ValidString(got) {
+			t.Errorf("Words(%q, %d) = %q (%d bytes), want %q", tc.in, tc.max, got, len(got), tc.want)
+		}
+	}
+}
+
+func TestTail(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"0123456789", 4, "6789"},
+		{"aéb", 2, "b"}, // the offset falls inside "é": its second byte is not kept
+		{"aéb", 3, "éb"},
+	} {
+		if got := Tail(tc.in, tc.n); got != tc.want {
+			t.Errorf("Tail(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestMiddle(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"payments", 8, "payments"},
+		{"payments-api-staging", 9, "paym…ging"},
+		{"платежи-сервис", 7, "пла…вис"}, // characters, not bytes: a column's width
+	} {
+		if got := Middle(tc.in, tc.max); got != tc.want || utf8.RuneCountInString(got) > tc.max {
+			t.Errorf("Middle(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+		}
+	}
+}

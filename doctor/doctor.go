@@ -261,7 +261,7 @@ func Build(ctx context.Context, in Inputs) *Report {
 		notes = append(notes, "observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0): capture, context and search keep working")
 	}
 	if !s.RedactSecrets {
-		notes = append(notes, "secrets in captured content are stored as is: "+settings.KeyRedactSecrets+" is false (set it to true, or remove it, to redact them again)")
+		notes = append(notes, "secrets in captured content are stored as is: "+envname.RedactSecrets+" is false (set it to true, or remove it, to redact them again)")
 	}
 	if in.Now().Before(r.Health.PausedUntil) {
 		r.Findings = append(r.Findings, fmt.Sprintf("observer paused until %s (%s); to clear it, run: %s doctor --retry", r.Health.PausedUntil.UTC().Format(time.RFC3339), r.Health.PauseReason, r.Command))
@@ -378,7 +378,7 @@ func costs(ctx context.Context, db *store.DB, s *settings.Settings, now time.Tim
 		return nil, budget.Budget{}, err
 	}
 	c.Today, c.Last7Days, c.days = today.Total, week.Total, week.ByDay()
-	b, err := observer.TodayBudget(ctx, db, s, now, loc)
+	b, err := budget.Today(ctx, db, s.DailyBudgetUSD, now, loc)
 	return c, b, err
 }
 
@@ -614,7 +614,7 @@ func unusableFindings(days []stats.Row, today, hook string) []string {
 		case reasons[string(prompt.ReasonTruncated)] > 0:
 			fix += "; truncated: single events cut at the output limit, so the model's output limit (CLAUDE_CODE_MAX_OUTPUT_TOKENS) is too low for them"
 		case reasons[string(prompt.ReasonProseOnly)]+reasons[string(prompt.ReasonEmpty)] > 0:
-			fix += "; prose_only or empty: the model does not answer in the observer's format, set " + settings.KeyModel + " to one that does"
+			fix += "; prose_only or empty: the model does not answer in the observer's format, set " + envname.Model + " to one that does"
 		}
 		out = append(out, fmt.Sprintf("%d of %d observer answers %s were unusable (%.0f%%): %s; %s",
 			d.Answers[vocab.VerdictUnusable], d.Answered(), when, 100*rate, stats.CountsText(reasons), fix))

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
@@ -202,10 +203,10 @@ func TestRedactSecretsOffIsAFinding(t *testing.T) {
 	const want = "secrets in captured content are stored as is: CLAUDE_MEM_REDACT_SECRETS is false (set it to true, or remove it, to redact them again)"
 	for _, off := range []bool{true, false} {
 		dir := t.TempDir()
-		env := settings.Env{"HOME": dir, settings.KeyDataDir: filepath.Join(dir, "data"), "ANTHROPIC_API_KEY": "sk-ant-api03-doctor-test-key-0000000000",
-			settings.KeyMaxConcurrentAgents: "0"}
+		env := settings.Env{"HOME": dir, envname.DataDir: filepath.Join(dir, "data"), "ANTHROPIC_API_KEY": "sk-ant-api03-doctor-test-key-0000000000",
+			envname.MaxConcurrentAgents: "0"}
 		if off {
-			env[settings.KeyRedactSecrets] = "false"
+			env[envname.RedactSecrets] = "false"
 		}
 		r := buildAt(t, env)
 		var human, js bytes.Buffer
@@ -229,7 +230,7 @@ func TestRedactSecretsOffIsAFinding(t *testing.T) {
 func TestRedactionCounts(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	env := settings.Env{"HOME": dir, settings.KeyDataDir: data}
+	env := settings.Env{"HOME": dir, envname.DataDir: data}
 	if err := settings.EnsureDataDir(data); err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +306,7 @@ func TestJournalFindings(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			data := filepath.Join(dir, "data")
-			env := settings.Env{"HOME": dir, settings.KeyDataDir: data, settings.KeyMaxConcurrentAgents: "0"}
+			env := settings.Env{"HOME": dir, envname.DataDir: data, envname.MaxConcurrentAgents: "0"}
 			s, err := settings.Load(env, "", runtime.GOOS)
 			if err != nil {
 				t.Fatal(err)
@@ -356,7 +357,7 @@ func TestSignedOutAndSummary(t *testing.T) {
 			claude := filepath.Join(dir, "bin", "claude")
 			os.MkdirAll(filepath.Dir(claude), 0o755)
 			os.WriteFile(claude, []byte("#!/bin/sh\n"), 0o755)
-			env := settings.Env{"HOME": dir, settings.KeyDataDir: filepath.Join(dir, "data"), "CLAUDE_MEM_CLAUDE_PATH": claude}
+			env := settings.Env{"HOME": dir, envname.DataDir: filepath.Join(dir, "data"), "CLAUDE_MEM_CLAUDE_PATH": claude}
 			for k, v := range tc.env {
 				env[k] = v
 			}
@@ -459,8 +460,8 @@ func TestStrandedAnswersFinding(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			data := filepath.Join(dir, "data")
-			env := settings.Env{"HOME": dir, settings.KeyDataDir: data, "ANTHROPIC_API_KEY": "sk-ant-api03-doctor-test-key-0000000000",
-				settings.KeyMaxConcurrentAgents: "0"}
+			env := settings.Env{"HOME": dir, envname.DataDir: data, "ANTHROPIC_API_KEY": "sk-ant-api03-doctor-test-key-0000000000",
+				envname.MaxConcurrentAgents: "0"}
 			if err := settings.EnsureDataDir(data); err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/memory"
@@ -37,9 +38,9 @@ func TestVerdictAndMarkers(t *testing.T) {
 		problem bool
 	}{
 		{"healthy: no finding", nil, nil, "", false},
-		{"observer off", settings.Env{settings.KeyMaxConcurrentAgents: "0"}, nil, "observer off", false},
-		{"redaction off", settings.Env{settings.KeyRedactSecrets: "false"}, nil, "secrets in captured content are stored as is", false},
-		{"a setting's error", settings.Env{settings.KeyObserverTimeout: "soon"}, nil, "claude-mem: settings error", true},
+		{"observer off", settings.Env{envname.MaxConcurrentAgents: "0"}, nil, "observer off", false},
+		{"redaction off", settings.Env{envname.RedactSecrets: "false"}, nil, "secrets in captured content are stored as is", false},
+		{"a setting's error", settings.Env{envname.ObserverTimeout: "soon"}, nil, "claude-mem: settings error", true},
 		{"no credential", settings.Env{"ANTHROPIC_API_KEY": ""}, nil, "claude-mem: not signed in yet", true},
 		{"claude not found", settings.Env{"CLAUDE_MEM_CLAUDE_PATH": filepath.Join(dir, "nowhere")}, nil, "claude-mem: setup required", true},
 		{"paused", nil, func(t *testing.T, data string, _ *journal.Journal) {
@@ -63,7 +64,7 @@ func TestVerdictAndMarkers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
 			data := filepath.Join(root, "data")
-			env := settings.Env{"HOME": root, settings.KeyDataDir: data, "ANTHROPIC_API_KEY": key, "CLAUDE_MEM_CLAUDE_PATH": claude, "PATH": ""}
+			env := settings.Env{"HOME": root, envname.DataDir: data, "ANTHROPIC_API_KEY": key, "CLAUDE_MEM_CLAUDE_PATH": claude, "PATH": ""}
 			for k, v := range tc.env {
 				if v == "" {
 					delete(env, k)

@@ -146,7 +146,7 @@ func files(db *store.DB, journalDirs []string, f store.Forgotten) []file {
 			out = append(out, file{path, false})
 		}
 	}
-	runs := filepath.Join(filepath.Dir(db.Path()), settings.SessionsDir)
+	runs := settings.Layout(filepath.Dir(db.Path())).Runs()
 	for _, id := range f.Runs {
 		if dir, ok := spawn.RunDir(runs, id); ok {
 			out = append(out, file{dir, true})

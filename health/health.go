@@ -118,10 +118,9 @@ func (e *CorruptError) Error() string { return "health: corrupt " + e.Path + ": 
 
 func (e *CorruptError) Unwrap() error { return e.Err }
 
-// Path is the health file of a data dir.
-func Path(dataDir string) string { return filepath.Join(dataDir, settings.HealthFile) }
-
-func lockPath(dataDir string) string { return filepath.Join(dataDir, "locks", "health.lock") }
+func lockPath(dataDir string) string {
+	return filepath.Join(settings.Layout(dataDir).Locks(), "health.lock")
+}
 
 // Load reads health.json. A missing file is unknown health, not an error. Readers need no
 // lock: Update replaces the file by rename, so a reader sees the old or the new file whole.
@@ -129,14 +128,14 @@ func Load(dataDir string) (Health, error) {
 	h := Health{}
 	// Only a file the user alone could write is believed: a planted one could clear a
 	// pause or forge a state.
-	b, err := private.ReadFile(Path(dataDir))
+	b, err := private.ReadFile(settings.Layout(dataDir).Health())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return unknown(h), fmt.Errorf("health: %w", err)
 	default:
 		if err := json.Unmarshal(b, &h); err != nil {
-			return unknown(Health{}), &CorruptError{Path: Path(dataDir), Err: err}
+			return unknown(Health{}), &CorruptError{Path: settings.Layout(dataDir).Health(), Err: err}
 		}
 	}
 	return unknown(h), nil
@@ -215,7 +214,7 @@ func write(dataDir string, h Health) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, Path(dataDir))
+		err = os.Rename(tmp, settings.Layout(dataDir).Health())
 	}
 	if err != nil {
 		os.Remove(tmp)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
+	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -90,7 +91,7 @@ func TestLoad(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			if tt.content != nil {
-				testkit.WriteFile(t, Path(dir), *tt.content, 0o600)
+				testkit.WriteFile(t, settings.Layout(dir).Health(), *tt.content, 0o600)
 			}
 			h, err := Load(dir)
 			var cerr *CorruptError
@@ -100,8 +101,8 @@ func TestLoad(t *testing.T) {
 			if !tt.wantCorrupt && err != nil {
 				t.Fatal(err)
 			}
-			if tt.wantCorrupt && cerr.Path != Path(dir) {
-				t.Errorf("CorruptError.Path = %q, want %q", cerr.Path, Path(dir))
+			if tt.wantCorrupt && cerr.Path != settings.Layout(dir).Health() {
+				t.Errorf("CorruptError.Path = %q, want %q", cerr.Path, settings.Layout(dir).Health())
 			}
 			if !reflect.DeepEqual(h, tt.want) {
 				t.Errorf("Load = %+v, want %+v", h, tt.want)
@@ -123,7 +124,7 @@ func TestUpdateWritesStableShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(Path(dir))
+	b, err := os.ReadFile(settings.Layout(dir).Health())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestUpdateWritesStableShape(t *testing.T) {
 		t.Errorf("data dir holds %v, want only health.json and locks (no temp file)", names)
 	}
 	if runtime.GOOS != "windows" {
-		fi, err := os.Stat(Path(dir))
+		fi, err := os.Stat(settings.Layout(dir).Health())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +200,7 @@ func TestUpdateSince(t *testing.T) {
 
 func TestUpdateReplacesCorruptFile(t *testing.T) {
 	dir := t.TempDir()
-	testkit.WriteFile(t, Path(dir), `{"auth":`, 0o600)
+	testkit.WriteFile(t, settings.Layout(dir).Health(), `{"auth":`, 0o600)
 	if err := Update(dir, t0, func(h *Health) {
 		if h.Auth.State != "unknown" {
 			t.Errorf("fn saw auth state %q, want unknown", h.Auth.State)
@@ -217,7 +218,7 @@ func TestUpdateReplacesCorruptFile(t *testing.T) {
 func TestUpdateErrors(t *testing.T) {
 	t.Run("unreadable health file", func(t *testing.T) {
 		dir := t.TempDir()
-		if err := os.Mkdir(Path(dir), 0o700); err != nil { // a directory where the file belongs
+		if err := os.Mkdir(settings.Layout(dir).Health(), 0o700); err != nil { // a directory where the file belongs
 			t.Fatal(err)
 		}
 		called := false
@@ -344,7 +345,7 @@ func TestWriteScrubs(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(Path(dir))
+	b, _ := os.ReadFile(settings.Layout(dir).Health())
 	if leaks := redacttest.Leaks(b, cs); len(leaks) > 0 {
 		t.Errorf("health.json holds %d canaries, e.g. %+v", len(leaks), leaks[0])
 	}
@@ -366,7 +367,7 @@ func TestLoadRefusesForeignFile(t *testing.T) {
 	if h, err := Load(dir); err != nil || h.Auth.State != StateFailed {
 		t.Fatalf("control: the user's own file: %+v, %v", h.Auth, err)
 	}
-	os.Chmod(Path(dir), 0o666)
+	os.Chmod(settings.Layout(dir).Health(), 0o666)
 	if h, err := Load(dir); err == nil || h.Auth.State != StateUnknown {
 		t.Errorf("a world-writable health.json was read: %+v, %v", h.Auth, err)
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/hooks"
-	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -30,7 +30,7 @@ func TestStopBatchesEvents(t *testing.T) {
 	}
 	want := []hooks.ObserveRequest{{SessionID: "s1"}}
 
-	h := newHarness(t, settings.KeyBatchEvents, "10", settings.KeyBatchWait, "300")
+	h := newHarness(t, envname.BatchEvents, "10", envname.BatchWait, "300")
 	add(h, 9)
 	if got := stop(h); len(got) != 0 {
 		t.Fatalf("9 events + Stop started %v", got)
@@ -40,7 +40,7 @@ func TestStopBatchesEvents(t *testing.T) {
 		t.Fatalf("10 events + Stop started %v, want %v", got, want)
 	}
 
-	h = newHarness(t, settings.KeyBatchEvents, "10", settings.KeyBatchWait, "300")
+	h = newHarness(t, envname.BatchEvents, "10", envname.BatchWait, "300")
 	add(h, 1)
 	h.now = t0.Add(299 * time.Second)
 	if got := stop(h); len(got) != 0 {
@@ -51,7 +51,7 @@ func TestStopBatchesEvents(t *testing.T) {
 		t.Fatalf("1 event older than the wait + Stop started %v, want %v", got, want)
 	}
 
-	h = newHarness(t, settings.KeyBatchEvents, "10", settings.KeyBatchWait, "300")
+	h = newHarness(t, envname.BatchEvents, "10", envname.BatchWait, "300")
 	add(h, 1)
 	h.observed = nil
 	h.run(h.event(hooks.SessionEnd, map[string]any{"reason": "other"}))
@@ -64,7 +64,7 @@ func TestStopBatchesEvents(t *testing.T) {
 // Stop, SessionEnd and SessionStart's stale pass start nothing, events stay pending, and
 // SessionStart shows the notice; on the next local day all of it is undone by itself.
 func TestBudgetStopsRunsUntilTheNextLocalDay(t *testing.T) {
-	h := newHarness(t, settings.KeyDailyBudgetUSD, "1.50")
+	h := newHarness(t, envname.DailyBudgetUSD, "1.50")
 	loc := time.FixedZone("UTC+3", 3*3600)
 	h.deps.Loc = loc
 	h.now = time.Date(2026, 11, 30, 14, 0, 0, 0, loc) // mid-day, local
@@ -121,7 +121,7 @@ func TestBudgetStopsRunsUntilTheNextLocalDay(t *testing.T) {
 // (work inside a subagent) is not stored; the main thread's are, and by default both are.
 func TestSkipSubagents(t *testing.T) {
 	for _, skip := range []bool{false, true} {
-		h := newHarness(t, settings.KeySkipSubagents, fmt.Sprint(skip))
+		h := newHarness(t, envname.SkipSubagents, fmt.Sprint(skip))
 		h.run(h.toolEvent("s1", "main"))
 		h.run(h.event(hooks.PostToolUse, map[string]any{
 			"tool_name": "Bash", "tool_use_id": "sub", "agent_id": "a864f788c7d39d7e3", "agent_type": "general-purpose",

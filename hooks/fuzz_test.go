@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/journal"
@@ -75,7 +76,7 @@ func FuzzHookMode(f *testing.F) {
 	// One data dir and store per fuzz worker process; the store accumulates rows.
 	root := f.TempDir()
 	dataDir := filepath.Join(root, "data")
-	env := settings.Env{settings.KeyDataDir: dataDir, "HOME": filepath.Join(root, "home")}
+	env := settings.Env{envname.DataDir: dataDir, "HOME": filepath.Join(root, "home")}
 	s, err := settings.Load(env, "", runtime.GOOS)
 	if err != nil {
 		f.Fatal(err)

@@ -18,7 +18,6 @@ import (
 	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/internal/memtest"
 	"github.com/claude-mem/claude-mem-go/notice"
-	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -82,9 +81,9 @@ func TestSessionStartHasASystemMessageExactlyWhenThereIsANotice(t *testing.T) {
 		{name: "auth failed", setup: func(h *harness) {
 			h.health.Auth = health.Auth{State: health.StateFailed, Source: "env", Reason: "401"}
 		}, want: "claude-mem: auth failed — env: 401", checks: 1},
-		{name: "settings error", env: []string{settings.KeyContextObservations, "lots"},
+		{name: "settings error", env: []string{envname.ContextObservations, "lots"},
 			want: "claude-mem: settings error — CLAUDE_MEM_CONTEXT_OBSERVATIONS=lots", checks: 1},
-		{name: "observer disabled hides setup and auth", env: []string{settings.KeyMaxConcurrentAgents, "0"}, setup: func(h *harness) {
+		{name: "observer disabled hides setup and auth", env: []string{envname.MaxConcurrentAgents, "0"}, setup: func(h *harness) {
 			h.claudeErr = &claudebin.NotFoundError{}
 			h.health.Auth = health.Auth{State: health.StateFailed, Source: "env", Reason: "401"}
 		}, checks: 0},
@@ -205,10 +204,10 @@ func TestSessionStartLoadedMessage(t *testing.T) {
 		hasSysMs bool
 	}{
 		{name: "on, memory", seed: true, want: loaded, hasSysMs: true},
-		{name: "off, memory", env: []string{settings.KeyLoadedMessage, "false"}, seed: true},
+		{name: "off, memory", env: []string{envname.LoadedMessage, "false"}, seed: true},
 		{name: "on, no memory", want: ""},
 		{name: "on, memory and a notice", seed: true, claude: &claudebin.NotFoundError{}, want: "NOTICE\n" + loaded, hasSysMs: true},
-		{name: "off, memory and a notice", env: []string{settings.KeyLoadedMessage, "false"}, seed: true, claude: &claudebin.NotFoundError{}, want: "NOTICE", hasSysMs: true},
+		{name: "off, memory and a notice", env: []string{envname.LoadedMessage, "false"}, seed: true, claude: &claudebin.NotFoundError{}, want: "NOTICE", hasSysMs: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.env...)
@@ -357,7 +356,7 @@ func TestPostToolUseSkipsConfiguredTools(t *testing.T) {
 	if !run(h, "Bash") {
 		t.Errorf("default CLAUDE_MEM_SKIP_TOOLS: Bash not stored")
 	}
-	h = newHarness(t, settings.KeySkipTools, " Bash , Read ")
+	h = newHarness(t, envname.SkipTools, " Bash , Read ")
 	for tool, stored := range map[string]bool{"Bash": false, "Read": false, "TodoWrite": true, "bash": true} {
 		if got := run(h, tool); got != stored {
 			t.Errorf("CLAUDE_MEM_SKIP_TOOLS=Bash,Read: %s stored = %v, want %v", tool, got, stored)
@@ -399,7 +398,7 @@ func TestStopStartsTheObserverOnlyWithPendingEvents(t *testing.T) {
 }
 
 func TestObserverIsNeverStartedWhenMaxConcurrentAgentsIsZero(t *testing.T) {
-	h := newHarness(t, settings.KeyMaxConcurrentAgents, "0")
+	h := newHarness(t, envname.MaxConcurrentAgents, "0")
 	h.run(h.event(hooks.UserPromptSubmit, map[string]any{"prompt": "hi"}))
 	h.run(h.toolEvent("s1", "t1"))
 	h.run(h.toolEvent("old", "t2"))
@@ -569,7 +568,7 @@ func TestDroppedAndRefusedEventsStoreNothing(t *testing.T) {
 			return map[string]any{"cwd": mkdir(t, filepath.Dir(h.projDir), "v2.1.0")}
 		}},
 		{name: "filesystem root", setup: func(h *harness) map[string]any { return map[string]any{"cwd": "/"} }},
-		{name: "excluded project", env: []string{settings.KeyExcludedProjects, "other,myp*"}},
+		{name: "excluded project", env: []string{envname.ExcludedProjects, "other,myp*"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.env...)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/journal"
@@ -68,7 +69,7 @@ func newHarness(t *testing.T, kv ...string) *harness {
 	}
 	// A batch of 1: every Stop with a pending event starts a run, as the tests written
 	// before batching expect; cost_test.go covers the batch rule itself.
-	h.env = settings.Env{settings.KeyDataDir: h.dataDir, "HOME": h.home, "PATH": "/usr/bin:/bin", settings.KeyBatchEvents: "1"}
+	h.env = settings.Env{envname.DataDir: h.dataDir, "HOME": h.home, "PATH": "/usr/bin:/bin", envname.BatchEvents: "1"}
 	for i := 0; i+1 < len(kv); i += 2 {
 		h.env[kv[i]] = kv[i+1]
 	}

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
-	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -96,7 +96,7 @@ func TestCaptureRedactsBeforeJournaling(t *testing.T) {
 	for _, off := range []bool{false, true} {
 		var env []string
 		if off {
-			env = []string{settings.KeyRedactSecrets, "false"}
+			env = []string{envname.RedactSecrets, "false"}
 		}
 		h := newHarness(t, env...)
 		h.run(h.event(hooks.UserPromptSubmit, map[string]any{"prompt": "use " + cs[0].Text}))
@@ -136,7 +136,7 @@ func TestCaptureRedactsBeforeJournaling(t *testing.T) {
 // A refused or excluded cwd withholds memory, never notices (DESIGN.md §11): SessionStart
 // shows the settings error and stores nothing of its own.
 func TestRefusedCwdKeepsItsNotices(t *testing.T) {
-	h := newHarness(t, settings.KeyExcludedProjects, "myproj", settings.KeyContextObservations, "lots")
+	h := newHarness(t, envname.ExcludedProjects, "myproj", envname.ContextObservations, "lots")
 	res := decodeSessionStart(t, h.run(h.event(hooks.SessionStart, nil)))
 	if !strings.HasPrefix(res.Context, "claude-mem: settings error — CLAUDE_MEM_CONTEXT_OBSERVATIONS=lots") {
 		t.Errorf("context = %q, want the settings error", res.Context)
@@ -201,7 +201,7 @@ func TestStopJournalsTheTurnsAnswer(t *testing.T) {
 	for _, off := range []bool{false, true} {
 		var env []string
 		if off {
-			env = []string{settings.KeyRedactSecrets, "false"}
+			env = []string{envname.RedactSecrets, "false"}
 		}
 		h := newHarness(t, env...)
 		h.run(h.event(hooks.Stop, map[string]any{"last_assistant_message": "  \n"}))
@@ -261,7 +261,7 @@ func TestCaptureRedactsATokenThatStartsALine(t *testing.T) {
 	for _, off := range []bool{false, true} {
 		var env []string
 		if off {
-			env = []string{settings.KeyRedactSecrets, "false"}
+			env = []string{envname.RedactSecrets, "false"}
 		}
 		h := newHarness(t, env...)
 		h.run(h.event(hooks.UserPromptSubmit, map[string]any{"prompt": lines.String()}))

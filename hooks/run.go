@@ -12,10 +12,10 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
-	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/selfcapture"
 	"github.com/claude-mem/claude-mem-go/settings"
@@ -240,7 +240,7 @@ func (d *Deps) observerEnabled() bool { return d.Settings.MaxConcurrentAgents > 
 // budgetReached reads today's observer cost; a run is not started once it reached
 // CLAUDE_MEM_DAILY_BUDGET_USD (observer.Run checks again before spawning).
 func (d *Deps) budgetReached(ctx context.Context, db *store.DB) bool {
-	b, err := observer.TodayBudget(ctx, db, d.Settings, d.Now(), d.Loc)
+	b, err := budget.Today(ctx, db, d.Settings.DailyBudgetUSD, d.Now(), d.Loc)
 	if err != nil {
 		d.Log.Warn().Err(err).Msg("reading today's observer cost failed; the observer run checks again")
 		return false

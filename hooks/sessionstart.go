@@ -8,7 +8,6 @@ import (
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/notice"
-	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/store"
 )
@@ -76,7 +75,7 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 			}
 		}
 		if d.observerEnabled() {
-			if spend, err = observer.TodayBudget(ctx, db, d.Settings, d.Now(), d.Loc); err != nil {
+			if spend, err = budget.Today(ctx, db, d.Settings.DailyBudgetUSD, d.Now(), d.Loc); err != nil {
 				return err
 			}
 			if spend.Reached() {

@@ -3,8 +3,8 @@ package hooks
 import (
 	"context"
 
+	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/journal"
-	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -13,7 +13,7 @@ import (
 const MaxAnswer = 8 << 10
 
 // handleStop journals the turn's answer, ingests the capture journal, then starts the
-// observer when the session's pending events make a batch (observer.BatchDue) and today's
+// observer when the session's pending events make a batch (budget.BatchDue) and today's
 // budget is not spent. It returns at once: the observer runs detached, in its own session.
 func handleStop(ctx context.Context, d *Deps, in Input) Result {
 	p, ok := admit(d, in)
@@ -45,7 +45,7 @@ func handleStop(ctx context.Context, d *Deps, in Input) Result {
 		if !joldest.IsZero() && (oldest.IsZero() || joldest.Before(oldest)) {
 			oldest = joldest
 		}
-		due = observer.BatchDue(n, oldest, d.Now(), d.Settings) && !d.budgetReached(ctx, db)
+		due = budget.BatchDue(n, oldest, d.Now(), d.Settings.BatchEvents, d.Settings.BatchWait) && !d.budgetReached(ctx, db)
 		return nil
 	})
 	if !due {

@@ -25,6 +25,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/memory"
+	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -543,7 +544,7 @@ func TestIngestNotedRecordsFailures(t *testing.T) {
 			if err := ingest(e.open(t)); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := os.Stat(health.Path(e.data)); !os.IsNotExist(err) {
+			if _, err := os.Stat(settings.Layout(e.data).Health()); !os.IsNotExist(err) {
 				t.Errorf("health.json after a clean ingestion: %v, want none", err)
 			}
 
@@ -610,7 +611,7 @@ func loadHealth(t *testing.T, e *env) health.Health {
 
 func healthKeys(t *testing.T, e *env) map[string]json.RawMessage {
 	t.Helper()
-	b, err := os.ReadFile(health.Path(e.data))
+	b, err := os.ReadFile(settings.Layout(e.data).Health())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,9 +26,6 @@ import (
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
-// DirName is the journal dir under the data dir.
-const DirName = settings.JournalDir
-
 // Version is the newest record format this build writes and reads. A line of a later
 // version (a newer claude-mem wrote it) is left for that version to ingest. Each record
 // carries the oldest version that can store it (versionOf), so a build from before a kind
@@ -110,7 +107,7 @@ func tempDirName(uid string) string {
 // dir's is under claude-mem-<uid> (uid: the user's id, "" where the temp dir is the
 // user's own), the other two bases being the user's alone.
 func New(dataDir, runtimeDir, cacheHome, tempDir, uid string, now func() time.Time) *Journal {
-	j := &Journal{Dir: filepath.Join(dataDir, DirName), now: now}
+	j := &Journal{Dir: settings.Layout(dataDir).Journal(), now: now}
 	sum := sha256.Sum256([]byte(filepath.Clean(dataDir)))
 	tag := "journal-" + hex.EncodeToString(sum[:6])
 	for i, base := range []string{runtimeDir, cacheHome, tempDir} {

@@ -19,9 +19,6 @@ import (
 // MaxSize is the size past which hook.log is rotated to hook.log.1 (one old file is kept).
 var MaxSize int64 = 5 << 20
 
-// Name is the log file's name inside <data>/logs.
-const Name = settings.LogFile
-
 func init() {
 	// zerolog's default reports a failed write on stderr, which hook mode must keep empty.
 	zerolog.ErrorHandler = func(error) {}
@@ -40,7 +37,7 @@ func Open(dataDir, level string, pid int, now func() time.Time) (zerolog.Logger,
 	w := io.Writer(io.Discard)
 	closer := io.Closer(nopCloser{})
 	if dataDir != "" {
-		if f, err := openRotated(filepath.Join(dataDir, settings.LogsDir, Name)); err == nil {
+		if f, err := openRotated(settings.Layout(dataDir).Log()); err == nil {
 			w, closer = scrubWriter{f}, f
 		}
 	}

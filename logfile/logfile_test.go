@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/redact/redacttest"
+	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 func TestWritesJSONLinesAtLevel(t *testing.T) {
@@ -17,7 +18,7 @@ func TestWritesJSONLinesAtLevel(t *testing.T) {
 	log.Info().Msg("hidden")
 	log.Warn().Str("k", "v").Msg("shown")
 	c.Close()
-	data, err := os.ReadFile(filepath.Join(dir, "logs", Name))
+	data, err := os.ReadFile(settings.Layout(dir).Log())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func TestWritesJSONLinesAtLevel(t *testing.T) {
 	if err := json.Unmarshal(lines[0], &m); err != nil || m["message"] != "shown" || m["level"] != "warn" || m["time"] == nil {
 		t.Fatalf("line %s: %v", lines[0], err)
 	}
-	fi, _ := os.Stat(filepath.Join(dir, "logs", Name))
+	fi, _ := os.Stat(settings.Layout(dir).Log())
 	if fi.Mode().Perm() != 0o600 {
 		t.Fatalf("mode %v", fi.Mode())
 	}
@@ -40,7 +41,7 @@ func TestRotates(t *testing.T) {
 	old := MaxSize
 	MaxSize = 100
 	defer func() { MaxSize = old }()
-	path := filepath.Join(dir, "logs", Name)
+	path := settings.Layout(dir).Log()
 	os.MkdirAll(filepath.Dir(path), 0o700)
 	os.WriteFile(path, bytes.Repeat([]byte("x"), 200), 0o600)
 	log, c := Open(dir, "info", 1, nil)
@@ -80,7 +81,7 @@ func TestScrubsEveryLine(t *testing.T) {
 		log.Info().Str("text", cn.Text).Msg(cn.Text)
 	}
 	c.Close()
-	data, _ := os.ReadFile(filepath.Join(dir, "logs", Name))
+	data, _ := os.ReadFile(settings.Layout(dir).Log())
 	if leaks := redacttest.Leaks(data, cs); len(leaks) > 0 {
 		t.Errorf("hook.log holds %d canaries, e.g. %+v", len(leaks), leaks[0])
 	}
@@ -110,7 +111,7 @@ func TestEachLoggerItsClock(t *testing.T) {
 		dir  string
 		want any
 	}{{dirA, t1.Format(time.RFC3339Nano)}, {dirB, t2.Format(time.RFC3339Nano)}, {dirC, nil}} {
-		data, err := os.ReadFile(filepath.Join(tc.dir, "logs", Name))
+		data, err := os.ReadFile(settings.Layout(tc.dir).Log())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,19 +135,19 @@ func TestRefusesWhatIsNotOurs(t *testing.T) {
 		wrote bool
 	}{
 		{"control: the user's own", func(t *testing.T, logs, _ string) {
-			os.WriteFile(filepath.Join(logs, Name), nil, 0o600)
+			os.WriteFile(filepath.Join(logs, settings.LogFile), nil, 0o600)
 		}, true},
 		{"symlinked to ~/.profile", func(t *testing.T, logs, profile string) {
-			os.Symlink(profile, filepath.Join(logs, Name))
+			os.Symlink(profile, filepath.Join(logs, settings.LogFile))
 		}, false},
 		{"writable by others", func(t *testing.T, logs, _ string) {
-			os.WriteFile(filepath.Join(logs, Name), nil, 0o600)
-			os.Chmod(filepath.Join(logs, Name), 0o666)
+			os.WriteFile(filepath.Join(logs, settings.LogFile), nil, 0o600)
+			os.Chmod(filepath.Join(logs, settings.LogFile), 0o666)
 		}, false},
 		{"logs dir a symlink", func(t *testing.T, logs, profile string) {
 			os.Remove(logs)
 			os.Symlink(filepath.Dir(profile), logs)
-			os.Symlink(profile, filepath.Join(filepath.Dir(profile), Name))
+			os.Symlink(profile, filepath.Join(filepath.Dir(profile), settings.LogFile))
 		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -162,7 +163,7 @@ func TestRefusesWhatIsNotOurs(t *testing.T) {
 			if b, _ := os.ReadFile(profile); string(b) != "export PATH\n" {
 				t.Fatalf("~/.profile changed: %q", b)
 			}
-			fi, err := os.Lstat(filepath.Join(logs, Name))
+			fi, err := os.Lstat(filepath.Join(logs, settings.LogFile))
 			wrote := err == nil && fi.Mode().IsRegular() && fi.Size() > 0
 			if wrote != tc.wrote {
 				t.Fatalf("hook.log written %v; want %v", wrote, tc.wrote)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
@@ -12,12 +13,12 @@ import (
 // ResolveClaude finds the claude executable now (never a cached path), with the effective
 // CLAUDE_MEM_CLAUDE_PATH setting (which may come from settings.json) in front of the env.
 func ResolveClaude(env settings.Env, s *settings.Settings, goos string) (claudebin.Result, error) {
-	if s.ClaudePath != "" && env.Get(settings.KeyClaudePath) != s.ClaudePath {
+	if s.ClaudePath != "" && env.Get(envname.ClaudePath) != s.ClaudePath {
 		withPath := make(settings.Env, len(env)+1)
 		for k, v := range env {
 			withPath[k] = v
 		}
-		withPath[settings.KeyClaudePath] = s.ClaudePath
+		withPath[envname.ClaudePath] = s.ClaudePath
 		env = withPath
 	}
 	return claudebin.Resolve(env, claudebin.OSFS{}, goos)

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/claude-mem/claude-mem-go/auth"
+	"github.com/claude-mem/claude-mem-go/budget"
 	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
@@ -73,24 +74,25 @@ type Deps struct {
 	// LoadHealth reads health.json; UpdateHealth changes it (health.Update).
 	LoadHealth   func() (health.Health, error)
 	UpdateHealth func(func(*health.Health)) error
-	// Self is this process as the owner a run's lease names; Alive tells whether the owner
-	// of another run still runs (nil: spawn.SelfOwner and spawn.OwnerAlive on this
-	// machine's process table).
-	Self  func() (spawn.Owner, error)
-	Alive func(spawn.Owner) bool
+	// Claude finds the claude executable and Credential the observer's credential from
+	// the inputs given, each immediately before every spawn, never cached (ResolveClaude,
+	// auth.Resolve).
+	Claude     func() (claudebin.Result, error)
+	Credential func(context.Context, auth.Inputs) (auth.Source, error)
+	// Procs is the process table: the owner a run's lease names (this process), whether
+	// another run's owner still runs, and the orphaned children ReapOrphans stops.
+	Procs spawn.Procs
+	// After is the timers of the clock Now reads (time.After): a run waiting for a slot
+	// polls on it.
+	After func(time.Duration) <-chan time.Time
 }
 
 // Run is one `hook observe`: it takes the session's lock and one agent slot, then runs the
 // observer over the session's pending events in batches until none are left or a run
 // fails. final also writes the session summary (SessionEnd).
 func Run(ctx context.Context, d Deps, session string, final bool) error {
-	if d.Self == nil {
-		d.Self = func() (spawn.Owner, error) { return spawn.SelfOwner(spawn.OSProcs{}) }
-	}
-	if d.Alive == nil {
-		d.Alive = spawn.OwnerAlive(spawn.OSProcs{})
-	}
-	o := &observeRun{d: d, s: d.Settings, log: d.Log, session: session, final: final, lineage: d.Lineage, batch: batchSize}
+	o := &observeRun{d: d, s: d.Settings, log: d.Log, session: session, final: final, lineage: d.Lineage, batch: batchSize,
+		alive: spawn.OwnerAlive(d.Procs)}
 	return o.run(ctx)
 }
 
@@ -98,6 +100,7 @@ type observeRun struct {
 	d       Deps
 	s       *settings.Settings
 	log     zerolog.Logger
+	alive   func(spawn.Owner) bool // whether another run's owner still runs (d.Procs)
 	session string
 	final   bool
 	lineage []string
@@ -115,18 +118,18 @@ func (o *observeRun) run(ctx context.Context) error {
 		o.log.Info().Msg("observer off (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0)")
 		return nil
 	}
-	locks := filepath.Join(s.DataDir, settings.LocksDir)
+	layout := settings.Layout(s.DataDir)
 	// One run per session: a SessionEnd run waits for the Stop run before it, which may
 	// take several batches.
 	lctx, cancel := context.WithTimeout(ctx, 3*(s.ObserverTimeout+time.Minute))
 	defer cancel()
-	unlock, err := lockfile.Lock(lctx, sessionLock(locks, o.session))
+	unlock, err := lockfile.Lock(lctx, sessionLock(layout.Locks(), o.session))
 	if err != nil {
 		return fmt.Errorf("session lock: %w", err)
 	}
 	defer unlock()
-	ReapOrphans(s.DataDir, o.d.Now(), o.log)
-	slot, err := o.waitSlot(lctx, SlotsDir(s.DataDir))
+	ReapOrphans(s.DataDir, o.d.Now(), o.d.Procs, o.log)
+	slot, err := o.waitSlot(lctx, layout.Slots())
 	if err != nil {
 		o.log.Info().Err(err).Msg("no observer slot free; events stay pending for a later run")
 		return nil
@@ -176,7 +179,7 @@ func (o *observeRun) run(ctx context.Context) error {
 		if !pending && summaryDone {
 			return nil
 		}
-		if b, err := TodayBudget(ctx, db, s, o.d.Now(), o.d.Loc); err != nil {
+		if b, err := budget.Today(ctx, db, s.DailyBudgetUSD, o.d.Now(), o.d.Loc); err != nil {
 			return err
 		} else if b.Reached() {
 			o.log.Info().Float64("spent_usd", b.Spent).Float64("budget_usd", b.Limit).Time("until", b.Until).
@@ -271,8 +274,8 @@ func (o *observeRun) release(ctx context.Context, db *store.DB, b batchRun, coun
 func (o *observeRun) resolve(ctx context.Context) resolved {
 	in := AuthInputs(o.d.Inputs)
 	var r resolved
-	r.bin, r.binErr = ResolveClaude(o.d.Env, o.s, o.d.GOOS)
-	r.src, _, r.authErr = auth.Resolve(ctx, in)
+	r.bin, r.binErr = o.d.Claude()
+	r.src, r.authErr = o.d.Credential(ctx, in)
 	r.fp = o.fingerprint(in, r.src, r.authErr, r.bin, r.binErr)
 	return r
 }
@@ -306,8 +309,7 @@ func (o *observeRun) spawn(ctx context.Context, b batchRun, r resolved, in promp
 	s := o.s
 	spec := spawn.BuildSpec(spawn.SpecInput{Settings: s, Env: o.d.Env, GOOS: o.d.GOOS, Binary: r.bin, Auth: r.src, RunID: b.id})
 	b.log.Info().Interface("spec", spec.Redacted()).Msg("observer spawn")
-	res := o.d.Spawn(ctx, spec, prompt.Build(in), func() (claudebin.Result, error) { return ResolveClaude(o.d.Env, s, o.d.GOOS) },
-		spawn.Options{Slot: o.slot, Now: o.d.Now})
+	res := o.d.Spawn(ctx, spec, prompt.Build(in), o.d.Claude, spawn.Options{Slot: o.slot, Now: o.d.Now, Procs: o.d.Procs})
 	known := r.src.Value.Reveal()
 	res.Reason = redact.Scrub(res.Reason, known) // it may quote the child's output
 	if res.ExitCode != 0 && res.StderrTail != "" {
@@ -500,7 +502,7 @@ func (o *observeRun) fingerprint(in auth.Inputs, src auth.Source, authErr error,
 	} else {
 		fmt.Fprintln(h, "auth:", src.Identity())
 	}
-	fmt.Fprintln(h, auth.FileSig(filepath.Join(o.s.DataDir, settings.SettingsFile)))
+	fmt.Fprintln(h, auth.FileSig(settings.Layout(o.s.DataDir).Settings()))
 	// Where the requests go: a fixed base URL or proxy lifts a 401/403 pause at once.
 	for _, k := range append([]string{envname.BaseURL}, envname.Proxy...) {
 		fmt.Fprintf(h, "%s=%q/%q\n", k, o.d.Env.Get(k), o.s.DotEnv.Get(k))
@@ -513,16 +515,14 @@ func (o *observeRun) fingerprint(in auth.Inputs, src auth.Source, authErr error,
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// SlotsDir holds the agent slots' lock files.
-func SlotsDir(dataDir string) string { return filepath.Join(dataDir, settings.LocksDir, "agents") }
-
 // ReapOrphans stops observer children left running past their deadline by a killed
-// `hook observe` (they still hold their slots); SessionStart and every waiting run call it.
-func ReapOrphans(dataDir string, now time.Time, log zerolog.Logger) {
+// `hook observe` (they still hold their slots), found in the process table procs;
+// SessionStart and every waiting run call it.
+func ReapOrphans(dataDir string, now time.Time, procs spawn.Procs, log zerolog.Logger) {
 	if dataDir == "" {
 		return // no data dir, no slots
 	}
-	stopped, err := spawn.ReapOrphans(SlotsDir(dataDir), now, spawn.OSProcs{})
+	stopped, err := spawn.ReapOrphans(settings.Layout(dataDir).Slots(), now, procs)
 	for _, l := range stopped {
 		log.Warn().Int("pid", l.Pid).Str("run", l.Run).Time("deadline", l.Deadline).Msg("stopped an observer child whose run was gone, past its timeout")
 	}
@@ -543,11 +543,11 @@ func (o *observeRun) waitSlot(ctx context.Context, dir string) (*lockfile.Held, 
 			_ = held.File.Truncate(0) // a lease of an earlier holder is not ours
 			return held, nil
 		}
-		ReapOrphans(o.s.DataDir, o.d.Now(), o.log)
+		ReapOrphans(o.s.DataDir, o.d.Now(), o.d.Procs, o.log)
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(slotPoll):
+		case <-o.d.After(slotPoll):
 		}
 	}
 }

@@ -19,7 +19,9 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
@@ -39,7 +41,8 @@ type harness struct {
 	t       *testing.T
 	dir     string
 	env     settings.Env
-	now     time.Time
+	clock   *testkit.Clock
+	procs   *procs
 	db      *store.DB
 	log     bytes.Buffer
 	results []spawn.Result
@@ -63,8 +66,8 @@ func newHarness(t *testing.T) *harness {
 	if err := settings.EnsureDataDir(data); err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, dir: data, now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), env: settings.Env{
-		"HOME": filepath.Join(dir, "home"), settings.KeyDataDir: data, settings.KeyClaudePath: exe,
+	h := &harness{t: t, dir: data, clock: testkit.NewClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), procs: newProcs(), env: settings.Env{
+		"HOME": filepath.Join(dir, "home"), envname.DataDir: data, envname.ClaudePath: exe,
 		"ANTHROPIC_API_KEY": apiKey,
 	}}
 	db, err := memory.Memory{DataDir: data}.OpenWrite()
@@ -83,7 +86,7 @@ func (h *harness) deps() Deps {
 		h.t.Fatal(err)
 	}
 	return Deps{
-		Inputs: Inputs{Settings: s, Env: h.env, GOOS: "linux", Home: h.env.Get("HOME"), Now: func() time.Time { return h.now }},
+		Inputs: Inputs{Settings: s, Env: h.env, GOOS: "linux", Home: h.env.Get("HOME"), Now: h.clock.Now},
 		Log:    zerolog.New(&h.log),
 		OpenStore: func() (*store.DB, error) {
 			h.opened++
@@ -91,8 +94,39 @@ func (h *harness) deps() Deps {
 		},
 		Spawn:        h.spawn,
 		LoadHealth:   func() (health.Health, error) { return health.Load(h.dir) },
-		UpdateHealth: func(fn func(*health.Health)) error { return health.Update(h.dir, h.now, fn) },
+		UpdateHealth: func(fn func(*health.Health)) error { return health.Update(h.dir, h.clock.Now(), fn) },
+		Claude:       func() (claudebin.Result, error) { return ResolveClaude(h.env, s, "linux") },
+		Credential: func(ctx context.Context, in auth.Inputs) (auth.Source, error) {
+			src, _, err := auth.Resolve(ctx, in)
+			return src, err
+		},
+		Procs: h.procs,
+		After: h.clock.After,
 	}
+}
+
+// procs is the process table of the runs' owners: this process, and pid → start time for
+// the owners a test names (any other pid has no process). asked counts the questions
+// about other processes.
+type procs struct {
+	start map[int]string
+	asked int
+}
+
+func newProcs() *procs { return &procs{start: map[int]string{os.Getpid(): "self"}} }
+
+func (p *procs) StartTime(pid int) (string, error) {
+	if pid != os.Getpid() {
+		p.asked++
+	}
+	if st, ok := p.start[pid]; ok {
+		return st, nil
+	}
+	return "", fmt.Errorf("process %d: %w", pid, spawn.ErrNoProcess)
+}
+
+func (p *procs) KillGroup(pgid int) error {
+	return fmt.Errorf("process group %d: not in this test's table", pgid)
 }
 
 func (h *harness) spawn(_ context.Context, spec spawn.Spec, prompt string, resolve func() (claudebin.Result, error), opt spawn.Options) spawn.Result {
@@ -103,7 +137,7 @@ func (h *harness) spawn(_ context.Context, spec spawn.Spec, prompt string, resol
 	if opt.Slot == nil || opt.Now == nil || resolve == nil {
 		h.t.Errorf("spawn without its slot, clock or re-resolve: %+v", opt)
 	}
-	if spec.Binary != h.env.Get(settings.KeyClaudePath) || spec.Auth.Value.Reveal() != h.env.Get("ANTHROPIC_API_KEY") {
+	if spec.Binary != h.env.Get(envname.ClaudePath) || spec.Auth.Value.Reveal() != h.env.Get("ANTHROPIC_API_KEY") {
 		h.t.Errorf("spawn spec binary %q, credential %q", spec.Binary, spec.Auth.Value.Reveal())
 	}
 	h.specs, h.prompts = append(h.specs, spec), append(h.prompts, prompt)
@@ -118,14 +152,14 @@ func (h *harness) spawn(_ context.Context, spec spawn.Spec, prompt string, resol
 func (h *harness) seed(n int, final bool) {
 	h.t.Helper()
 	sess := store.Session{ID: session, Project: "p"}
-	recs := []store.Captured{{Kind: store.CaptureStart, Session: sess, At: h.now.Add(-time.Hour)}}
+	recs := []store.Captured{{Kind: store.CaptureStart, Session: sess, At: h.clock.Now().Add(-time.Hour)}}
 	for i := range n {
-		at := h.now.Add(-time.Hour + time.Duration(i+1)*time.Second)
+		at := h.clock.Now().Add(-time.Hour + time.Duration(i+1)*time.Second)
 		recs = append(recs, store.Captured{Kind: store.CaptureEvent, Session: sess, At: at,
 			Event: store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: fmt.Sprintf(`{"command":"step %d"}`, i), At: at, RecordID: fmt.Sprint("e", i)}})
 	}
 	if final {
-		recs = append(recs, store.Captured{Kind: store.CaptureEnd, Session: sess, At: h.now.Add(-time.Minute), Final: true})
+		recs = append(recs, store.Captured{Kind: store.CaptureEnd, Session: sess, At: h.clock.Now().Add(-time.Minute), Final: true})
 	}
 	if _, err := h.db.Ingest(context.Background(), recs); err != nil {
 		h.t.Fatal(err)
@@ -155,7 +189,7 @@ func (h *harness) health() health.Health {
 // day is today's runs row (all projects together).
 func (h *harness) day() store.DayStats {
 	h.t.Helper()
-	ds, err := h.db.DailyStats(context.Background(), h.now.Add(-24*time.Hour), h.now.Add(24*time.Hour), time.UTC, "")
+	ds, err := h.db.DailyStats(context.Background(), h.clock.Now().Add(-24*time.Hour), h.clock.Now().Add(24*time.Hour), time.UTC, "")
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -175,7 +209,7 @@ func (h *harness) day() store.DayStats {
 
 func (h *harness) summaryOwed() bool {
 	h.t.Helper()
-	ids, err := h.db.PendingFinals(context.Background(), h.now.Add(time.Hour), maxAttempts)
+	ids, err := h.db.PendingFinals(context.Background(), h.clock.Now().Add(time.Hour), maxAttempts)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -212,7 +246,7 @@ var (
 // and the credential resolved for real and the child faked.
 func TestOutcomeTable(t *testing.T) {
 	unspawnable := func(h *harness) spawn.Result {
-		exe := h.env.Get(settings.KeyClaudePath)
+		exe := h.env.Get(envname.ClaudePath)
 		return spawn.Result{Outcome: vocab.OutcomeSetupRequired, Reason: "exec format error", Binary: exe,
 			StartErr: &claudebin.UnspawnableError{Path: exe, Err: syscall.ENOEXEC}}
 	}
@@ -276,7 +310,7 @@ func TestOutcomeTable(t *testing.T) {
 			results: func(*harness) []spawn.Result { return []spawn.Result{cut} },
 			want: want{spawns: 1, done: 1, answers: map[vocab.Verdict]int{vocab.VerdictSalvaged: 1}, observations: 1,
 				auth: health.StateOK, setup: health.StateOK, lastRun: vocab.OutcomeOK}},
-		{name: "ok: the budget is checked before every batch", events: 2, env: map[string]string{settings.KeyDailyBudgetUSD: "0.25"},
+		{name: "ok: the budget is checked before every batch", events: 2, env: map[string]string{envname.DailyBudgetUSD: "0.25"},
 			results: func(*harness) []spawn.Result { return []spawn.Result{cut} },
 			want: want{spawns: 1, pending: 2, answers: map[vocab.Verdict]int{vocab.VerdictSalvaged: 1}, observations: 1,
 				auth: health.StateOK, setup: health.StateOK, lastRun: vocab.OutcomeOK}},
@@ -310,23 +344,23 @@ func TestOutcomeTable(t *testing.T) {
 			results: func(*harness) []spawn.Result { return []spawn.Result{failed, failed, failed} },
 			want:    want{spawns: 3, failed: 2, auth: health.StateUnknown, setup: health.StateUnknown, lastRun: vocab.OutcomeError}},
 		{name: "gate: no claude executable, paused before any spawn", events: 2,
-			env:  map[string]string{settings.KeyClaudePath: "/nonexistent/claude"},
+			env:  map[string]string{envname.ClaudePath: "/nonexistent/claude"},
 			want: want{pending: 2, auth: health.StateUnknown, setup: health.StateRequired, paused: true}},
 		{name: "gate: no credential, paused before any spawn", events: 2, env: map[string]string{"ANTHROPIC_API_KEY": ""},
 			want: want{pending: 2, auth: health.StateFailed, setup: health.StateUnknown, paused: true}},
-		{name: "gate: budget reached, nothing claimed", events: 2, env: map[string]string{settings.KeyDailyBudgetUSD: "1"}, earlierRuns: 1,
+		{name: "gate: budget reached, nothing claimed", events: 2, env: map[string]string{envname.DailyBudgetUSD: "1"}, earlierRuns: 1,
 			before: func(h *harness) {
 				if err := h.db.RecordRun(context.Background(), store.RunRecord{ID: "earlier", SessionID: "s0", Project: "p", Outcome: "ok",
-					StartedAt: h.now.Add(-time.Hour), EndedAt: h.now.Add(-time.Hour), Usage: store.Usage{CostUSD: 1}}); err != nil {
+					StartedAt: h.clock.Now().Add(-time.Hour), EndedAt: h.clock.Now().Add(-time.Hour), Usage: store.Usage{CostUSD: 1}}); err != nil {
 					h.t.Fatal(err)
 				}
 			},
 			want: want{pending: 2, auth: health.StateUnknown, setup: health.StateUnknown}},
-		{name: "gate: observer off, the store is not even opened", events: 2, env: map[string]string{settings.KeyMaxConcurrentAgents: "0"},
+		{name: "gate: observer off, the store is not even opened", events: 2, env: map[string]string{envname.MaxConcurrentAgents: "0"},
 			want: want{pending: 2, auth: health.StateUnknown, setup: health.StateUnknown}},
 		{name: "gate: a corrupt health.json reads as unknown, the run goes on", events: 1,
 			before: func(h *harness) {
-				if err := os.WriteFile(health.Path(h.dir), []byte("{not json"), 0o600); err != nil {
+				if err := os.WriteFile(settings.Layout(h.dir).Health(), []byte("{not json"), 0o600); err != nil {
 					h.t.Fatal(err)
 				}
 			},
@@ -336,7 +370,7 @@ func TestOutcomeTable(t *testing.T) {
 		{name: "trivial session: no run, no summary owed", final: true,
 			before: func(h *harness) {
 				if _, err := h.db.Ingest(context.Background(), []store.Captured{{Kind: store.CapturePrompt, Session: store.Session{ID: session, Project: "p"},
-					Prompt: store.Prompt{Text: "hello", At: h.now.Add(-time.Hour), RecordID: "p0"}}}); err != nil {
+					Prompt: store.Prompt{Text: "hello", At: h.clock.Now().Add(-time.Hour), RecordID: "p0"}}}); err != nil {
 					h.t.Fatal(err)
 				}
 			},
@@ -380,7 +414,7 @@ func TestOutcomeTable(t *testing.T) {
 			if hl.Auth.State != w.auth || hl.Setup.State != w.setup {
 				t.Errorf("health auth %q setup %q, want %q %q", hl.Auth.State, hl.Setup.State, w.auth, w.setup)
 			}
-			if paused := hl.PausedUntil.After(h.now) && hl.PauseFingerprint != ""; paused != w.paused {
+			if paused := hl.PausedUntil.After(h.clock.Now()) && hl.PauseFingerprint != ""; paused != w.paused {
 				t.Errorf("paused %v, want %v (%+v)", paused, w.paused, hl)
 			}
 			var last vocab.Outcome
@@ -393,10 +427,10 @@ func TestOutcomeTable(t *testing.T) {
 			if tc.final && h.summaryOwed() != w.summaryOwed {
 				t.Errorf("summary owed %v, want %v", !w.summaryOwed, w.summaryOwed)
 			}
-			if tc.env[settings.KeyMaxConcurrentAgents] == "0" && h.opened != 0 {
+			if tc.env[envname.MaxConcurrentAgents] == "0" && h.opened != 0 {
 				t.Errorf("the store was opened %d times with the observer off", h.opened)
 			}
-			raw, _ := os.ReadFile(health.Path(h.dir))
+			raw, _ := os.ReadFile(settings.Layout(h.dir).Health())
 			if strings.Contains(h.log.String(), apiKey) || strings.Contains(string(raw), apiKey) {
 				t.Errorf("the credential reached the log or health.json:\n%s\n%s", h.log.String(), raw)
 			}
@@ -419,7 +453,7 @@ func TestPauseLiftsWhenInputsChangeOrTimePasses(t *testing.T) {
 		{"same inputs: paused", func() {}, 1},
 		{"another credential: runs", func() { h.env["ANTHROPIC_API_KEY"] = apiKey + "B" }, 2},
 		{"paused again", func() {}, 2},
-		{"15 minutes on: runs", func() { h.now = h.now.Add(pauseFor) }, 3},
+		{"15 minutes on: runs", func() { h.clock.Advance(pauseFor) }, 3},
 	} {
 		step.change()
 		if err := h.run(false); err != nil {
@@ -464,24 +498,44 @@ func TestOpenStoreFailure(t *testing.T) {
 	}
 }
 
-// With every agent slot held, a run waits for one until its context ends, then leaves the
-// events pending without spawning.
+// With every agent slot held, a run waits for one, polling on the clock: it takes the
+// slot once one is free and runs; a run whose context ends while it waits leaves the events
+// pending without spawning.
 func TestNoSlotFree(t *testing.T) {
-	h := newHarness(t)
-	h.seed(2, false)
-	h.env[settings.KeyMaxConcurrentAgents] = "1"
-	held, ok, err := lockfile.TrySlot(SlotsDir(h.dir), 1)
-	if err != nil || !ok {
-		t.Fatal(ok, err)
-	}
-	defer held.Release()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*slotPoll)
-	defer cancel()
-	if err := Run(ctx, h.deps(), session, false); err != nil || len(h.specs) != 0 {
-		t.Errorf("Run: %v, %d spawns", err, len(h.specs))
-	}
-	if c := h.counts(); c != (store.Counts{Pending: 2}) {
-		t.Errorf("queue %+v, want 2 pending", c)
+	for _, freed := range []bool{false, true} {
+		h := newHarness(t)
+		h.seed(2, false)
+		h.env[envname.MaxConcurrentAgents] = "1"
+		h.results = []spawn.Result{answer(obs("Ran once the slot was free"))}
+		held, ok, err := lockfile.TrySlot(settings.Layout(h.dir).Slots(), 1)
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- Run(ctx, h.deps(), session, false) }()
+		h.clock.WaitTimers(1) // every slot busy: the run waits
+		h.clock.Advance(slotPoll)
+		h.clock.WaitTimers(1) // still busy at the next poll
+		if freed {
+			held.Release()
+		} else {
+			cancel()
+		}
+		h.clock.Advance(slotPoll)
+		err = <-done
+		cancel()
+		held.Release()
+		want, spawns := store.Counts{Pending: 2}, 0
+		if freed {
+			want, spawns = store.Counts{Done: 2}, 1
+		}
+		if err != nil || len(h.specs) != spawns {
+			t.Errorf("freed %v: Run: %v, %d spawns, want %d", freed, err, len(h.specs), spawns)
+		}
+		if c := h.counts(); c != want {
+			t.Errorf("freed %v: queue %+v, want %+v", freed, c, want)
+		}
 	}
 }
 
@@ -490,7 +544,7 @@ func TestNoSlotFree(t *testing.T) {
 func TestClaudeStatusRemembersAnUnstartableFile(t *testing.T) {
 	h := newHarness(t)
 	s := h.deps().Settings
-	exe := h.env.Get(settings.KeyClaudePath)
+	exe := h.env.Get(envname.ClaudePath)
 	failedOn := health.Health{Setup: health.Setup{State: health.StateRequired, Reason: "exec format error", Path: exe, Sig: auth.FileSig(exe)}}
 	var ue *claudebin.UnspawnableError
 	if _, err := ClaudeStatus(h.env, s, "linux", failedOn); !errors.As(err, &ue) || ue.Path != exe {
@@ -508,8 +562,8 @@ func TestClaudeStatusRemembersAnUnstartableFile(t *testing.T) {
 // it finished: its run dir holds the lease owner and the transcript it left ("" none).
 func (h *harness) strandRun(sid string, owner spawn.Owner, transcript string) string {
 	h.t.Helper()
-	id := spawn.NewRunID(h.now.Add(-time.Minute))
-	if evs, err := h.db.Claim(context.Background(), sid, id, 40, h.now.Add(-time.Minute)); err != nil || len(evs) == 0 {
+	id := spawn.NewRunID(h.clock.Now().Add(-time.Minute))
+	if evs, err := h.db.Claim(context.Background(), sid, id, 40, h.clock.Now().Add(-time.Minute)); err != nil || len(evs) == 0 {
 		h.t.Fatalf("claim %s: %d events, %v", sid, len(evs), err)
 	}
 	dir, _ := spawn.RunDir(filepath.Join(h.dir, settings.SessionsDir), id)
@@ -547,7 +601,7 @@ func TestStrandedRunsSettledAtOnce(t *testing.T) {
 	h.seed(3, false)
 	addSession := func(sid string) {
 		sess := store.Session{ID: sid, Project: "p"}
-		at := h.now.Add(-time.Hour)
+		at := h.clock.Now().Add(-time.Hour)
 		if _, err := h.db.Ingest(ctx, []store.Captured{{Kind: store.CaptureEvent, Session: sess, At: at,
 			Event: store.Event{Hook: "PostToolUse", ToolName: "Bash", Input: `{"command":"make"}`, At: at, RecordID: sid + "-e"}}}); err != nil {
 			t.Fatal(err)
@@ -555,22 +609,22 @@ func TestStrandedRunsSettledAtOnce(t *testing.T) {
 	}
 	addSession("dead")
 	addSession("live")
-	alive := spawn.Owner{Pid: 100, Start: "1", Host: "h"}
-	gone := spawn.Owner{Pid: 200, Start: "1", Host: "h"}
+	host, _ := os.Hostname() // an owner on another host is taken as alive
+	alive := spawn.Owner{Pid: 100, Start: "1", Host: host}
+	gone := spawn.Owner{Pid: 200, Start: "1", Host: host}
+	h.procs.start[alive.Pid] = alive.Start // pid 200 has no process
 	own := h.strandRun(session, alive, answeredTranscript(obs("Kept from the transcript"), 0.5))
 	dead := h.strandRun("dead", gone, `{"type":"system","subtype":"init"}`+"\n")
 	h.strandRun("live", alive, "")
 	d := h.deps()
-	asked := 0
-	d.Alive = func(o spawn.Owner) bool { asked++; return o == alive }
 	if err := Run(ctx, d, session, false); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.specs) != 0 {
 		t.Errorf("%d spawns: the stored answer covered the session's events", len(h.specs))
 	}
-	if asked != 2 {
-		t.Errorf("the liveness rule was asked %d times, want 2 (the other sessions' runs)", asked)
+	if h.procs.asked != 2 {
+		t.Errorf("the process table was asked %d times, want 2 (the other sessions' runs)", h.procs.asked)
 	}
 	obsNow, err := h.db.SessionObservations(ctx, session, 10)
 	if err != nil || len(obsNow) != 1 || obsNow[0].Title != "Kept from the transcript" || obsNow[0].RunID != own {
@@ -579,7 +633,7 @@ func TestStrandedRunsSettledAtOnce(t *testing.T) {
 	if st := h.counts(); st.Done != 3 || st.Pending != 1 || st.Processing != 1 {
 		t.Errorf("queue %+v; want the session's 3 done, the dead run's 1 pending, the live run's 1 processing", st)
 	}
-	ds, err := h.db.DailyStats(ctx, h.now.Add(-24*time.Hour), h.now.Add(time.Hour), time.UTC, "")
+	ds, err := h.db.DailyStats(ctx, h.clock.Now().Add(-24*time.Hour), h.clock.Now().Add(time.Hour), time.UTC, "")
 	if err != nil || len(ds) != 1 {
 		t.Fatalf("daily stats %+v, %v", ds, err)
 	}
@@ -591,7 +645,7 @@ func TestStrandedRunsSettledAtOnce(t *testing.T) {
 			t.Errorf("log lacks %q:\n%s", want, h.log.String())
 		}
 	}
-	st, err := StrandedRuns(ctx, h.db, h.dir, d.Alive)
+	st, err := StrandedRuns(ctx, h.db, h.dir, spawn.OwnerAlive(h.procs))
 	if err != nil || len(st) != 0 {
 		t.Errorf("stranded after the run: %+v, %v; want none (the live run's owner runs)", st, err)
 	}
@@ -624,7 +678,7 @@ func TestStrandedRuns(t *testing.T) {
 func TestRunWithoutChildLeavesNoRunDir(t *testing.T) {
 	h := newHarness(t)
 	h.seed(2, false)
-	h.env[settings.KeyClaudePath] = filepath.Join(h.dir, "no-such-claude")
+	h.env[envname.ClaudePath] = filepath.Join(h.dir, "no-such-claude")
 	if err := h.run(false); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"os"
-	"path/filepath"
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
@@ -35,7 +34,7 @@ func StrandedRuns(ctx context.Context, db *store.DB, dataDir string, alive func(
 	}
 	var out []Stranded
 	for _, r := range runs {
-		dir, ok := spawn.RunDir(filepath.Join(dataDir, settings.SessionsDir), r.ID)
+		dir, ok := spawn.RunDir(settings.Layout(dataDir).Runs(), r.ID)
 		if !ok {
 			continue
 		}
@@ -51,7 +50,7 @@ func StrandedRuns(ctx context.Context, db *store.DB, dataDir string, alive func(
 // it returns the dir ("" when none could be written: the stale timeout then covers the run).
 func (o *observeRun) lease(id string) string {
 	dir := o.runDir(id)
-	own, err := o.d.Self()
+	own, err := spawn.SelfOwner(o.d.Procs)
 	if err != nil {
 		// A platform without process start times: the session's next run, which holds its
 		// lock, or the stale timeout settles it.
@@ -70,7 +69,7 @@ func (o *observeRun) lease(id string) string {
 
 // runDir is the dir of this process's run id (NewRunID's ids always name one).
 func (o *observeRun) runDir(id string) string {
-	dir, _ := spawn.RunDir(filepath.Join(o.s.DataDir, settings.SessionsDir), id)
+	dir, _ := spawn.RunDir(settings.Layout(o.s.DataDir).Runs(), id)
 	return dir
 }
 
@@ -92,19 +91,19 @@ func (o *observeRun) settleStranded(ctx context.Context, db *store.DB) {
 		o.log.Warn().Err(err).Msg("reading the claimed runs failed; a later run settles them")
 		return
 	}
-	sessions := filepath.Join(o.s.DataDir, settings.SessionsDir)
+	sessions := settings.Layout(o.s.DataDir).Runs()
 	for _, r := range runs {
 		dir, ok := spawn.RunDir(sessions, r.ID)
 		if !ok {
 			continue
 		}
 		if r.SessionID != o.session {
-			if own, err := spawn.ReadOwner(dir); err != nil || o.d.Alive(own) {
+			if own, err := spawn.ReadOwner(dir); err != nil || o.alive(own) {
 				continue
 			}
 			// Another session's: settled under its lock, taken only if free, so a run
 			// SessionStart started for it meanwhile settles it alone.
-			unlock, ok, err := lockfile.TryLock(sessionLock(filepath.Join(o.s.DataDir, settings.LocksDir), r.SessionID))
+			unlock, ok, err := lockfile.TryLock(sessionLock(settings.Layout(o.s.DataDir).Locks(), r.SessionID))
 			if err != nil || !ok {
 				continue
 			}

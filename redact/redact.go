@@ -13,7 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/envname"
 )
 
 // Counts is how many values of each kind were redacted. The zero value (nil) is empty.
@@ -115,7 +115,7 @@ var sensitiveParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "A
 // settings error must show the value it rejects).
 func SensitiveName(name string) bool {
 	u := strings.ToUpper(name)
-	return u != settings.KeyAuthSource && u != settings.KeyRedactSecrets &&
+	return u != envname.AuthSource && u != envname.RedactSecrets &&
 		slices.ContainsFunc(sensitiveParts, func(p string) bool { return strings.Contains(u, p) })
 }
 

@@ -26,55 +26,6 @@ import (
 // JavaScript claude-mem's, whose claude-mem.db has another schema.
 const DirName = "claude-mem"
 
-// Files and dirs inside the data dir (DESIGN.md §7).
-const (
-	SettingsFile = "settings.json"
-	DotEnvFile   = ".env"
-	DBFile       = "claude-mem.db"
-	LogsDir      = "logs"
-	SessionsDir  = "observer-sessions"
-	ConfigDir    = "observer-config"
-	LocksDir     = "locks"
-	HealthFile   = "health.json"
-	JournalDir   = "journal"
-	LogFile      = "hook.log" // in LogsDir
-)
-
-// dataDirEntries are what other packages read or write in the data dir, each checked
-// (private.Lstat) by every Load so that one another user planted is named in SessionStart
-// and doctor; each is also refused where it is opened (on the open fd). settings.json and
-// .env are not here: Load reads them itself, through private.
-var dataDirEntries = []string{
-	DBFile, DBFile + "-wal", DBFile + "-shm", DBFile + "-journal", HealthFile,
-	LogsDir, filepath.Join(LogsDir, LogFile), filepath.Join(LogsDir, LogFile+".1"),
-	LocksDir, SessionsDir, ConfigDir, JournalDir,
-}
-
-// The keys, with their defaults (DESIGN.md §7).
-const (
-	KeyMaxConcurrentAgents = "CLAUDE_MEM_MAX_CONCURRENT_AGENTS"
-	KeyModel               = "CLAUDE_MEM_MODEL"
-	KeyClaudePath          = "CLAUDE_MEM_CLAUDE_PATH"
-	KeyAuthSource          = "CLAUDE_MEM_AUTH_SOURCE"
-	KeyAPIKeyHelper        = "CLAUDE_MEM_API_KEY_HELPER"
-	KeyPreserveProxy       = "CLAUDE_MEM_PRESERVE_PROXY"
-	KeyPassEnv             = "CLAUDE_MEM_PASS_ENV"
-	KeyContextObservations = "CLAUDE_MEM_CONTEXT_OBSERVATIONS"
-	KeyExcludedProjects    = "CLAUDE_MEM_EXCLUDED_PROJECTS"
-	KeySkipTools           = "CLAUDE_MEM_SKIP_TOOLS"
-	KeyObserverTimeout     = "CLAUDE_MEM_OBSERVER_TIMEOUT"
-	KeyObserverRetention   = "CLAUDE_MEM_OBSERVER_RETENTION"
-	KeyLogLevel            = "CLAUDE_MEM_LOG_LEVEL"
-	KeyDataDir             = "CLAUDE_MEM_DATA_DIR"
-	KeyDailyBudgetUSD      = "CLAUDE_MEM_DAILY_BUDGET_USD"
-	KeyBatchEvents         = "CLAUDE_MEM_BATCH_EVENTS"
-	KeyBatchWait           = "CLAUDE_MEM_BATCH_WAIT"
-	KeySkipSubagents       = "CLAUDE_MEM_SKIP_SUBAGENTS"
-	KeySystemPrompt        = "CLAUDE_MEM_OBSERVER_SYSTEM_PROMPT"
-	KeyRedactSecrets       = "CLAUDE_MEM_REDACT_SECRETS"
-	KeyLoadedMessage       = "CLAUDE_MEM_LOADED_MESSAGE"
-)
-
 // AuthSources are the values CLAUDE_MEM_AUTH_SOURCE accepts.
 var AuthSources = []string{"auto", "env", "apiKey", "apiKeyHelper", "keychain", "credentials"}
 
@@ -102,19 +53,19 @@ type key struct {
 }
 
 var keys = []key{
-	{KeyMaxConcurrentAgents, "2", func(s *Settings, v string) error { return parseInt(v, 0, maxAgents, &s.MaxConcurrentAgents) }},
-	{KeyModel, "haiku", func(s *Settings, v string) error { return nonEmpty(v, &s.Model) }},
-	{KeyClaudePath, "", func(s *Settings, v string) error { s.ClaudePath = v; return nil }},
-	{KeyAuthSource, "auto", func(s *Settings, v string) error { return oneOf(v, AuthSources, &s.AuthSource) }},
-	{KeyAPIKeyHelper, "", func(s *Settings, v string) error { s.APIKeyHelper = v; return nil }},
-	{KeyPreserveProxy, "true", func(s *Settings, v string) error { return parseBool(v, &s.PreserveProxy) }},
-	{KeyPassEnv, "", func(s *Settings, v string) error { s.PassEnv = splitList(v); return nil }},
-	{KeyContextObservations, "200", func(s *Settings, v string) error {
+	{envname.MaxConcurrentAgents, "2", func(s *Settings, v string) error { return parseInt(v, 0, maxAgents, &s.MaxConcurrentAgents) }},
+	{envname.Model, "haiku", func(s *Settings, v string) error { return nonEmpty(v, &s.Model) }},
+	{envname.ClaudePath, "", func(s *Settings, v string) error { s.ClaudePath = v; return nil }},
+	{envname.AuthSource, "auto", func(s *Settings, v string) error { return oneOf(v, AuthSources, &s.AuthSource) }},
+	{envname.APIKeyHelper, "", func(s *Settings, v string) error { s.APIKeyHelper = v; return nil }},
+	{envname.PreserveProxy, "true", func(s *Settings, v string) error { return parseBool(v, &s.PreserveProxy) }},
+	{envname.PassEnv, "", func(s *Settings, v string) error { s.PassEnv = splitList(v); return nil }},
+	{envname.ContextObservations, "200", func(s *Settings, v string) error {
 		return parseInt(v, 0, maxContextObservations, &s.ContextObservations)
 	}},
-	{KeyExcludedProjects, "", func(s *Settings, v string) error { s.ExcludedProjects = splitList(v); return nil }},
-	{KeySkipTools, "TodoWrite,AskUserQuestion,ListMcpResourcesTool,Skill", func(s *Settings, v string) error { s.SkipTools = splitList(v); return nil }},
-	{KeyObserverTimeout, "300", func(s *Settings, v string) error {
+	{envname.ExcludedProjects, "", func(s *Settings, v string) error { s.ExcludedProjects = splitList(v); return nil }},
+	{envname.SkipTools, "TodoWrite,AskUserQuestion,ListMcpResourcesTool,Skill", func(s *Settings, v string) error { s.SkipTools = splitList(v); return nil }},
+	{envname.ObserverTimeout, "300", func(s *Settings, v string) error {
 		var n int
 		if err := parseInt(v, 1, maxTimeoutSeconds, &n); err != nil {
 			return err
@@ -122,11 +73,11 @@ var keys = []key{
 		s.ObserverTimeout = time.Duration(n) * time.Second
 		return nil
 	}},
-	{KeyObserverRetention, "50", func(s *Settings, v string) error { return parseInt(v, 1, maxRetention, &s.ObserverRetention) }},
-	{KeyLogLevel, "info", func(s *Settings, v string) error { return oneOf(v, LogLevels, &s.LogLevel) }},
-	{KeyDailyBudgetUSD, "5", func(s *Settings, v string) error { return parseDollars(v, &s.DailyBudgetUSD) }},
-	{KeyBatchEvents, "10", func(s *Settings, v string) error { return parseInt(v, 1, maxBatchEvents, &s.BatchEvents) }},
-	{KeyBatchWait, "300", func(s *Settings, v string) error {
+	{envname.ObserverRetention, "50", func(s *Settings, v string) error { return parseInt(v, 1, maxRetention, &s.ObserverRetention) }},
+	{envname.LogLevel, "info", func(s *Settings, v string) error { return oneOf(v, LogLevels, &s.LogLevel) }},
+	{envname.DailyBudgetUSD, "5", func(s *Settings, v string) error { return parseDollars(v, &s.DailyBudgetUSD) }},
+	{envname.BatchEvents, "10", func(s *Settings, v string) error { return parseInt(v, 1, maxBatchEvents, &s.BatchEvents) }},
+	{envname.BatchWait, "300", func(s *Settings, v string) error {
 		var n int
 		if err := parseInt(v, 0, maxBatchWaitSeconds, &n); err != nil {
 			return err
@@ -134,10 +85,10 @@ var keys = []key{
 		s.BatchWait = time.Duration(n) * time.Second
 		return nil
 	}},
-	{KeySkipSubagents, "false", func(s *Settings, v string) error { return parseBool(v, &s.SkipSubagents) }},
-	{KeySystemPrompt, "true", func(s *Settings, v string) error { return parseBool(v, &s.SystemPrompt) }},
-	{KeyRedactSecrets, "true", func(s *Settings, v string) error { return parseBool(v, &s.RedactSecrets) }},
-	{KeyLoadedMessage, "true", func(s *Settings, v string) error { return parseBool(v, &s.LoadedMessage) }},
+	{envname.SkipSubagents, "false", func(s *Settings, v string) error { return parseBool(v, &s.SkipSubagents) }},
+	{envname.SystemPrompt, "true", func(s *Settings, v string) error { return parseBool(v, &s.SystemPrompt) }},
+	{envname.RedactSecrets, "true", func(s *Settings, v string) error { return parseBool(v, &s.RedactSecrets) }},
+	{envname.LoadedMessage, "true", func(s *Settings, v string) error { return parseBool(v, &s.LoadedMessage) }},
 }
 
 // DataDir decides the data dir: CLAUDE_MEM_DATA_DIR when set (it must be absolute), else
@@ -146,23 +97,23 @@ var keys = []key{
 // CLAUDE_MEM_DATA_DIR variable).
 func DataDir(env Env, xdgDataHome, goos string) (string, error) {
 	dir := ""
-	if v := strings.TrimSpace(env.Get(KeyDataDir)); v != "" {
+	if v := strings.TrimSpace(env.Get(envname.DataDir)); v != "" {
 		if !filepath.IsAbs(v) {
-			return "", fmt.Errorf("%s=%s: not an absolute path", KeyDataDir, v)
+			return "", fmt.Errorf("%s=%s: not an absolute path", envname.DataDir, v)
 		}
 		dir = filepath.Clean(v)
 	} else if why := noHome(env, goos); why != "" && !filepath.IsAbs(env.Get("XDG_DATA_HOME")) {
 		// xdg derives its data home from the home dir, and makes "/" of a missing one: the
 		// data would land in /.local/share, one dir for every process run without a home
 		// (cron, services, containers). An absolute XDG_DATA_HOME does not need a home.
-		return "", fmt.Errorf("no data dir: %s and %s is not set", why, KeyDataDir)
+		return "", fmt.Errorf("no data dir: %s and %s is not set", why, envname.DataDir)
 	} else if xdgDataHome != "" {
 		dir = filepath.Join(xdgDataHome, DirName)
 	} else {
 		return "", errors.New("no data dir: neither CLAUDE_MEM_DATA_DIR nor an XDG data home is known")
 	}
 	if home := env.Get(envname.Home); home != "" && dir == filepath.Join(home, ".claude-mem") {
-		return "", fmt.Errorf("%s is the JavaScript claude-mem's data dir (another database schema); set %s to another directory", dir, KeyDataDir)
+		return "", fmt.Errorf("%s is the JavaScript claude-mem's data dir (another database schema); set %s to another directory", dir, envname.DataDir)
 	}
 	return dir, nil
 }
@@ -199,7 +150,7 @@ func EnsureDataDir(dir string) error {
 		return err
 	}
 	// logs may be refused (logfile checks it): that costs the log, never the memory.
-	return os.MkdirAll(filepath.Join(dir, LogsDir), 0o700)
+	return os.MkdirAll(Layout(dir).Logs(), 0o700)
 }
 
 // Load computes the effective settings: for each key the environment, then
@@ -221,10 +172,10 @@ func Load(env Env, xdgDataHome, goos string) (*Settings, error) {
 	var file map[string]string
 	var fileErr error
 	if dirErr == nil {
-		file, fileErr = readSettingsFile(filepath.Join(dir, SettingsFile))
+		file, fileErr = readSettingsFile(Layout(dir).Settings())
 	}
 	if fileErr != nil {
-		s.Errors = append(s.Errors, &Error{Key: SettingsFile, Value: filepath.Join(dir, SettingsFile), Problem: fileErr.Error(), Default: "defaults for every key", Err: fileErr})
+		s.Errors = append(s.Errors, &Error{Key: SettingsFile, Value: Layout(dir).Settings(), Problem: fileErr.Error(), Default: "defaults for every key", Err: fileErr})
 	}
 	for _, k := range keys {
 		raw, origin := k.def, FromDefault
@@ -253,9 +204,9 @@ func Load(env Env, xdgDataHome, goos string) (*Settings, error) {
 		return s, dirErr
 	}
 	var err error
-	s.DotEnv, s.DotEnvIgnored, err = readDotEnv(filepath.Join(dir, DotEnvFile))
+	s.DotEnv, s.DotEnvIgnored, err = readDotEnv(Layout(dir).DotEnv())
 	if err != nil {
-		s.Errors = append(s.Errors, &Error{Key: DotEnvFile, Value: filepath.Join(dir, DotEnvFile), Problem: err.Error(), Default: "no .env values", Err: err})
+		s.Errors = append(s.Errors, &Error{Key: DotEnvFile, Value: Layout(dir).DotEnv(), Problem: err.Error(), Default: "no .env values", Err: err})
 	}
 	for _, name := range dataDirEntries {
 		path := filepath.Join(dir, name)

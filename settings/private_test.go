@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/private"
 )
 
@@ -27,7 +28,7 @@ func planted(t *testing.T, dir string) {
 
 func loadDir(t *testing.T, dir string) (*Settings, error) {
 	t.Helper()
-	return Load(Env{KeyDataDir: dir, KeyLogLevel: "debug", "HOME": "/nonexistent"}, "", "linux")
+	return Load(Env{envname.DataDir: dir, envname.LogLevel: "debug", "HOME": "/nonexistent"}, "", "linux")
 }
 
 // applied reports whether planted's values were read.

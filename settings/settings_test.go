@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/private"
 )
 
@@ -16,7 +17,7 @@ func load(t *testing.T, env Env, file, dotenv string) *Settings {
 	t.Helper()
 	dir := t.TempDir()
 	env = copyEnv(env)
-	env[KeyDataDir] = dir
+	env[envname.DataDir] = dir
 	if file != "" {
 		if err := os.WriteFile(filepath.Join(dir, SettingsFile), []byte(file), 0o600); err != nil {
 			t.Fatal(err)
@@ -71,56 +72,56 @@ func TestStrictParsing(t *testing.T) {
 		bad      bool
 		check    func(*Settings) bool
 	}{
-		{KeyMaxConcurrentAgents, "0", false, func(s *Settings) bool { return s.MaxConcurrentAgents == 0 }},
-		{KeyMaxConcurrentAgents, " 3 ", false, func(s *Settings) bool { return s.MaxConcurrentAgents == 3 }},
-		{KeyMaxConcurrentAgents, "abc", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
-		{KeyMaxConcurrentAgents, "2.5", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
-		{KeyMaxConcurrentAgents, "-1", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
-		{KeyMaxConcurrentAgents, "", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
-		{KeyContextObservations, "0", false, func(s *Settings) bool { return s.ContextObservations == 0 }},
-		{KeyObserverTimeout, "0", true, func(s *Settings) bool { return s.ObserverTimeout == 300*time.Second }},
-		{KeyObserverTimeout, "45", false, func(s *Settings) bool { return s.ObserverTimeout == 45*time.Second }},
-		{KeyObserverRetention, "0", true, func(s *Settings) bool { return s.ObserverRetention == 50 }},
+		{envname.MaxConcurrentAgents, "0", false, func(s *Settings) bool { return s.MaxConcurrentAgents == 0 }},
+		{envname.MaxConcurrentAgents, " 3 ", false, func(s *Settings) bool { return s.MaxConcurrentAgents == 3 }},
+		{envname.MaxConcurrentAgents, "abc", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
+		{envname.MaxConcurrentAgents, "2.5", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
+		{envname.MaxConcurrentAgents, "-1", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
+		{envname.MaxConcurrentAgents, "", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
+		{envname.ContextObservations, "0", false, func(s *Settings) bool { return s.ContextObservations == 0 }},
+		{envname.ObserverTimeout, "0", true, func(s *Settings) bool { return s.ObserverTimeout == 300*time.Second }},
+		{envname.ObserverTimeout, "45", false, func(s *Settings) bool { return s.ObserverTimeout == 45*time.Second }},
+		{envname.ObserverRetention, "0", true, func(s *Settings) bool { return s.ObserverRetention == 50 }},
 		// Upper bounds: 10000000000 s overflowed time.Duration into a negative timeout.
-		{KeyObserverTimeout, "10000000000", true, func(s *Settings) bool { return s.ObserverTimeout == 300*time.Second }},
-		{KeyObserverTimeout, "99999999999999999999", true, func(s *Settings) bool { return s.ObserverTimeout == 300*time.Second }},
-		{KeyObserverTimeout, "3600", false, func(s *Settings) bool { return s.ObserverTimeout == time.Hour }},
-		{KeyObserverTimeout, "3601", true, func(s *Settings) bool { return s.ObserverTimeout == 300*time.Second }},
-		{KeyObserverRetention, "10001", true, func(s *Settings) bool { return s.ObserverRetention == 50 }},
-		{KeyMaxConcurrentAgents, "16", false, func(s *Settings) bool { return s.MaxConcurrentAgents == 16 }},
-		{KeyMaxConcurrentAgents, "17", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
-		{KeyContextObservations, "1001", true, func(s *Settings) bool { return s.ContextObservations == 200 }},
-		{KeyPreserveProxy, "false", false, func(s *Settings) bool { return !s.PreserveProxy }},
-		{KeyPreserveProxy, "0", false, func(s *Settings) bool { return !s.PreserveProxy }},
-		{KeyPreserveProxy, "maybe", true, func(s *Settings) bool { return s.PreserveProxy }},
-		{KeyAuthSource, "keychain", false, func(s *Settings) bool { return s.AuthSource == "keychain" }},
-		{KeyAuthSource, "APIKEY", false, func(s *Settings) bool { return s.AuthSource == "apiKey" }},
-		{KeyAuthSource, "vault", true, func(s *Settings) bool { return s.AuthSource == "auto" }},
-		{KeyLogLevel, "DEBUG", false, func(s *Settings) bool { return s.LogLevel == "debug" }},
-		{KeyLogLevel, "loud", true, func(s *Settings) bool { return s.LogLevel == "info" }},
-		{KeyModel, "", true, func(s *Settings) bool { return s.Model == "haiku" }},
-		{KeyDailyBudgetUSD, "0", false, func(s *Settings) bool { return s.DailyBudgetUSD == 0 }},
-		{KeyDailyBudgetUSD, "2.50", false, func(s *Settings) bool { return s.DailyBudgetUSD == 2.5 }},
-		{KeyDailyBudgetUSD, "-1", true, func(s *Settings) bool { return s.DailyBudgetUSD == 5 }},
-		{KeyDailyBudgetUSD, "NaN", true, func(s *Settings) bool { return s.DailyBudgetUSD == 5 }},
-		{KeyDailyBudgetUSD, "Inf", true, func(s *Settings) bool { return s.DailyBudgetUSD == 5 }},
-		{KeyDailyBudgetUSD, "1e3", true, func(s *Settings) bool { return s.DailyBudgetUSD == 5 }},
-		{KeyDailyBudgetUSD, "$5", true, func(s *Settings) bool { return s.DailyBudgetUSD == 5 }},
-		{KeyDailyBudgetUSD, "0x10", true, func(s *Settings) bool { return s.DailyBudgetUSD == 5 }},
-		{KeyBatchEvents, "1", false, func(s *Settings) bool { return s.BatchEvents == 1 }},
-		{KeyBatchEvents, "0", true, func(s *Settings) bool { return s.BatchEvents == 10 }},
-		{KeyBatchWait, "0", false, func(s *Settings) bool { return s.BatchWait == 0 }},
-		{KeyBatchWait, "1.5", true, func(s *Settings) bool { return s.BatchWait == 300*time.Second }},
-		{KeySkipSubagents, "true", false, func(s *Settings) bool { return s.SkipSubagents }},
-		{KeySkipSubagents, "sometimes", true, func(s *Settings) bool { return !s.SkipSubagents }},
-		{KeySystemPrompt, "false", false, func(s *Settings) bool { return !s.SystemPrompt }},
-		{KeyRedactSecrets, "false", false, func(s *Settings) bool { return !s.RedactSecrets }},
-		{KeyRedactSecrets, "off", false, func(s *Settings) bool { return !s.RedactSecrets }},
-		{KeyRedactSecrets, "nah", true, func(s *Settings) bool { return s.RedactSecrets }},
-		{KeyLoadedMessage, "false", false, func(s *Settings) bool { return !s.LoadedMessage }},
-		{KeyLoadedMessage, "quiet", true, func(s *Settings) bool { return s.LoadedMessage }},
-		{KeySkipTools, "", false, func(s *Settings) bool { return len(s.SkipTools) == 0 }},
-		{KeyPassEnv, "AWS_REGION, CLAUDE_CODE_USE_BEDROCK", false, func(s *Settings) bool {
+		{envname.ObserverTimeout, "10000000000", true, func(s *Settings) bool { return s.ObserverTimeout == 300*time.Second }},
+		{envname.ObserverTimeout, "99999999999999999999", true, func(s *Settings) bool { return s.ObserverTimeout == 300*time.Second }},
+		{envname.ObserverTimeout, "3600", false, func(s *Settings) bool { return s.ObserverTimeout == time.Hour }},
+		{envname.ObserverTimeout, "3601", true, func(s *Settings) bool { return s.ObserverTimeout == 300*time.Second }},
+		{envname.ObserverRetention, "10001", true, func(s *Settings) bool { return s.ObserverRetention == 50 }},
+		{envname.MaxConcurrentAgents, "16", false, func(s *Settings) bool { return s.MaxConcurrentAgents == 16 }},
+		{envname.MaxConcurrentAgents, "17", true, func(s *Settings) bool { return s.MaxConcurrentAgents == 2 }},
+		{envname.ContextObservations, "1001", true, func(s *Settings) bool { return s.ContextObservations == 200 }},
+		{envname.PreserveProxy, "false", false, func(s *Settings) bool { return !s.PreserveProxy }},
+		{envname.PreserveProxy, "0", false, func(s *Settings) bool { return !s.PreserveProxy }},
+		{envname.PreserveProxy, "maybe", true, func(s *Settings) bool { return s.PreserveProxy }},
+		{envname.AuthSource, "keychain", false, func(s *Settings) bool { return s.AuthSource == "keychain" }},
+		{envname.AuthSource, "APIKEY", false, func(s *Settings) bool { return s.AuthSource == "apiKey" }},
+		{envname.AuthSource, "vault", true, func(s *Settings) bool { return s.AuthSource == "auto" }},
+		{envname.LogLevel, "DEBUG", false, func(s *Settings) bool { return s.LogLevel == "debug" }},
+		{envname.LogLevel, "loud", true, func(s *Settings) bool { return s.LogLevel == "info" }},
+		{envname.Model, "", true, func(s *Settings) bool { return s.Model == "haiku" }},
+		{envname.DailyBudgetUSD, "0", false, func(s *Settings) bool { return s.DailyBudgetUSD == 0 }},
+		{envname.DailyBudgetUSD, "2.50", false, func(s *Settings) bool { return s.DailyBudgetUSD == 2.5 }},
+		{envname.DailyBudgetUSD, "-1", true, func(s *Settings) bool { return s.DailyBudgetUSD == 5 }},
+		{envname.DailyBudgetUSD, "NaN", true, func(s *Settings) bool { return s.DailyBudgetUSD == 5 }},
+		{envname.DailyBudgetUSD, "Inf", true, func(s *Settings) bool { return s.DailyBudgetUSD == 5 }},
+		{envname.DailyBudgetUSD, "1e3", true, func(s *Settings) bool { return s.DailyBudgetUSD == 5 }},
+		{envname.DailyBudgetUSD, "$5", true, func(s *Settings) bool { return s.DailyBudgetUSD == 5 }},
+		{envname.DailyBudgetUSD, "0x10", true, func(s *Settings) bool { return s.DailyBudgetUSD == 5 }},
+		{envname.BatchEvents, "1", false, func(s *Settings) bool { return s.BatchEvents == 1 }},
+		{envname.BatchEvents, "0", true, func(s *Settings) bool { return s.BatchEvents == 10 }},
+		{envname.BatchWait, "0", false, func(s *Settings) bool { return s.BatchWait == 0 }},
+		{envname.BatchWait, "1.5", true, func(s *Settings) bool { return s.BatchWait == 300*time.Second }},
+		{envname.SkipSubagents, "true", false, func(s *Settings) bool { return s.SkipSubagents }},
+		{envname.SkipSubagents, "sometimes", true, func(s *Settings) bool { return !s.SkipSubagents }},
+		{envname.SystemPrompt, "false", false, func(s *Settings) bool { return !s.SystemPrompt }},
+		{envname.RedactSecrets, "false", false, func(s *Settings) bool { return !s.RedactSecrets }},
+		{envname.RedactSecrets, "off", false, func(s *Settings) bool { return !s.RedactSecrets }},
+		{envname.RedactSecrets, "nah", true, func(s *Settings) bool { return s.RedactSecrets }},
+		{envname.LoadedMessage, "false", false, func(s *Settings) bool { return !s.LoadedMessage }},
+		{envname.LoadedMessage, "quiet", true, func(s *Settings) bool { return s.LoadedMessage }},
+		{envname.SkipTools, "", false, func(s *Settings) bool { return len(s.SkipTools) == 0 }},
+		{envname.PassEnv, "AWS_REGION, CLAUDE_CODE_USE_BEDROCK", false, func(s *Settings) bool {
 			return reflect.DeepEqual(s.PassEnv, []string{"AWS_REGION", "CLAUDE_CODE_USE_BEDROCK"})
 		}},
 	} {
@@ -140,19 +141,19 @@ func TestStrictParsing(t *testing.T) {
 }
 
 func TestErrorText(t *testing.T) {
-	s := load(t, Env{KeyMaxConcurrentAgents: "abc"}, "", "")
+	s := load(t, Env{envname.MaxConcurrentAgents: "abc"}, "", "")
 	if got, want := s.Errors[0].Error(), "CLAUDE_MEM_MAX_CONCURRENT_AGENTS=abc: not a whole number; using 2"; got != want {
 		t.Fatalf("got %q want %q", got, want)
 	}
 	for _, v := range s.Values {
-		if v.Key == KeyMaxConcurrentAgents && (v.Value != "2" || v.Origin != FromDefault || v.Error != "CLAUDE_MEM_MAX_CONCURRENT_AGENTS=abc: not a whole number; using 2 (from env)") {
+		if v.Key == envname.MaxConcurrentAgents && (v.Value != "2" || v.Origin != FromDefault || v.Error != "CLAUDE_MEM_MAX_CONCURRENT_AGENTS=abc: not a whole number; using 2 (from env)") {
 			t.Fatalf("doctor's value for a rejected setting: %+v (want the default in effect, and the error)", v)
 		}
 	}
 }
 
 func TestOrigins(t *testing.T) {
-	s := load(t, Env{KeyModel: "sonnet"}, `{"CLAUDE_MEM_MODEL":"opus","CLAUDE_MEM_MAX_CONCURRENT_AGENTS":0,"CLAUDE_MEM_PRESERVE_PROXY":false}`, "")
+	s := load(t, Env{envname.Model: "sonnet"}, `{"CLAUDE_MEM_MODEL":"opus","CLAUDE_MEM_MAX_CONCURRENT_AGENTS":0,"CLAUDE_MEM_PRESERVE_PROXY":false}`, "")
 	if s.Model != "sonnet" || s.MaxConcurrentAgents != 0 || s.PreserveProxy {
 		t.Fatalf("%+v", s)
 	}
@@ -160,7 +161,7 @@ func TestOrigins(t *testing.T) {
 	for _, v := range s.Values {
 		origins[v.Key] = v.Origin
 	}
-	if origins[KeyModel] != FromEnv || origins[KeyMaxConcurrentAgents] != FromFile || origins[KeyLogLevel] != FromDefault {
+	if origins[envname.Model] != FromEnv || origins[envname.MaxConcurrentAgents] != FromFile || origins[envname.LogLevel] != FromDefault {
 		t.Fatalf("origins %v", origins)
 	}
 }
@@ -205,20 +206,20 @@ func TestDataDir(t *testing.T) {
 	if d, err := DataDir(home, "/home/u/.local/share", "linux"); err != nil || d != "/home/u/.local/share/claude-mem" {
 		t.Fatalf("%q %v", d, err)
 	}
-	if d, err := DataDir(Env{KeyDataDir: "/x/y/"}, "/home/u/.local/share", "linux"); err != nil || d != "/x/y" {
+	if d, err := DataDir(Env{envname.DataDir: "/x/y/"}, "/home/u/.local/share", "linux"); err != nil || d != "/x/y" {
 		t.Fatalf("%q %v", d, err)
 	}
-	if _, err := DataDir(Env{KeyDataDir: "rel/dir"}, "/h", "linux"); err == nil {
+	if _, err := DataDir(Env{envname.DataDir: "rel/dir"}, "/h", "linux"); err == nil {
 		t.Fatal("relative CLAUDE_MEM_DATA_DIR accepted")
 	}
-	s, err := Load(Env{KeyDataDir: "rel/dir", KeyModel: "opus"}, "/h", "linux")
+	s, err := Load(Env{envname.DataDir: "rel/dir", envname.Model: "opus"}, "/h", "linux")
 	if err == nil || s == nil || s.DataDir != "" || s.Model != "opus" || s.MaxConcurrentAgents != 2 {
 		t.Fatalf("Load with an unknown data dir: %+v %v", s, err)
 	}
 	if d, _ := DataDir(home, "/h", "linux"); strings.Contains(d, ".claude-mem") {
 		t.Fatal("must never be the JavaScript claude-mem's dir")
 	}
-	if _, err := DataDir(Env{"HOME": "/home/u", KeyDataDir: "/home/u/.claude-mem/"}, "/h", "linux"); err == nil || !strings.Contains(err.Error(), "JavaScript claude-mem") {
+	if _, err := DataDir(Env{"HOME": "/home/u", envname.DataDir: "/home/u/.claude-mem/"}, "/h", "linux"); err == nil || !strings.Contains(err.Error(), "JavaScript claude-mem") {
 		t.Fatalf("~/.claude-mem accepted: %v", err)
 	}
 }
@@ -242,8 +243,8 @@ func TestDataDirNeedsAHome(t *testing.T) {
 		{"windows: neither", Env{}, `C:\Users\u\AppData\Local`, "windows", "", "no data dir: HOME and USERPROFILE are unset and CLAUDE_MEM_DATA_DIR is not set"},
 		{"windows: USERPROFILE", Env{"USERPROFILE": `C:\Users\u`}, "/appdata", "windows", "/appdata/claude-mem", ""},
 		{"control: HOME set", Env{"HOME": "/home/u"}, "/home/u/.local/share", "linux", "/home/u/.local/share/claude-mem", ""},
-		{"CLAUDE_MEM_DATA_DIR, HOME unset", Env{KeyDataDir: "/srv/mem"}, "/.local/share", "linux", "/srv/mem", ""},
-		{"CLAUDE_MEM_DATA_DIR, HOME /", Env{"HOME": "/", KeyDataDir: "/srv/mem"}, "/.local/share", "linux", "/srv/mem", ""},
+		{"CLAUDE_MEM_DATA_DIR, HOME unset", Env{envname.DataDir: "/srv/mem"}, "/.local/share", "linux", "/srv/mem", ""},
+		{"CLAUDE_MEM_DATA_DIR, HOME /", Env{"HOME": "/", envname.DataDir: "/srv/mem"}, "/.local/share", "linux", "/srv/mem", ""},
 		{"absolute XDG_DATA_HOME, HOME unset", Env{"XDG_DATA_HOME": "/xdg"}, "/xdg", "linux", "/xdg/claude-mem", ""},
 		{"relative XDG_DATA_HOME, HOME unset", Env{"XDG_DATA_HOME": "xdg"}, "/.local/share", "linux", "", "no data dir: HOME is unset and CLAUDE_MEM_DATA_DIR is not set"},
 	} {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/budget"
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -257,7 +258,7 @@ func table(w io.Writer, title, head string, rows []Row, cells func(Row) []any) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, head+"\t")
 	for _, row := range rows {
-		day, proj := row.Day, elide(printable.Text(row.Project), maxProject)
+		day, proj := row.Day, clip.Middle(printable.Text(row.Project), maxProject)
 		if day == "" {
 			day, proj = "total", ""
 		}
@@ -268,17 +269,6 @@ func table(w io.Writer, title, head string, rows []Row, cells func(Row) []any) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-}
-
-// elide keeps s within n runes, cutting its middle: two projects that share a prefix stay
-// apart by their ends.
-func elide(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	head := (n - 1) / 2
-	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }
 
 // count writes n with thousands separators.

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/memory"
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/vocab"
 )
@@ -142,7 +143,7 @@ func TestRenderFits100Columns(t *testing.T) {
 			t.Errorf("a line of %d columns: %q", n, l)
 		}
 	}
-	for _, s := range []string{"1,234,567,890", "9,876,543,210", "5,555,555,555", "444,444,444", "12345.6789", "999999", "123456", "65432", elide(long, maxProject)} {
+	for _, s := range []string{"1,234,567,890", "9,876,543,210", "5,555,555,555", "444,444,444", "12345.6789", "999999", "123456", "65432", clip.Middle(long, maxProject)} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("the report lacks %q whole:\n%s", s, b.String())
 		}

@@ -65,7 +65,7 @@ CREATE TABLE IF NOT EXISTS stored_redactions (
 			return fmt.Errorf("redacting %s: %w", t.name, err)
 		}
 	}
-	total, err := scrubRunFiles(filepath.Join(dataDir, settings.SessionsDir))
+	total, err := scrubRunFiles(settings.Layout(dataDir).Runs())
 	if err != nil {
 		return fmt.Errorf("scrubbing the observer's run files: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -87,7 +88,7 @@ func TestRunUnknownSubcommandPrintsUsageToStderrAndExits2(t *testing.T) {
 
 func TestRunWithoutArgumentsIsHookModeAndAlwaysExits0(t *testing.T) {
 	dir := t.TempDir()
-	env := settings.Env{settings.KeyDataDir: filepath.Join(dir, "data"), "HOME": filepath.Join(dir, "home"), "PATH": ""}
+	env := settings.Env{envname.DataDir: filepath.Join(dir, "data"), "HOME": filepath.Join(dir, "home"), "PATH": ""}
 	for _, stdin := range []string{"", "bogus", "not json", `["x"]`, `{"hook_event_name":"Nope"}`,
 		`{"hook_event_name":"UserPromptSubmit","session_id":"s","cwd":"rel"}`} {
 		rc, out, errs := runProc(t, env, stdin)
@@ -111,7 +112,7 @@ func TestRunWithoutArgumentsIsHookModeAndAlwaysExits0(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "afile"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	bad := settings.Env{settings.KeyDataDir: filepath.Join(dir, "afile", "data"), "HOME": env["HOME"], "PATH": ""}
+	bad := settings.Env{envname.DataDir: filepath.Join(dir, "afile", "data"), "HOME": env["HOME"], "PATH": ""}
 	rc, out, errs = runProc(t, bad, start)
 	if rc != 0 || errs != "" || !strings.Contains(out, `"additionalContext":"claude-mem: memory unavailable`) {
 		t.Errorf("unusable data dir: rc %d, stdout %q, stderr %q", rc, out, errs)

@@ -86,7 +86,7 @@ func hookMode(p *proc) (code int) {
 			return health.Update(s.DataDir, p.now(), fn)
 		},
 		StartObserver: startObserver(p, s),
-		ReapOrphans:   func() { observer.ReapOrphans(s.DataDir, p.now(), st.log) },
+		ReapOrphans:   func() { observer.ReapOrphans(s.DataDir, p.now(), spawn.OSProcs{}, st.log) },
 		Appended:      appended,
 	}
 	if refused != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/claude-mem/claude-mem-go/envname"
 	"github.com/claude-mem/claude-mem-go/mcpserver"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/redact"
@@ -43,7 +44,7 @@ func mcpCmd(p *proc) int {
 		Memory: memoryOf(p, st), Cwd: p.cwd,
 		Project: project.Options{Home: home, GOOS: p.goos, Excluded: s.ExcludedProjects,
 			Ours: selfcapture.Input{Env: p.env, Home: home, DataDir: s.DataDir, ExecutableDir: exeDir(p.exe)}},
-		SessionID: p.env.Get("CLAUDE_CODE_SESSION_ID"),
+		SessionID: p.env.Get(envname.SessionID),
 		Now:       p.now, Loc: p.loc, Log: st.log, Version: version,
 		Redact: redactNote(s),
 	})

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/claude-mem/claude-mem-go/auth"
+	"github.com/claude-mem/claude-mem-go/claudebin"
 	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
@@ -82,5 +85,12 @@ func observeDeps(p *proc, st *envState) observer.Deps {
 		UpdateHealth: func(fn func(*health.Health)) error {
 			return health.Update(s.DataDir, p.now(), fn)
 		},
+		Claude: func() (claudebin.Result, error) { return observer.ResolveClaude(p.env, s, p.goos) },
+		Credential: func(ctx context.Context, in auth.Inputs) (auth.Source, error) {
+			src, _, err := auth.Resolve(ctx, in)
+			return src, err
+		},
+		Procs: spawn.OSProcs{},
+		After: time.After,
 	}
 }

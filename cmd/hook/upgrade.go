@@ -37,7 +37,7 @@ func upgradeCmd(p *proc) int {
 		st.log.Error().Err(st.dataDirErr).Msg("upgrade: data dir unavailable")
 		return 1
 	}
-	release, ok, err := lockfile.TryLock(filepath.Join(st.s.DataDir, settings.LocksDir, upgradeLockFile))
+	release, ok, err := lockfile.TryLock(filepath.Join(settings.Layout(st.s.DataDir).Locks(), upgradeLockFile))
 	if err != nil || !ok {
 		return 0 // another upgrade is running (or the lock cannot be taken: the next open upgrades)
 	}

@@ -134,3 +134,34 @@ func TestStartPiped(t *testing.T) {
 		t.Error("starting a missing program did not fail")
 	}
 }
+
+// A fake timer fires when Advance reaches it, not before, and WaitTimers returns once the
+// waiter is waiting.
+func TestClock(t *testing.T) {
+	start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	c := NewClock(start)
+	ch := c.After(time.Second)
+	c.Advance(999 * time.Millisecond)
+	select {
+	case at := <-ch:
+		t.Fatalf("fired at %v, before its second", at)
+	default:
+	}
+	c.Advance(time.Millisecond)
+	select {
+	case at := <-ch:
+		if !at.Equal(start.Add(time.Second)) || !c.Now().Equal(at) {
+			t.Errorf("fired at %v, clock at %v", at, c.Now())
+		}
+	default:
+		t.Fatal("not fired at its second")
+	}
+	if at := <-c.After(0); !at.Equal(c.Now()) {
+		t.Errorf("After(0) fired at %v", at)
+	}
+	got := make(chan time.Time)
+	go func() { got <- <-c.After(time.Minute) }()
+	c.WaitTimers(1)
+	c.Advance(time.Minute)
+	<-got
+}

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/vocab"
 )
@@ -224,7 +225,7 @@ func observation(blk string) (store.Observation, bool) {
 		if from == "" && len(o.Facts) > 0 {
 			from = o.Facts[0]
 		}
-		o.Title = clipWords(from, titleRunes)
+		o.Title = clip.Words(from, titleBytes)
 	}
 	return o, o.Title != ""
 }
@@ -279,8 +280,9 @@ func nearestType(typ string) string {
 	return best
 }
 
-// titleRunes bounds a title taken from another field (the prompt asks for under 80).
-const titleRunes = 80
+// titleBytes bounds a title taken from another field (the prompt asks for under 80
+// characters; stored text is bounded in bytes, package clip).
+const titleBytes = 80
 
 func firstSentence(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -288,19 +290,6 @@ func firstSentence(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-// clipWords shortens s to at most n runes at a word boundary, marking the cut with "…".
-func clipWords(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	cut := string(r[:n-1])
-	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,;:") + "…"
 }
 
 // fieldTags are the children of an observation or summary: one of them opening ends a

@@ -172,7 +172,7 @@ func TestParseDerivedTitleLength(t *testing.T) {
 		t.Fatalf("observations %+v", a.Observations)
 	}
 	title := a.Observations[0].Title
-	if n := len([]rune(title)); n > titleRunes || !strings.HasSuffix(title, "word…") {
-		t.Errorf("title %q (%d runes), want at most %d ending at a word with …", title, n, titleRunes)
+	if n := len(title); n > titleBytes || !strings.HasSuffix(title, "word…") {
+		t.Errorf("title %q (%d bytes), want at most %d ending at a word with …", title, n, titleBytes)
 	}
 }

@@ -13,9 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/claude-mem/claude-mem-go/claudebin"
+	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/lockfile"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/store"
@@ -414,9 +414,5 @@ func tail(path string, limit int64) string {
 	off := max(fi.Size()-limit, 0)
 	b := make([]byte, fi.Size()-off)
 	n, _ := f.ReadAt(b, off)
-	b = b[:n]
-	for len(b) > 0 && !utf8.RuneStart(b[0]) {
-		b = b[1:]
-	}
-	return strings.TrimSpace(string(b))
+	return strings.TrimSpace(clip.Tail(string(b[:n]), int(limit)))
 }

@@ -123,7 +123,8 @@ var (
 // process: everything comes from in.
 func BuildSpec(in SpecInput) Spec {
 	st := in.Settings
-	sessions := filepath.Join(st.DataDir, settings.SessionsDir)
+	layout := settings.Layout(st.DataDir)
+	sessions := layout.Runs()
 	s := Spec{
 		Binary:          in.Binary.Path,
 		Via:             in.Binary.Via,
@@ -133,7 +134,7 @@ func BuildSpec(in SpecInput) Spec {
 		DisallowedTools: slices.Clone(DisallowedTools),
 		PermissionMode:  PermissionMode,
 		SessionDir:      sessions,
-		ConfigDir:       filepath.Join(st.DataDir, settings.ConfigDir),
+		ConfigDir:       layout.ObserverConfig(),
 		Auth:            in.Auth,
 		Model:           st.Model,
 		Timeout:         st.ObserverTimeout,
