@@ -13,8 +13,8 @@ import (
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
-	"github.com/claude-mem/claude-mem-go/when"
 	"github.com/claude-mem/claude-mem-go/vocab"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // maxAnswer bounds every answer: its text, and separately its structured content, stay

@@ -12,8 +12,8 @@ import (
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
-	"github.com/claude-mem/claude-mem-go/when"
 	"github.com/claude-mem/claude-mem-go/vocab"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // Size bounds of the SessionStart context. The whole text stays within MaxContext bytes

@@ -13,8 +13,8 @@ import (
 	"time"
 	_ "time/tzdata" // the zone below must not depend on the machine's zoneinfo
 
-	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/internal/seed"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 

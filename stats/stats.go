@@ -17,8 +17,8 @@ import (
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/store"
-	"github.com/claude-mem/claude-mem-go/when"
 	"github.com/claude-mem/claude-mem-go/vocab"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // Row is one day and project, or a total (Day and Project empty). The JSON names are the

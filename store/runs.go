@@ -10,8 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/claude-mem/claude-mem-go/when"
 	"github.com/claude-mem/claude-mem-go/vocab"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // Usage is what one observer run cost, from the stream-json result line (§17).

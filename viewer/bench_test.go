@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/internal/seed"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 

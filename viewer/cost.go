@@ -8,8 +8,8 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/store"
-	"github.com/claude-mem/claude-mem-go/when"
 	"github.com/claude-mem/claude-mem-go/vocab"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // costDays is how many local days the cost page shows unless ?days= says otherwise.

@@ -39,15 +39,15 @@ var staticFS embed.FS
 type Config struct {
 	// Memory is what the pages show, read through one long-lived reader (pending capture
 	// journals stored before each page's read); forget writes through it.
-	Memory memory.Memory
-	Report func(context.Context) *doctor.Report // the doctor report (§13) for health and settings
-	Loc         *time.Location                       // dates are shown in this zone; nil is UTC
-	BudgetUSD   float64                              // CLAUDE_MEM_DAILY_BUDGET_USD, shown on the cost page
-	Now         func() time.Time
-	Host        string        // the per-launch name under .localhost (NewHost): the only one Host and Origin may name
-	Port        int           // the port the listener holds, with Host
-	Token       string        // the per-launch secret of the printed URL
-	Poll        time.Duration // how often the live feed looks for new observations
+	Memory    memory.Memory
+	Report    func(context.Context) *doctor.Report // the doctor report (§13) for health and settings
+	Loc       *time.Location                       // dates are shown in this zone; nil is UTC
+	BudgetUSD float64                              // CLAUDE_MEM_DAILY_BUDGET_USD, shown on the cost page
+	Now       func() time.Time
+	Host      string        // the per-launch name under .localhost (NewHost): the only one Host and Origin may name
+	Port      int           // the port the listener holds, with Host
+	Token     string        // the per-launch secret of the printed URL
+	Poll      time.Duration // how often the live feed looks for new observations
 
 	// CLAUDE_MEM_CONTEXT_OBSERVATIONS: the context page reads what SessionStart reads.
 	ContextObservations int

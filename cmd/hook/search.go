@@ -13,11 +13,11 @@ import (
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/project"
+	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/recordid"
 	"github.com/claude-mem/claude-mem-go/store"
-	"github.com/claude-mem/claude-mem-go/when"
-	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/vocab"
+	"github.com/claude-mem/claude-mem-go/when"
 )
 
 // searchCommand is `hook search [--project P] [--limit N] [--json] QUERY`. It never starts
