@@ -18,7 +18,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -54,7 +53,7 @@ func (m Memory) Hook(upgrade func(), now func() time.Time) Memory {
 }
 
 // Path is the database's path.
-func (m Memory) Path() string { return filepath.Join(m.DataDir, settings.DBFile) }
+func (m Memory) Path() string { return settings.Layout(m.DataDir).DB() }
 
 // OpenWrite opens the database for writing, making the data dir and the database when
 // they are missing and upgrading an older schema: the one entry of every writer.
