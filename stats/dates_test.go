@@ -3,12 +3,12 @@ package stats
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
+	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/when"
 )
@@ -20,7 +20,7 @@ import (
 func TestShownDaysReadBack(t *testing.T) {
 	ctx := context.Background()
 	for _, z := range testkit.DateZones() {
-		db, err := store.Open(filepath.Join(t.TempDir(), "claude-mem.db"))
+		db, err := memory.Memory{DataDir: t.TempDir()}.OpenWrite()
 		if err != nil {
 			t.Fatal(err)
 		}
