@@ -1,6 +1,7 @@
 package envname
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -118,6 +119,11 @@ func TestEveryNameRegistered(t *testing.T) {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
+		}
+		// A build output in the checkout (bin/hook, dist/, the fake claude) is no spelling:
+		// its strings are packed end to end, so a name there runs into the next.
+		if bytes.IndexByte(b, 0) >= 0 {
+			return nil
 		}
 		for _, name := range ourName.FindAllString(string(b), -1) {
 			if Ours[name] == 0 {
