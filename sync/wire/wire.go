@@ -77,3 +77,18 @@ type PromptBody struct {
 // Cursor is how far a machine has pulled from one server: opaque to the local store, which
 // keeps it per server and advances it only in the transaction that stores what was pulled.
 type Cursor string
+
+// Pushed says what became of the records of one push. A push is idempotent: a record the
+// server already holds from this person is Stored again, not duplicated.
+type Pushed struct {
+	Stored  []string // GIDs the server holds now
+	Refused []string // GIDs it refused: another person's id, or a tombstone of a row not theirs
+}
+
+// Page is one pull's answer: records in the order to apply them, and the cursor to store
+// with them. More says a next pull may find more now.
+type Page struct {
+	Records []Record
+	Next    Cursor
+	More    bool
+}
