@@ -6,12 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
-	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/settings"
-	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // The search command line: flags anywhere among the query's words, `--` ends them, and a
@@ -115,27 +112,8 @@ func TestNamedAsInvoked(t *testing.T) {
 	}
 }
 
-func TestHitLines(t *testing.T) {
-	h := rank.Hit{Kind: vocab.KindObservation, ID: 7, Project: "web", Type: "bugfix", Title: "Login fixed", Subtitle: "cookie path",
-		Snippet: "the cookie was dropped", Marks: []rank.Span{{Start: 4, End: 10}}, Similar: 2, At: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
-	plain := "#7 2026-11-30 [bugfix] web — Login fixed · cookie path (+2 similar)\n    the cookie was dropped\n"
-	if got := hitLines(h, false, time.UTC); got != plain {
-		t.Errorf("plain:\n%q\nwant\n%q", got, plain)
-	}
-	if got := hitLines(h, true, time.UTC); !strings.Contains(got, "the \x1b[1mcookie\x1b[0m was") {
-		t.Errorf("terminal: %q lacks the bold mark", got)
-	}
-	h.Subtitle, h.Similar, h.Type, h.Kind = "", 0, "", vocab.KindSummary
-	if got := hitLines(h, false, time.UTC); got != "#S7 2026-11-30 [summary] web — Login fixed\n    the cookie was dropped\n" {
-		t.Errorf("no subtitle, no similar: %q", got)
-	}
-	// The date is the user's: 30 Nov 09:00 UTC is the 30th at UTC−8 and the 1st at UTC+16.
-	if got := hitLines(h, false, time.FixedZone("PST", -8*3600)); !strings.HasPrefix(got, "#S7 2026-11-30 ") {
-		t.Errorf("at UTC−8: %q", got)
-	}
-	if got := hitLines(h, false, time.FixedZone("UTC+16", 16*3600)); !strings.HasPrefix(got, "#S7 2026-12-01 ") {
-		t.Errorf("at UTC+16: %q", got)
-	}
+// isTerminal is what turns the bold marks on: a file or a buffer is no terminal.
+func TestIsTerminal(t *testing.T) {
 	f, err := os.CreateTemp(t.TempDir(), "out")
 	if err != nil {
 		t.Fatal(err)
