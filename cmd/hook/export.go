@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/claude-mem/claude-mem-go/archive"
+	"github.com/claude-mem/claude-mem-go/internal/plural"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/store"
 	"github.com/claude-mem/claude-mem-go/when"
@@ -57,8 +58,8 @@ func exportCmd(p *proc, f store.ExportFilter, out string) int {
 		fmt.Fprintf(p.stderr, "%s export: %v\n", p.prog(), err)
 		return 1
 	}
-	fmt.Fprintf(p.stdout, "Exported %s to %s\n", nouns(noun{c.Sessions, "session", "sessions"}, noun{c.Prompts, "prompt", "prompts"},
-		noun{c.Observations, "observation", "observations"}, noun{c.Summaries, "summary", "summaries"}), out)
+	fmt.Fprintf(p.stdout, "Exported %s to %s\n", plural.Join(plural.Of(c.Sessions, "session", "sessions"), plural.Of(c.Prompts, "prompt", "prompts"),
+		plural.Of(c.Observations, "observation", "observations"), plural.Of(c.Summaries, "summary", "summaries")), out)
 	return 0
 }
 
