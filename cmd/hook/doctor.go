@@ -2,20 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/auth"
 	"github.com/claude-mem/claude-mem-go/doctor"
 	"github.com/claude-mem/claude-mem-go/health"
-	"github.com/claude-mem/claude-mem-go/hooks"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
-	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // doctorCommand is `hook doctor [--json] [--retry] [--verbose]`: exit 0 when all is well, 1 when setup
@@ -46,21 +42,13 @@ func doctorCmd(p *proc, asJSON, retry, verbose bool) int {
 			ClearPause: func() error {
 				return health.Update(s.DataDir, p.now(), func(h *health.Health) { h.ClearPause() })
 			},
-			Start:   func(ctx context.Context) (int, <-chan struct{}, error) { return retryNow(ctx, p, st) },
+			Start:   waitingOf(p, st).Start,
 			Timeout: s.ObserverTimeout, Now: p.now, After: time.After,
 		}
-		if p.stderrTerminal != nil && p.stderrTerminal() {
-			rt.Progress = func(d time.Duration) { fmt.Fprint(p.stderr, doctor.ProgressLine(d)) }
-		}
-		res, err := rt.Run(ctx)
-		if rt.Progress != nil {
-			fmt.Fprint(p.stderr, doctor.ClearProgress)
-		}
-		if err != nil {
+		if err := rt.Pass(ctx, p.stderr, p.stderrTerminal != nil && p.stderrTerminal()); err != nil {
 			fmt.Fprintf(p.stderr, "%s doctor: %v\n", p.prog(), err)
 			return 1
 		}
-		fmt.Fprintln(p.stderr, res.Line())
 	}
 	r := doctor.Build(ctx, doctorInputs(ctx, p, st))
 	if asJSON {
@@ -74,40 +62,18 @@ func doctorCmd(p *proc, asJSON, retry, verbose bool) int {
 	return 1
 }
 
-// retryNow starts, detached, an observer run for every session with pending events or an
-// owed summary (SessionStart's stale pass, without its 10 minutes): how many, and a channel
-// closed once every one has exited.
-func retryNow(ctx context.Context, p *proc, st *envState) (int, <-chan struct{}, error) {
-	if st.s.MaxConcurrentAgents == 0 {
-		return 0, nil, nil
+// waitingOf is what --retry starts: a detached `hook observe` for every session that waits.
+func waitingOf(p *proc, st *envState) doctor.Waiting {
+	return doctor.Waiting{
+		Agents: st.s.MaxConcurrentAgents, Memory: memoryOf(p, st), Now: p.now,
+		Observe: func(session string, final bool) (func(), error) {
+			proc, err := spawn.StartDetachedProcess(p.exe, observeArgs(p, session, final), p.env.List(), st.s.DataDir)
+			if err != nil {
+				return nil, err
+			}
+			return func() { _, _ = proc.Wait() }, nil
+		},
 	}
-	m := memoryOf(p, st)
-	if err := m.Ingest(ctx); err != nil {
-		return 0, nil, err
-	}
-	db, err := m.ReadStored()
-	if errors.Is(err, store.ErrNoDatabase) {
-		return 0, nil, nil
-	}
-	if err != nil {
-		return 0, nil, err
-	}
-	left, err := hooks.Waiting(ctx, db, p.now())
-	db.Close()
-	if err != nil {
-		return 0, nil, err
-	}
-	var wg sync.WaitGroup
-	for _, r := range left {
-		proc, err := spawn.StartDetachedProcess(p.exe, observeArgs(p, r.SessionID, r.Final), p.env.List(), st.s.DataDir)
-		if err != nil {
-			return 0, nil, err
-		}
-		wg.Go(func() { _, _ = proc.Wait() }) // its outcome is in health.json, which the report reads
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	return len(left), done, nil
 }
 
 // doctorInputs fills the report's inputs from the process: doctor and the viewer's health
