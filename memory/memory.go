@@ -5,8 +5,8 @@
 //
 //   - An unusable data dir (DataDirErr: unknown, not the user's alone, not makeable) is
 //     that error for every open, a reader's or a writer's: nothing in it is read or written.
-//   - A reader (Read, ReadStored, Reader) creates nothing: a missing data dir or database
-//     is store.ErrNoDatabase, an empty memory. Read first stores what waits in the capture
+//   - A reader (Read, ReadAny, ReadStored, Reader) creates nothing: a missing data dir or
+//     database is store.ErrNoDatabase (ReadAny: a nil db), an empty memory. Read first stores what waits in the capture
 //     journal (Ingest): those records were captured, so storing them may make the database.
 //   - A writer (OpenWrite: hook mode, the observer, import, forget, upgrade, the MCP
 //     server's remember, the viewer's forget; sync's pull later) makes the data dir and
@@ -17,6 +17,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -106,6 +107,17 @@ func (m Memory) Read(ctx context.Context, by string) (db *store.DB, unstored *Un
 	}
 	unstored = m.ingestFor(ctx, by)
 	db, err = m.ReadStored()
+	return db, unstored, err
+}
+
+// ReadAny is Read for a reader that shows an empty memory as such (search, stats,
+// export): no database is a nil db and no error, and each reads nil as nothing stored
+// (hits.WriteNoMemory, stats.Build, archive.Export).
+func (m Memory) ReadAny(ctx context.Context, by string) (db *store.DB, unstored *UnstoredError, err error) {
+	db, unstored, err = m.Read(ctx, by)
+	if errors.Is(err, store.ErrNoDatabase) {
+		return nil, unstored, nil
+	}
 	return db, unstored, err
 }
 

@@ -74,6 +74,17 @@ var readers = map[string]func(m memory.Memory) error{
 		}
 		return err
 	},
+	// ReadAny's nil db, no error, is ErrNoDatabase said as an empty memory.
+	"ReadAny": func(m memory.Memory) error {
+		db, _, err := m.ReadAny(context.Background(), "test")
+		if err == nil && db == nil {
+			return store.ErrNoDatabase
+		}
+		if err == nil {
+			db.Close()
+		}
+		return err
+	},
 	"ReadStored": func(m memory.Memory) error {
 		db, err := m.ReadStored()
 		if err == nil {

@@ -112,9 +112,13 @@ func Empty(now time.Time, loc *time.Location, days int, project string, budgetUS
 }
 
 // Build reads the last days local days (at least 1) in loc for project ("" = all) and
-// today's cost against budgetUSD.
+// today's cost against budgetUSD. A nil db (no database yet: memory.ReadAny) is the Empty
+// report.
 func Build(ctx context.Context, db *store.DB, now time.Time, loc *time.Location, days int, project string, budgetUSD float64) (*Report, error) {
 	r := Empty(now, loc, days, project, budgetUSD)
+	if db == nil {
+		return r, nil
+	}
 	today, end := budget.Day(now, loc)
 	ds, err := db.DailyStats(ctx, r.From, r.To, loc, project)
 	if err != nil {

@@ -152,3 +152,12 @@ func TestRenderFits100Columns(t *testing.T) {
 		t.Errorf("the long name is shown whole")
 	}
 }
+
+// No database yet (memory.ReadAny's nil db) is the empty report, not an error.
+func TestBuildOfNoDatabaseIsEmpty(t *testing.T) {
+	now, loc := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), time.FixedZone("PST", -8*3600)
+	r, err := Build(context.Background(), nil, now, loc, 7, "web", 2.5)
+	if want := Empty(now, loc, 7, "web", 2.5); err != nil || !reflect.DeepEqual(r, want) {
+		t.Errorf("%+v, %v; want %+v", r, err, want)
+	}
+}

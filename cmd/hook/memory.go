@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/claude-mem/claude-mem-go/memory"
@@ -17,8 +16,8 @@ type memoryCmd struct {
 	db  *store.DB
 }
 
-// openMemory starts a memory command named cmd: a reader (readOnly) through memory.Read,
-// which makes nothing, a writer through memory.Write, which makes the database when
+// openMemory starts a memory command named cmd: a reader (readOnly) through
+// memory.ReadAny, which makes nothing, a writer through memory.Write, which makes the database when
 // missing; both ingest the capture journal first. It reports on stderr why the data dir or
 // the database cannot be used and returns false: for a reader also when records wait in
 // the journal that the database would not take. close releases what it opened.
@@ -37,14 +36,11 @@ func openMemory(p *proc, cmd string, readOnly bool) (m memoryCmd, close func(), 
 	var err error
 	if readOnly {
 		var unstored *memory.UnstoredError
-		m.db, unstored, err = mem.Read(ctx, cmd)
+		m.db, unstored, err = mem.ReadAny(ctx, cmd) // nil: an empty memory
 		if unstored != nil {
 			// What the command writes out (export's file) would lack them, as if complete.
 			fmt.Fprintf(p.stderr, "%s %s: %v; nothing written: run it again once the database is free\n", p.prog(), cmd, unstored)
 			return m, close, false
-		}
-		if errors.Is(err, store.ErrNoDatabase) {
-			err = nil // an empty memory
 		}
 	} else {
 		m.db, err = mem.Write(ctx, cmd)

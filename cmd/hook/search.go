@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/hits"
 	"github.com/claude-mem/claude-mem-go/project"
-	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // searchCommand is `hook search [--project P] [--limit N] [--json] QUERY`. It never starts
@@ -43,18 +41,18 @@ func searchCmd(p *proc, opts searchOpts) int {
 	defer st.closeLog.Close()
 	ctx, stop := signalContext()
 	defer stop()
-	db, unstored, err := memoryOf(p, st).Read(ctx, "search")
+	db, unstored, err := memoryOf(p, st).ReadAny(ctx, "search")
 	if unstored != nil {
 		// Said whatever is found: "No results" alone would deny a prompt that is only waiting.
 		defer fmt.Fprintf(p.stderr, "%s search: %v; they were not searched: search again once the database is free\n", p.prog(), unstored)
 	}
-	if errors.Is(err, store.ErrNoDatabase) {
-		_ = hits.WriteNoMemory(p.stdout, hits.Options{JSON: opts.json})
-		return 0
-	}
 	if err != nil {
 		fmt.Fprintf(p.stderr, "%s search: %v\n", p.prog(), err)
 		return 1
+	}
+	if db == nil {
+		_ = hits.WriteNoMemory(p.stdout, hits.Options{JSON: opts.json})
+		return 0
 	}
 	defer db.Close()
 	found, err := db.Search(ctx, opts.query, opts.project, opts.limit)

@@ -2,14 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/project"
 	"github.com/claude-mem/claude-mem-go/stats"
-	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // statsCommand is `hook stats [--days N] [--project P] [--json]`.
@@ -38,12 +36,12 @@ func statsCmd(p *proc, days int, project string, asJSON bool) int {
 	defer st.closeLog.Close()
 	// Redactions are counted as the journal is stored: what was captured a moment ago counts.
 	var r *stats.Report
-	db, _, err := memoryOf(p, st).Read(ctx, "stats")
-	if errors.Is(err, store.ErrNoDatabase) {
-		r, err = stats.Empty(p.now(), p.loc, days, project, st.s.DailyBudgetUSD), nil
-	} else if err == nil {
+	db, _, err := memoryOf(p, st).ReadAny(ctx, "stats")
+	if err == nil {
 		r, err = stats.Build(ctx, db, p.now(), p.loc, days, project, st.s.DailyBudgetUSD)
-		db.Close()
+		if db != nil {
+			db.Close()
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(p.stderr, "%s stats: %v\n", p.prog(), err)
