@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/claude-mem/claude-mem-go/internal/cmdtable"
 
 	"github.com/claude-mem/claude-mem-go/permit"
 	"github.com/claude-mem/claude-mem-go/settings"
@@ -13,9 +14,9 @@ import (
 // permission rule that lets the model call the memory tools, in Claude Code's user settings
 // (make install asks first, after --backup-only has kept the user's file).
 var allowCommand = &command{
-	name: "allow-tools", synopsis: "[--check | --remove | --backup-only] [--json]",
-	summary: "let the model call the memory tools without asking (a rule in Claude Code's user settings)",
-	flags: func(fs *flag.FlagSet) action {
+	Name: "allow-tools", Choices: []cmdtable.Choice{{Flags: []string{"check", "remove", "backup-only"}}},
+	Summary: "let the model call the memory tools without asking (a rule in Claude Code's user settings)",
+	Flags: func(fs *flag.FlagSet) action {
 		check := fs.Bool("check", false, "only say whether the tools are allowed (exit 1 when not)")
 		remove := fs.Bool("remove", false, "take back the rule allow-tools added")
 		backupOnly := fs.Bool("backup-only", false, "only back up the settings file as it is (install runs it first)")
@@ -23,7 +24,7 @@ var allowCommand = &command{
 		return func(p *proc, ops []string) int {
 			switch {
 			case len(ops) > 0:
-				return p.usageError("allow-tools", fmt.Sprintf("unexpected %q", ops[0]))
+				return p.unexpected("allow-tools", ops)
 			case *check && *remove, *check && *backupOnly, *remove && *backupOnly:
 				return p.usageError("allow-tools", "--check, --remove and --backup-only: one at a time")
 			}

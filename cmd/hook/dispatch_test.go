@@ -39,12 +39,12 @@ func TestRunVersionAndHelpPrintToStdoutAndExit0(t *testing.T) {
 	}
 	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}} {
 		rc, out, errs := runProc(t, settings.Env{}, "", args...)
-		if rc != 0 || out != usageText("hook") || errs != "" {
+		if rc != 0 || out != commands.Usage("hook") || errs != "" {
 			t.Errorf("%v: rc %d, stdout %q, stderr %q; want 0, the usage, nothing", args, rc, out, errs)
 		}
 	}
 	for _, cmd := range []string{"doctor", "search", "observe", "forget", "export", "import", "version", "help"} {
-		if !strings.Contains(usageText("hook"), "  "+cmd) {
+		if !strings.Contains(commands.Usage("hook"), "  "+cmd) {
 			t.Errorf("usage does not list %q", cmd)
 		}
 	}
@@ -62,7 +62,7 @@ func TestRunBareOnATerminalPrintsHelp(t *testing.T) {
 			isTerminal: func() bool { return term },
 		}
 		rc := run(p)
-		if term && (rc != 2 || errb.String() != usageText("hook") || out.Len() != 0) {
+		if term && (rc != 2 || errb.String() != commands.Usage("hook") || out.Len() != 0) {
 			t.Errorf("on a terminal: rc %d stdout %q stderr %q; want 2 and the usage on stderr", rc, out.String(), errb.String())
 		}
 		if !term && (rc != 0 || errb.Len() != 0) {
@@ -80,7 +80,7 @@ func TestRunUnknownSubcommandPrintsUsageToStderrAndExits2(t *testing.T) {
 		if out != "" {
 			t.Errorf("%q: stdout %q, want nothing", args, out)
 		}
-		if !strings.HasPrefix(errs, "hook: unknown command "+`"`+args[0]+`"`) || !strings.HasSuffix(errs, usageText("hook")) {
+		if !strings.HasPrefix(errs, "hook: unknown command "+`"`+args[0]+`"`) || !strings.HasSuffix(errs, commands.Usage("hook")) {
 			t.Errorf("%q: stderr %q, want the unknown command named and the usage", args, errs)
 		}
 	}
@@ -140,7 +140,7 @@ func TestRunBareClaudeMemInAPipePrintsHelp(t *testing.T) {
 			if rc != 0 || errb.Len() != 0 {
 				t.Errorf("control: bare %s in a pipe: rc %d stderr %q; want hook mode's 0 and nothing", name, rc, errb.String())
 			}
-		} else if rc != 2 || out.Len() != 0 || errb.String() != usageText("claude-mem") {
+		} else if rc != 2 || out.Len() != 0 || errb.String() != commands.Usage("claude-mem") {
 			t.Errorf("bare %s in a pipe: rc %d stdout %q stderr %q; want 2 and the help on stderr", name, rc, out.String(), errb.String())
 		}
 	}

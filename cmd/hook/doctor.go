@@ -17,14 +17,14 @@ import (
 // doctorCommand is `hook doctor [--json] [--retry] [--verbose]`: exit 0 when all is well, 1 when setup
 // is required, auth failed, or a setting is invalid.
 var doctorCommand = &command{
-	name: "doctor", summary: "report setup, auth, settings, health and the observer spawn spec",
-	flags: func(fs *flag.FlagSet) action {
+	Name: "doctor", Summary: "report setup, auth, settings, health and the observer spawn spec",
+	Flags: func(fs *flag.FlagSet) action {
 		asJSON := fs.Bool("json", false, "print the report as JSON")
 		retry := fs.Bool("retry", false, "clear an observer pause and run what waits now")
 		verbose := fs.Bool("verbose", false, "also every setting, the places probed and the observer's spawn spec")
 		return func(p *proc, ops []string) int {
 			if len(ops) > 0 {
-				return p.usageError("doctor", fmt.Sprintf("unexpected %q", ops[0]))
+				return p.unexpected("doctor", ops)
 			}
 			return doctorCmd(p, *asJSON, *retry, *verbose)
 		}

@@ -17,15 +17,15 @@ import (
 // exportCommand is `hook export`: the memory as JSONL on stdout, or in FILE (0600, written
 // whole under a temporary name then renamed, so a failed export leaves no half file).
 var exportCommand = &command{
-	name: "export", summary: "write memory as JSONL (a backup, or for another machine)",
-	flags: func(fs *flag.FlagSet) action {
+	Name: "export", Summary: "write memory as JSONL (a backup, or for another machine)",
+	Flags: func(fs *flag.FlagSet) action {
 		var f store.ExportFilter
 		fs.StringVar(&f.Project, "project", "", "only project `P`")
 		since := fs.String("since", "", "only what is from `DATE` on (YYYY-MM-DD: local midnight, an RFC 3339 time, or an age: 7d)")
 		out := fs.String("o", "", "write to `FILE` instead of stdout")
 		return func(p *proc, ops []string) int {
 			if len(ops) > 0 {
-				return p.usageError("export", fmt.Sprintf("unexpected %q", ops[0]))
+				return p.unexpected("export", ops)
 			}
 			if *since != "" {
 				t, err := when.Start(*since, p.now(), p.loc)

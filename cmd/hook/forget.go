@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"github.com/claude-mem/claude-mem-go/internal/cmdtable"
 
 	"github.com/claude-mem/claude-mem-go/forget"
 )
@@ -10,9 +11,10 @@ import (
 // (refuses, exit 2, when stdin is not a terminal), and removes it (forget.Talk). Exit 1
 // when the user says no or the database fails.
 var forgetCommand = &command{
-	name: "forget", synopsis: "ID… | --session S | --project P | --before DATE [--dry-run] [--yes] [--vacuum] [--json]",
-	interspersed: true, summary: "remove memory: shows what goes and asks first",
-	flags: func(fs *flag.FlagSet) action {
+	Name: "forget", Operands: "ID…",
+	Choices:      []cmdtable.Choice{{Operands: true, Flags: []string{"session", "project", "before"}, Required: true}},
+	Interspersed: true, Summary: "remove memory: shows what goes and asks first",
+	Flags: func(fs *flag.FlagSet) action {
 		o, before := forgetFlags(fs)
 		return func(p *proc, ops []string) int {
 			if err := o.Finish(ops, *before, p.now(), p.loc); err != nil {

@@ -16,9 +16,9 @@ import (
 // bad line anywhere, or one over archive.MaxLine, stores nothing, and a record already
 // stored is skipped, so importing twice adds nothing.
 var importCommand = &command{
-	name: "import", operands: "FILE",
-	summary: "add an export's memory; what is already there is skipped",
-	flags: func(fs *flag.FlagSet) action {
+	Name: "import", Operands: "FILE",
+	Summary: "add an export's memory; what is already there is skipped",
+	Flags: func(fs *flag.FlagSet) action {
 		asJSON := fs.Bool("json", false, "print what was added and skipped as JSON")
 		return func(p *proc, ops []string) int {
 			if len(ops) != 1 {

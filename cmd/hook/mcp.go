@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"runtime/debug"
 
 	"github.com/claude-mem/claude-mem-go/envname"
@@ -16,12 +15,12 @@ import (
 // mcpCommand is `hook mcp`: the memory tools over stdio (DESIGN.md §19), started by Claude
 // Code from the plugin's .mcp.json; it serves until stdin closes.
 var mcpCommand = &command{
-	name: "mcp", internal: true,
-	summary: "the memory tools for the model, an MCP server on stdio (started by Claude Code from the plugin's .mcp.json)",
-	flags: func(*flag.FlagSet) action {
+	Name: "mcp", Internal: true,
+	Summary: "the memory tools for the model, an MCP server on stdio (started by Claude Code from the plugin's .mcp.json)",
+	Flags: func(*flag.FlagSet) action {
 		return func(p *proc, ops []string) int {
 			if len(ops) > 0 {
-				return p.usageError("mcp", fmt.Sprintf("unexpected %q", ops[0]))
+				return p.unexpected("mcp", ops)
 			}
 			return mcpCmd(p)
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"runtime/debug"
 	"time"
 
@@ -19,16 +18,16 @@ import (
 // SessionEnd and SessionStart. It takes the session's lock and one agent slot, then runs the
 // observer over the session's pending events in batches until none are left or a run fails.
 var observeCommand = &command{
-	name: "observe", synopsis: "--session ID [--final] [--parent-pid PID]", internal: true,
-	summary: "run the observer for a session (started by hook mode)",
-	flags: func(fs *flag.FlagSet) action {
+	Name: "observe", Required: []string{"session"}, Internal: true,
+	Summary: "run the observer for a session (started by hook mode)",
+	Flags: func(fs *flag.FlagSet) action {
 		session := fs.String("session", "", "the session `ID`")
 		final := fs.Bool("final", false, "also write the session summary (SessionEnd)")
 		parent := fs.Int("parent-pid", 0, "the `PID` whose ancestry decides the desktop-app lineage (the hook's parent)")
 		return func(p *proc, ops []string) int {
 			switch {
 			case len(ops) > 0:
-				return p.usageError("observe", fmt.Sprintf("unexpected %q", ops[0]))
+				return p.unexpected("observe", ops)
 			case *session == "":
 				return p.usageError("observe", "--session is required")
 			}

@@ -69,22 +69,22 @@ func run(p *proc) int {
 		// person's name for the command alone: bare, it is help wherever it runs, a pipe
 		// included.
 		if p.prog() == userName || p.isTerminal != nil && p.isTerminal() {
-			fmt.Fprint(p.stderr, usageText(p.prog()))
+			fmt.Fprint(p.stderr, commands.Usage(p.prog()))
 			return 2
 		}
 		return hookMode(p)
 	}
-	if c := lookup(p.args[0]); c != nil {
-		return dispatch(p, c, p.args[1:])
-	}
+	c, args := commands.Lookup(p.args[0]), p.args[1:]
 	switch p.args[0] {
 	case "--version":
-		return dispatch(p, versionCommand, nil)
+		c, args = versionCommand, nil
 	case "--help", "-h":
-		return dispatch(p, helpCommand, nil)
+		c, args = helpCommand, nil
 	}
-	fmt.Fprintf(p.stderr, "%s: unknown command %q\n\n%s", p.prog(), p.args[0], usageText(p.prog()))
-	return 2
+	if c == nil {
+		return commands.UnknownCommand(p.io(), p.args[0])
+	}
+	return commands.Dispatch(p, c, args, p.io())
 }
 
 // envState is what setup found: settings, the data dir's state and the log.

@@ -15,9 +15,9 @@ import (
 // an observer, so it works in search-only mode (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0). Flags
 // may follow the query's words; a word that starts with - goes after --.
 var searchCommand = &command{
-	name: "search", operands: "QUERY", interspersed: true,
-	summary: "search stored memory",
-	flags: func(fs *flag.FlagSet) action {
+	Name: "search", Operands: "QUERY", Interspersed: true,
+	Summary: "search stored memory",
+	Flags: func(fs *flag.FlagSet) action {
 		var o searchOpts
 		fs.StringVar(&o.project, "project", "", "only project `P`")
 		fs.IntVar(&o.limit, "limit", 20, "at most `N` hits")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"github.com/claude-mem/claude-mem-go/internal/cmdtable"
 	"os"
 	"reflect"
 	"strings"
@@ -27,8 +28,8 @@ func TestSearchCommandLine(t *testing.T) {
 	} {
 		fs := flag.NewFlagSet("search", flag.ContinueOnError)
 		var got searchOpts
-		act := searchCommand.flags(fs)
-		ops, err := parseArgs(fs, tc.args, true)
+		act := searchCommand.Flags(fs)
+		ops, err := cmdtable.Parse(fs, tc.args, true)
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -71,19 +72,19 @@ func TestSearchCommandLine(t *testing.T) {
 // help NAME, NAME --help and NAME -h print the same generated help on stdout, exit 0; the
 // usage line there is the one usage errors print.
 func TestCommandHelp(t *testing.T) {
-	for _, c := range commandTable {
-		_, want, _ := runProc(t, settings.Env{}, "", "help", c.name)
-		if !strings.HasPrefix(unwrapped(want), unwrapped("usage: hook "+c.usageLine(nil)+"\n\n"+upperFirst(c.summary)+"\n")) {
-			t.Errorf("help %s:\n%s", c.name, want)
+	for _, c := range commands.Commands {
+		_, want, _ := runProc(t, settings.Env{}, "", "help", c.Name)
+		if !strings.HasPrefix(unwrapped(want), unwrapped("usage: hook "+c.UsageLine()+"\n\n"+cmdtable.UpperFirst(c.Summary)+"\n")) {
+			t.Errorf("help %s:\n%s", c.Name, want)
 		}
 		for _, h := range []string{"--help", "-h"} {
-			rc, out, errs := runProc(t, settings.Env{}, "", c.name, h)
+			rc, out, errs := runProc(t, settings.Env{}, "", c.Name, h)
 			if rc != 0 || out != want || errs != "" {
-				t.Errorf("%s %s: rc %d stdout %q stderr %q; want 0 and help's text", c.name, h, rc, out, errs)
+				t.Errorf("%s %s: rc %d stdout %q stderr %q; want 0 and help's text", c.Name, h, rc, out, errs)
 			}
 		}
-		if !strings.Contains(unwrapped(usageText("hook")), " "+unwrapped(c.usageLine(nil))) {
-			t.Errorf("the general help does not list %s as %q", c.name, c.usageLine(nil))
+		if !strings.Contains(unwrapped(commands.Usage("hook")), " "+unwrapped(c.UsageLine())) {
+			t.Errorf("the general help does not list %s as %q", c.Name, c.UsageLine())
 		}
 	}
 	_, out, _ := runProc(t, settings.Env{}, "", "help", "search")
@@ -125,28 +126,28 @@ func TestIsTerminal(t *testing.T) {
 }
 
 // unwrapped is text with its lines joined and spaces collapsed: help wrapped at
-// helpWidth reads as its words again.
+// cmdtable.Width reads as its words again.
 func unwrapped(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // TestHelpFitsAScreen: every line of the general help, of each command's help and of each
-// usage error is at most helpWidth (100) columns. The control: the forget usage line and
+// usage error is at most cmdtable.Width (100) columns. The control: the forget usage line and
 // the mcp summary are wider than that unwrapped, so the wrapping is what keeps them in.
 func TestHelpFitsAScreen(t *testing.T) {
-	outputs := map[string]string{"help": usageText("claude-mem")}
-	for _, c := range commandTable {
-		_, out, _ := runProc(t, settings.Env{}, "", "help", c.name)
-		outputs["help "+c.name] = out
-		_, _, errs := runProc(t, settings.Env{}, "", c.name, "--frob")
-		outputs[c.name+" --frob"] = errs
+	outputs := map[string]string{"help": commands.Usage("claude-mem")}
+	for _, c := range commands.Commands {
+		_, out, _ := runProc(t, settings.Env{}, "", "help", c.Name)
+		outputs["help "+c.Name] = out
+		_, _, errs := runProc(t, settings.Env{}, "", c.Name, "--frob")
+		outputs[c.Name+" --frob"] = errs
 	}
 	for name, out := range outputs {
 		for i, l := range strings.Split(out, "\n") {
-			if n := utf8.RuneCountInString(l); n > helpWidth {
+			if n := utf8.RuneCountInString(l); n > cmdtable.Width {
 				t.Errorf("%s: line %d has %d columns: %q", name, i+1, n, l)
 			}
 		}
 	}
-	if n := len("usage: claude-mem " + forgetCommand.usageLine(nil)); n <= helpWidth {
+	if n := len("usage: claude-mem " + forgetCommand.UsageLine()); n <= cmdtable.Width {
 		t.Errorf("control: the forget usage line is %d columns unwrapped; the test no longer shows wrapping", n)
 	}
 }

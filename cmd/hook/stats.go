@@ -12,15 +12,15 @@ import (
 
 // statsCommand is `hook stats [--days N] [--project P] [--json]`.
 var statsCommand = &command{
-	name: "stats", summary: "what the observer did and cost, per day and project",
-	flags: func(fs *flag.FlagSet) action {
+	Name: "stats", Summary: "what the observer did and cost, per day and project",
+	Flags: func(fs *flag.FlagSet) action {
 		days := fs.Int("days", 7, "`N` local days to report, today included")
 		only := fs.String("project", "", "only project `P`")
 		asJSON := fs.Bool("json", false, "print the report as JSON")
 		return func(p *proc, ops []string) int {
 			switch {
 			case len(ops) > 0:
-				return p.usageError("stats", fmt.Sprintf("unexpected %q", ops[0]))
+				return p.unexpected("stats", ops)
 			case *days < 1:
 				return p.usageError("stats", fmt.Sprintf("--days %d: at least 1", *days))
 			}

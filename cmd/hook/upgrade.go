@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"path/filepath"
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
@@ -18,12 +17,12 @@ const upgradeLockFile = "upgrade.lock"
 // migration (store.ErrUpgrading) or a killed one's clean-up: it opens the database, which
 // runs them, then stores what waited in the capture journal meanwhile.
 var upgradeCommand = &command{
-	name: "upgrade", internal: true,
-	summary: "rewrite the database for this version (started by hook mode: no hook waits for it)",
-	flags: func(fs *flag.FlagSet) action {
+	Name: "upgrade", Internal: true,
+	Summary: "rewrite the database for this version (started by hook mode: no hook waits for it)",
+	Flags: func(fs *flag.FlagSet) action {
 		return func(p *proc, ops []string) int {
 			if len(ops) > 0 {
-				return p.usageError("upgrade", fmt.Sprintf("unexpected %q", ops[0]))
+				return p.unexpected("upgrade", ops)
 			}
 			return upgradeCmd(p)
 		}

@@ -14,14 +14,14 @@ import (
 // viewerCommand is `claude-mem viewer [--port N] [--no-open]`: serves the local web UI until
 // Ctrl-C or SIGTERM. Nothing listens before it starts or after it returns.
 var viewerCommand = &command{
-	name: "viewer", summary: "open the local web viewer (loopback only) until Ctrl-C",
-	flags: func(fs *flag.FlagSet) action {
+	Name: "viewer", Summary: "open the local web viewer (loopback only) until Ctrl-C",
+	Flags: func(fs *flag.FlagSet) action {
 		port := fs.Int("port", 0, "`N`: the port on 127.0.0.1 and ::1 (0: a free one)")
 		noOpen := fs.Bool("no-open", false, "print the address without opening a browser")
 		return func(p *proc, ops []string) int {
 			switch {
 			case len(ops) > 0:
-				return p.usageError("viewer", fmt.Sprintf("unexpected %q", ops[0]))
+				return p.unexpected("viewer", ops)
 			case *port < 0 || *port > 65535:
 				return p.usageError("viewer", fmt.Sprintf("--port %d: not a port (0 to 65535)", *port))
 			}
