@@ -1,6 +1,6 @@
 # claude-mem (Go). `make install` builds bin/hook and installs the plugin into Claude Code;
 # `make test` runs every test (it installs the pinned Claude Code CLI for the e2e suite first).
-# -count=1 throughout: tests/ and tests/e2e build bin/hook themselves, which go test's cache
+# -count=1 throughout: tests/ and tests/e2e build bin/hook themselves (internal/hookbin), which go test's cache
 # cannot see, so a cached pass could hide a change.
 
 CLAUDE_CODE_VERSION := 2.1.328
@@ -12,8 +12,9 @@ endif
 ifeq ($(origin SOURCE_DATE_EPOCH),undefined)
 SOURCE_DATE_EPOCH := $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 endif
-# Reproducible: no paths, no build id, no VCS stamp (VERSION says which commit).
-GOBUILD := go build -trimpath -buildvcs=false -ldflags "-s -w -buildid= -X main.version=$(VERSION)"
+# The hook is built one way (internal/hookbin), here and by every test suite: static and
+# reproducible (no paths, no build id, no VCS stamp; VERSION says which commit).
+HOOKBUILD := go run ./cmd/dist build -version $(VERSION)
 # The pinned test CLI lives in the user cache dir, never in the repository: Claude Code
 # copies a marketplace's plugin directory whole into its plugin cache.
 CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/claude-mem-go
@@ -31,10 +32,13 @@ HOOK_BIN ?= bin/hook
 
 export CGO_ENABLED := 0
 
-.PHONY: build install uninstall test unit e2e cli binaries cross dist bench clean
+# make cover's output: the unit tests' and the black-box suites' coverage data.
+COVER_DIR ?= cover
+
+.PHONY: build install uninstall test unit e2e cover cli binaries cross dist bench clean
 
 build:
-	$(GOBUILD) -o $(HOOK_BIN) ./cmd/hook
+	$(HOOKBUILD) -o $(HOOK_BIN)
 
 # Checks for claude first: without it there is nothing to install into.
 install:
@@ -59,6 +63,17 @@ unit:
 e2e: cli
 	CLAUDE_MEM_E2E_CLAUDE=$(CLI) go test -count=1 -timeout 15m -v ./tests/e2e/
 
+# The unit tests' coverage plus the black-box suites' (tests/, tests/e2e run a -cover
+# hook binary that writes into GOCOVERDIR), merged, per package and in total.
+cover: cli
+	rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)/unit $(COVER_DIR)/blackbox
+	go test -count=1 -cover -coverpkg=./... -coverprofile=$(COVER_DIR)/unit.out \
+		$$(go list ./... | grep -v -e /tests$$ -e /tests/) -args -test.gocoverdir=$(abspath $(COVER_DIR)/unit)
+	GOCOVERDIR=$(abspath $(COVER_DIR)/blackbox) CLAUDE_MEM_E2E_CLAUDE=$(CLI) go test -count=1 -timeout 25m ./tests/ ./tests/e2e/
+	go tool covdata percent -i=$(COVER_DIR)/unit,$(COVER_DIR)/blackbox
+	go tool covdata textfmt -i=$(COVER_DIR)/unit,$(COVER_DIR)/blackbox -o $(COVER_DIR)/all.out
+	@go tool cover -func=$(COVER_DIR)/all.out | tail -1
+
 # Installs the pinned CLI under $(CLI_DIR) unless that version is already there.
 cli:
 	@[ -x $(CLI) ] && $(CLI) --version | grep -q '^$(CLAUDE_CODE_VERSION) ' || { \
@@ -72,7 +87,7 @@ binaries:
 	@set -e; for p in $(PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
 		echo "build $$os/$$arch"; \
-		GOOS=$$os GOARCH=$$arch $(GOBUILD) -o $(DIST)/build/$$os-$$arch/hook$$ext ./cmd/hook; \
+		$(HOOKBUILD) -goos $$os -goarch $$arch -o $(DIST)/build/$$os-$$arch/hook$$ext; \
 	done
 
 # A platform break fails here.
@@ -90,4 +105,4 @@ bench: build
 
 # Leaves $(PLUGIN_DIR): Claude Code runs the installed plugin from it.
 clean:
-	rm -rf bin $(DIST)/build $(DIST)/claude-mem-* $(DIST)/SHA256SUMS
+	rm -rf bin $(COVER_DIR) $(DIST)/build $(DIST)/claude-mem-* $(DIST)/SHA256SUMS

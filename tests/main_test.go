@@ -3,13 +3,15 @@
 package tests
 
 import (
+	"context"
 	"fmt"
-	fixturedir "github.com/claude-mem/claude-mem-go/internal/fixtures"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	fixturedir "github.com/claude-mem/claude-mem-go/internal/fixtures"
+	"github.com/claude-mem/claude-mem-go/internal/hookbin"
 )
 
 // binDir holds the freshly built hook (and fake claude) for this test run.
@@ -44,20 +46,10 @@ func testMain(m *testing.M) int {
 	if runtime.GOOS == "windows" {
 		hookBin += ".exe"
 	}
-	if err := goBuild(hookBin, "./cmd/hook"); err != nil {
+	// The one build of every suite (hookbin): with GOCOVERDIR set, a coverage build.
+	if err := hookbin.Build(context.Background(), hookbin.ForTests(repoRoot, hookBin, os.Environ())); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()
-}
-
-// goBuild builds a static binary the way `make build` does.
-func goBuild(out, pkg string) error {
-	cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
-	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
-	}
-	return nil
 }

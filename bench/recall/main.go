@@ -36,6 +36,8 @@ import (
 	"unicode"
 
 	_ "modernc.org/sqlite"
+
+	"github.com/claude-mem/claude-mem-go/internal/hookbin"
 )
 
 // The -check targets (issue 22).
@@ -78,10 +80,8 @@ func bench(data, hook string, check bool) error {
 	defer os.RemoveAll(work)
 	if hook == "" {
 		hook = filepath.Join(work, "hook")
-		build := exec.Command("go", "build", "-trimpath", "-o", hook, "./cmd/hook")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			return fmt.Errorf("building the hook: %v\n%s", err, out)
+		if err := hookbin.Build(context.Background(), hookbin.Options{Root: ".", Out: hook, Env: os.Environ()}); err != nil {
+			return fmt.Errorf("building the hook: %w", err)
 		}
 	}
 	if hook, err = filepath.Abs(hook); err != nil {

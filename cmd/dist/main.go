@@ -1,5 +1,6 @@
 // Command dist packs the plugin (a build tool run by the Makefile, never shipped):
 //
+//	dist build   -version V -goos OS -goarch ARCH -o FILE    the hook binary (make build, make binaries)
 //	dist stage   -version V -hook FILE -goos OS -dir DIR      the plugin as a directory (make install)
 //	dist archive -version V -epoch S -bins DIR -out DIR OS/ARCH...   archives + SHA256SUMS (make dist)
 //
@@ -7,6 +8,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/internal/dist"
+	"github.com/claude-mem/claude-mem-go/internal/hookbin"
 )
 
 func main() {
@@ -25,12 +28,23 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: dist stage|archive [flags]")
+		return fmt.Errorf("usage: dist build|stage|archive [flags]")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	src := fs.String("src", ".", "the repository root")
 	version := fs.String("version", "", "the version stamped into the manifests")
 	switch args[0] {
+	case "build":
+		// The same flags as every test suite's build (hookbin), for the target platform.
+		o := hookbin.Options{Env: os.Environ()}
+		fs.StringVar(&o.GOOS, "goos", "", "the target GOOS (default the host's)")
+		fs.StringVar(&o.GOARCH, "goarch", "", "the target GOARCH (default the host's)")
+		fs.StringVar(&o.Out, "o", "bin/hook", "the binary to write")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		o.Root, o.Version = *src, *version
+		return hookbin.Build(context.Background(), o)
 	case "stage":
 		hook := fs.String("hook", "bin/hook", "the executable to ship")
 		goos := fs.String("goos", "", "the executable's GOOS")
@@ -77,5 +91,5 @@ func run(args []string) error {
 		}
 		return dist.WriteSums(*out, names)
 	}
-	return fmt.Errorf("unknown command %q: want stage or archive", args[0])
+	return fmt.Errorf("unknown command %q: want build, stage or archive", args[0])
 }

@@ -11,13 +11,16 @@ import (
 	"github.com/adrg/xdg"
 	"github.com/mattn/go-isatty"
 
+	"github.com/claude-mem/claude-mem-go/cmd/hook/internal/coverdir"
+	"github.com/claude-mem/claude-mem-go/settings"
+
 	// Imported for its init, which Go runs among the first (it needs only os/signal): it
 	// holds SIGTERM, SIGINT and SIGHUP until hook mode's record is appended.
 	_ "github.com/claude-mem/claude-mem-go/cmd/hook/internal/holdsig"
-	"github.com/claude-mem/claude-mem-go/settings"
 )
 
 func main() {
+	coverdir.Restore()
 	exe, _ := os.Executable()
 	cwd, _ := os.Getwd()
 	env := settings.EnvFrom(os.Environ())

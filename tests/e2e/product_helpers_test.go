@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -24,6 +23,7 @@ import (
 
 	_ "modernc.org/sqlite" // database/sql driver "sqlite", to read the product's DB
 
+	"github.com/claude-mem/claude-mem-go/internal/hookbin"
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
@@ -83,11 +83,8 @@ func newProduct(t *testing.T) *product {
 		}
 		testkit.WriteFile(t, filepath.Join(p.Plugin, f), string(b), 0o644)
 	}
-	build := exec.Command("go", "build", "-trimpath", "-o", p.Hook, "./cmd/hook")
-	build.Dir = root
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/hook: %v\n%s", err, out)
+	if err := hookbin.Build(context.Background(), hookbin.ForTests(root, p.Hook, os.Environ())); err != nil {
+		t.Fatal(err)
 	}
 	return p
 }
