@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"strconv"
 	"sync"
 
 	"github.com/claude-mem/claude-mem-go/cmd/hook/internal/holdsig"
@@ -16,7 +15,6 @@ import (
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/settings"
-	"github.com/claude-mem/claude-mem-go/store"
 )
 
 // hookMode answers one hook event. Its exit status is 0 whatever happens: a memory plugin
@@ -96,39 +94,4 @@ func hookMode(p *proc) (code int) {
 	}
 	hooks.Run(ctx, d, p.stdin, p.stdout)
 	return 0
-}
-
-// startObserver starts `hook observe` for a session, detached, without waiting. The parent
-// pid is the caller's (Claude Code's, for a hook), alive now: the detached observer, whose
-// own parent is gone by then, walks the desktop-app lineage from it.
-func startObserver(p *proc, s *settings.Settings) func(id string, final bool) error {
-	return func(id string, final bool) error {
-		return spawn.StartDetached(p.exe, observeArgs(p, id, final), p.env.List(), s.DataDir)
-	}
-}
-
-// observeArgs are the arguments of `hook observe` for a session.
-func observeArgs(p *proc, id string, final bool) []string {
-	args := []string{"observe", "--session", id, "--parent-pid", strconv.Itoa(p.ppid)}
-	if final {
-		args = append(args, "--final")
-	}
-	return args
-}
-
-// ingestNoted stores what waits in the capture journal and records how that ended in
-// health.json: every hook and command that ingests runs this.
-func ingestNoted(p *proc, st *envState) func(context.Context, *store.DB) error {
-	return func(ctx context.Context, db *store.DB) error {
-		err := journalOf(p, st.s).IngestNoted(ctx, db, st.log)
-		if uerr := health.RecordIngest(st.s.DataDir, p.now(), err); uerr != nil {
-			st.log.Warn().Err(uerr).Msg("recording the journal's ingestion in health.json failed")
-		}
-		return err
-	}
-}
-
-// journalOf is the capture journal of the data dir, with its fallback dirs.
-func journalOf(p *proc, s *settings.Settings) *journal.Journal {
-	return journal.New(s.DataDir, p.xdgRuntimeDir, p.xdgCacheHome, p.tempDir, p.uid, p.now)
 }

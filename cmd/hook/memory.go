@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/memory"
+	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
 )
 
@@ -59,3 +62,20 @@ func memoryOf(p *proc, st *envState) memory.Memory {
 
 // journalDirs are the dirs a session's pending journal can be in.
 func journalDirs(p *proc, st *envState) []string { return journalOf(p, st.s).Dirs() }
+
+// ingestNoted stores what waits in the capture journal and records how that ended in
+// health.json: every hook and command that ingests runs this.
+func ingestNoted(p *proc, st *envState) func(context.Context, *store.DB) error {
+	return func(ctx context.Context, db *store.DB) error {
+		err := journalOf(p, st.s).IngestNoted(ctx, db, st.log)
+		if uerr := health.RecordIngest(st.s.DataDir, p.now(), err); uerr != nil {
+			st.log.Warn().Err(uerr).Msg("recording the journal's ingestion in health.json failed")
+		}
+		return err
+	}
+}
+
+// journalOf is the capture journal of the data dir, with its fallback dirs.
+func journalOf(p *proc, s *settings.Settings) *journal.Journal {
+	return journal.New(s.DataDir, p.xdgRuntimeDir, p.xdgCacheHome, p.tempDir, p.uid, p.now)
+}

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/claude-mem/claude-mem-go/lockfile"
-	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
 )
 
@@ -52,13 +51,4 @@ func upgradeCmd(p *proc) int {
 	st.log.Info().Msg("database upgraded")
 	_ = ingestNoted(p, st)(ctx, db)
 	return 0
-}
-
-// startUpgrade starts `hook upgrade` detached; a hook's open calls it (memory.Hook).
-func startUpgrade(p *proc, st *envState) func() {
-	return func() {
-		if err := spawn.StartDetached(p.exe, []string{"upgrade"}, p.env.List(), st.s.DataDir); err != nil {
-			st.log.Error().Err(err).Msg("starting the database upgrade failed; the next open by a command upgrades it")
-		}
-	}
 }
