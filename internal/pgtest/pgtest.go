@@ -36,8 +36,8 @@ const nobody = 65534
 // Superuser is the bootstrap superuser's role name.
 const Superuser = "postgres"
 
-// startWait bounds how long a server may take to accept connections on a loaded machine.
-const startWait = 60 * time.Second
+// StartWait bounds how long a server may take to accept connections on a loaded machine.
+const StartWait = 60 * time.Second
 
 // Server is one running PostgreSQL server.
 type Server struct {
@@ -212,8 +212,8 @@ log_min_messages = warning
 	done := make(chan struct{})
 	s.done = done
 	go func() { s.cmd.Wait(); logf.Close(); close(done) }()
-	deadline := time.Now().Add(startWait)
-	ok := testkit.Within(startWait, func() bool {
+	deadline := time.Now().Add(StartWait)
+	ok := testkit.Within(StartWait, func() bool {
 		select {
 		case <-done:
 			return true
@@ -235,7 +235,7 @@ log_min_messages = warning
 	default:
 	}
 	if !ok {
-		return fmt.Errorf("postgres did not accept connections within %v", startWait)
+		return fmt.Errorf("postgres did not accept connections within %v", StartWait)
 	}
 	return nil
 }
