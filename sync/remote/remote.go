@@ -1,0 +1,191 @@
+// Package remote is the sync server's client (DESIGN §25): it connects with the transport
+// rules of §25 (TLS verified for any host but loopback or a unix socket), pushes a machine's
+// records idempotently by global id, pulls what row-level security lets this person read in
+// an order that never skips a transaction committing late, and runs the team operations.
+// It speaks only wire's vocabulary; the server enforces who reads and writes what.
+package remote
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/claude-mem/claude-mem-go/sync/server"
+)
+
+// What a connection can fail with, each a one-line cause a doctor finding can name.
+var (
+	ErrBadURL      = errors.New("the sync URL is not a postgres:// URL")
+	ErrUnreachable = errors.New("the sync server is unreachable")
+	ErrTLS         = errors.New("TLS with the sync server failed (refused, or its certificate is not trusted)")
+	ErrAuth        = errors.New("the sync server refused the login (wrong password or role)")
+	ErrPlaintext   = errors.New("plaintext to a host that is not loopback is refused: use sslmode=verify-full (or say sslmode=disable to mean plaintext)")
+	ErrDenied      = errors.New("the sync server denied this role (is it a person, GRANT claude_mem_user? an admin, GRANT claude_mem_admin?)")
+	ErrServer      = errors.New("the sync server failed")
+	ErrSchemaOlder = server.ErrSchemaOlder
+	ErrSchemaNewer = server.ErrSchemaNewer
+)
+
+// Error is a failed connection: its kind (errors.Is one of the Err values above), the URL
+// without its password, and the cause's text, from which the password was removed too.
+type Error struct {
+	Kind  error
+	URL   string
+	Cause string
+}
+
+func (e *Error) Error() string {
+	if e.Cause == "" {
+		return fmt.Sprintf("sync server %s: %v", e.URL, e.Kind)
+	}
+	return fmt.Sprintf("sync server %s: %v: %s", e.URL, e.Kind, e.Cause)
+}
+
+// Unwrap is the kind only: the cause stays text, so nothing unscrubbed can be reached.
+func (e *Error) Unwrap() error { return e.Kind }
+
+// Client is one connection to a sync server, as one person.
+type Client struct {
+	conn   *pgx.Conn
+	shown  string // the URL without its password
+	secret string // the password, only to scrub it from an error's text
+}
+
+// Connect connects to the server at rawURL (postgres:// or postgresql://) and checks its
+// schema. The password comes from the URL, PGPASSWORD or the passfile (libpq's
+// conventions, as pgx reads them); it is in no error. For any host but loopback or a unix
+// socket, a URL without sslmode gets sslmode=verify-full; one whose sslmode may fall back to
+// plaintext silently (allow, prefer) is refused, while sslmode=disable, said outright, is
+// honoured.
+func Connect(ctx context.Context, rawURL string) (*Client, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		// url.Parse's error quotes the URL, password and all: say nothing of it.
+		return nil, &Error{Kind: ErrBadURL, URL: "(not shown)"}
+	}
+	shown := u.Redacted()
+	fail := func(kind error, cause error, password string) error {
+		e := &Error{Kind: kind, URL: shown}
+		if cause != nil {
+			e.Cause = scrub(cause.Error(), password)
+		}
+		return e
+	}
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		pw, _ := u.User.Password()
+		return nil, fail(ErrBadURL, err, pw)
+	}
+	if remote := remoteHost(cfg); remote != "" {
+		switch mode, said := u.Query()["sslmode"]; {
+		case !said:
+			q := u.Query()
+			q.Set("sslmode", "verify-full")
+			u.RawQuery = q.Encode()
+			if cfg, err = pgx.ParseConfig(u.String()); err != nil {
+				return nil, fail(ErrBadURL, err, cfg.Password)
+			}
+		case mode[0] == "allow" || mode[0] == "prefer":
+			return nil, fail(ErrPlaintext, fmt.Errorf("host %s, sslmode=%s", remote, mode[0]), cfg.Password)
+		}
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fail(kindOf(err), err, cfg.Password)
+	}
+	if err := server.Check(ctx, conn); err != nil {
+		conn.Close(ctx)
+		var se *server.SchemaError
+		if errors.As(err, &se) {
+			return nil, &Error{Kind: se.Unwrap(), URL: shown, Cause: se.Error()}
+		}
+		return nil, fail(kindOf(err), err, cfg.Password)
+	}
+	return &Client{conn: conn, shown: shown, secret: cfg.Password}, nil
+}
+
+// fail is an error of an operation on the open connection, as an *Error of its kind.
+func (c *Client) fail(err error) error {
+	return &Error{Kind: kindOf(err), URL: c.shown, Cause: scrub(err.Error(), c.secret)}
+}
+
+// Close closes the connection.
+func (c *Client) Close(ctx context.Context) error { return c.conn.Close(ctx) }
+
+// URL is the server's URL without its password, for status lines.
+func (c *Client) URL() string { return c.shown }
+
+// remoteHost is the first host of cfg (its fallbacks too) that is neither a unix socket nor
+// loopback, "" when there is none. A name other than localhost counts as remote: what it
+// resolves to can change.
+func remoteHost(cfg *pgx.ConnConfig) string {
+	hosts := []string{cfg.Host}
+	for _, f := range cfg.Fallbacks {
+		hosts = append(hosts, f.Host)
+	}
+	for _, h := range hosts {
+		if strings.HasPrefix(h, "/") || h == "localhost" {
+			continue
+		}
+		if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
+			continue
+		}
+		return h
+	}
+	return ""
+}
+
+// kindOf sorts a connection error into its kind.
+func kindOf(err error) error {
+	var pe *pgconn.PgError
+	var cve *tls.CertificateVerificationError
+	var ua x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var ci x509.CertificateInvalidError
+	var ae tls.AlertError
+	var rhe tls.RecordHeaderError
+	var ne net.Error
+	switch {
+	case errors.As(err, &pe) && strings.HasPrefix(pe.Code, "28"): // invalid authorization
+		return ErrAuth
+	case errors.As(err, &cve), errors.As(err, &ua), errors.As(err, &he), errors.As(err, &ci),
+		errors.As(err, &ae), errors.As(err, &rhe),
+		// pgconn's own words when the server answers the TLS request with no.
+		strings.Contains(err.Error(), "server refused TLS connection"):
+		return ErrTLS
+	case errors.As(err, &pe) && pe.Code == "42501": // insufficient privilege
+		return ErrDenied
+	case errors.As(err, &pe):
+		return ErrServer
+	case strings.Contains(err.Error(), "SASL"):
+		// pgconn's client side of SCRAM: a server proof that does not verify.
+		return ErrAuth
+	case errors.As(err, &ne), errors.Is(err, context.DeadlineExceeded):
+		return ErrUnreachable
+	}
+	return ErrServer
+}
+
+// scrub removes the password from text and puts it on one line (pgconn gives a line per
+// address tried; the same line twice says nothing more).
+func scrub(text, password string) string {
+	if password != "" {
+		text = strings.ReplaceAll(text, password, "xxxxx")
+	}
+	var lines []string
+	for l := range strings.SplitSeq(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(lines, l) {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, " ")
+}
