@@ -62,7 +62,7 @@ type Server struct {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	need(t)
-	s, err := start()
+	s, err := Launch()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ var shared struct {
 func Shared(t testing.TB) *Server {
 	t.Helper()
 	need(t)
-	shared.once.Do(func() { shared.s, shared.err = start() })
+	shared.once.Do(func() { shared.s, shared.err = Launch() })
 	if shared.err != nil {
 		t.Fatal(shared.err)
 	}
@@ -106,7 +106,12 @@ func need(t testing.TB) {
 	}
 }
 
-func start() (*Server, error) {
+// Launch starts a server outside a test (the bench); the caller stops it. Start and Shared
+// are the tests' way.
+func Launch() (*Server, error) {
+	if _, err := os.Stat(filepath.Join(BinDir, "postgres")); err != nil {
+		return nil, fmt.Errorf("no PostgreSQL 15 at %s (.ci/run installs Debian's postgresql package): %w", BinDir, err)
+	}
 	dir, err := os.MkdirTemp("", "pgtest-")
 	if err != nil {
 		return nil, err
@@ -315,16 +320,23 @@ func (s *Server) Exec(t testing.TB, db, sql string, args ...any) {
 // exists: roles belong to the whole server, and tests in several databases share them).
 func (s *Server) CreatePerson(t testing.TB, name, password string) {
 	t.Helper()
+	if err := s.Person(name, password); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Person is CreatePerson for a caller that is not a test.
+func (s *Server) Person(name, password string) error {
 	ident := pgx.Identifier{name}.Sanitize()
 	ctx := context.Background()
 	c, err := pgx.Connect(ctx, s.DSN("postgres"))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer c.Close(ctx)
 	var exists bool
 	if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", name).Scan(&exists); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	verb := "CREATE"
 	if exists {
@@ -334,8 +346,9 @@ func (s *Server) CreatePerson(t testing.TB, name, password string) {
 	// to the server only, and the server logs no statements.
 	lit := "'" + strings.ReplaceAll(password, "'", "''") + "'"
 	if _, err := c.Exec(ctx, verb+" ROLE "+ident+" LOGIN PASSWORD "+lit); err != nil {
-		t.Fatalf("%s role %s: %v", verb, name, err)
+		return fmt.Errorf("%s role %s: %v", verb, name, err)
 	}
+	return nil
 }
 
 // Log is the server's log so far, for a failing test to show.

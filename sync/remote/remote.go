@@ -98,6 +98,13 @@ func Connect(ctx context.Context, rawURL string) (*Client, error) {
 			return nil, fail(ErrPlaintext, fmt.Errorf("host %s, sslmode=%s", remote, mode[0]), cfg.Password)
 		}
 	}
+	// A push stalled with its transaction open holds back every pull (they read below the
+	// oldest running transaction): the server ends it after a minute, unless the URL says.
+	for k, v := range map[string]string{"idle_in_transaction_session_timeout": "60s", "application_name": "claude-mem sync"} {
+		if _, ok := cfg.RuntimeParams[k]; !ok {
+			cfg.RuntimeParams[k] = v
+		}
+	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fail(kindOf(err), err, cfg.Password)

@@ -361,9 +361,17 @@ func TestConnectErrors(t *testing.T) {
 		})
 	}
 
+	// A role that is not a person of claude-mem (no claude_mem_user).
+	s.CreatePerson(t, "eve", pw("eve"))
+	_, err := Connect(ctx, s.SocketURL("eve", pw("eve"), w.db))
+	if !errors.Is(err, ErrDenied) || strings.Contains(err.Error(), pw("eve")) {
+		t.Fatalf("not a person: %v, want ErrDenied", err)
+	}
+	refused++
+
 	// Schema older and newer than this build.
 	bare := s.NewDB(t)
-	_, err := Connect(ctx, s.SocketURL("bob", secret, bare))
+	_, err = Connect(ctx, s.SocketURL("bob", secret, bare))
 	if !errors.Is(err, ErrSchemaOlder) || strings.Contains(err.Error(), secret) {
 		t.Fatalf("no schema: %v, want ErrSchemaOlder", err)
 	}
