@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -210,13 +211,26 @@ log_min_messages = warning
 	}
 	s.cmd = s.command("postgres", "-D", data)
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
-	if err := s.cmd.Start(); err != nil {
-		logf.Close()
-		return err
-	}
 	done := make(chan struct{})
 	s.done = done
-	go func() { s.cmd.Wait(); logf.Close(); close(done) }()
+	started := make(chan error)
+	go func() {
+		// The parent-death signal (procattr) follows the thread that spawned: this one
+		// stays until postgres exits, so a test binary killed on a timeout takes it along.
+		runtime.LockOSThread()
+		if err := s.cmd.Start(); err != nil {
+			logf.Close()
+			started <- err
+			return
+		}
+		started <- nil
+		s.cmd.Wait()
+		logf.Close()
+		close(done)
+	}()
+	if err := <-started; err != nil {
+		return err
+	}
 	deadline := time.Now().Add(StartWait)
 	ok := testkit.Within(StartWait, func() bool {
 		select {
@@ -380,9 +394,7 @@ func (s *Server) command(name string, args ...string) *exec.Cmd {
 		Env:   []string{"PATH=" + BinDir + ":/usr/bin:/bin", "LC_ALL=C", "TZ=UTC"},
 		Stdin: nil,
 	}
-	if os.Geteuid() == 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	}
+	cmd.SysProcAttr = procAttr(os.Geteuid() == 0)
 	return cmd
 }
 
