@@ -5,6 +5,8 @@
 //
 //	go run ./bench/sync [-n 100000] [-batch 10000] [-page 5000] [-sessions 50] [-check]
 //
+// It reports:
+//
 //   - push of n observations in batches of -batch (COPY into a staging table from
 //     remote.CopyMin records), records/s; the same with batches of 1,000 (array INSERTs);
 //   - pull of the n by their owner, and by a teammate through a share (row-level security
