@@ -53,7 +53,10 @@ CREATE INDEX records_shared ON claude_mem.records (owner, project, txid, seq);
 
 -- Only a tombstone may change a row: it marks it deleted, clears its body and moves it to
 -- the end of the pull order (a new seq and this transaction), so every puller sees it.
-CREATE FUNCTION claude_mem.tombstone() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Every function here fixes its search_path: one a person sets (a schema of theirs first)
+-- must not put their own nextval or pg_has_role in its place.
+CREATE FUNCTION claude_mem.tombstone() RETURNS trigger LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	IF NOT NEW.deleted THEN
 		RAISE EXCEPTION 'a record is only ever tombstoned' USING ERRCODE = 'check_violation';
@@ -102,7 +105,8 @@ $$;
 REVOKE ALL ON FUNCTION claude_mem.in_team(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION claude_mem.in_team(text) TO claude_mem_user, claude_mem_admin;
 
-CREATE FUNCTION claude_mem.is_admin() RETURNS boolean LANGUAGE sql STABLE AS $$
+CREATE FUNCTION claude_mem.is_admin() RETURNS boolean LANGUAGE sql STABLE
+	SET search_path = pg_catalog, pg_temp AS $$
 	SELECT pg_has_role(current_user, 'claude_mem_admin', 'MEMBER')
 $$;
 

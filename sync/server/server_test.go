@@ -293,6 +293,7 @@ func TestAttacksAsPeople(t *testing.T) {
 	mustExec(dana, "INSERT INTO claude_mem.members (team, person) VALUES ('core', 'alice'), ('core', 'bob'), ('ops', 'carol')")
 	mustExec(alice, "INSERT INTO claude_mem.shares (project, team) VALUES ('github.com/acme/payments-api', 'core'), ('github.com/acme/ledger', 'core')")
 	mustExec(alice, "DELETE FROM claude_mem.shares WHERE project = 'github.com/acme/ledger'")
+	mustExec(su, "ANALYZE claude_mem.records")
 
 	a := &attempts{t: t}
 	sel := "SELECT gid FROM claude_mem.records WHERE gid = $1"
@@ -310,13 +311,20 @@ func TestAttacksAsPeople(t *testing.T) {
 	a.allow(bob, "Bob reads his team's members", "SELECT person FROM claude_mem.members WHERE team = 'core' AND person = 'alice'")
 	a.refuse(carol, "Carol reads core's shares", "SELECT id FROM claude_mem.shares")
 	// Changing Alice's rows.
-	for _, gid := range []string{privObs, sharedObs, prompt} {
+	for _, gid := range []string{privObs, sharedObs, prompt, unshared} {
 		a.refuse(bob, "Bob tombstones Alice's row "+gid,
 			"UPDATE claude_mem.records SET deleted = true, body = NULL WHERE gid = $1", gid)
 		a.refuse(bob, "Bob rewrites Alice's row "+gid,
 			`UPDATE claude_mem.records SET body = '{"title":"pwned"}' WHERE gid = $1`, gid)
 		a.refuse(bob, "Bob deletes Alice's row "+gid, "DELETE FROM claude_mem.records WHERE gid = $1", gid)
 	}
+	a.refuse(bob, "Bob locks Alice's shared row against her tombstone",
+		"SELECT gid FROM claude_mem.records WHERE gid = $1 FOR UPDATE", sharedObs)
+	a.allow(alice, "Alice locks her row", "SELECT gid FROM claude_mem.records WHERE gid = $1 FOR UPDATE", sharedObs)
+	a.refuse(bob, "Bob reads Alice's private values from the planner's statistics",
+		"SELECT attname FROM pg_stats WHERE schemaname = 'claude_mem' AND tablename = 'records'")
+	a.allow(su, "the superuser reads the statistics (ANALYZE ran)",
+		"SELECT attname FROM pg_stats WHERE schemaname = 'claude_mem' AND tablename = 'records'")
 	a.allow(alice, "Alice tombstones her row", "UPDATE claude_mem.records SET deleted = true, body = NULL WHERE gid = $1", sharedObs)
 	a.refuse(alice, "Alice rewrites her row (only a tombstone may change it)",
 		`UPDATE claude_mem.records SET body = '{"title":"x"}' WHERE gid = $1`, sharedObs)
@@ -355,6 +363,27 @@ func TestAttacksAsPeople(t *testing.T) {
 	a.refuse(bob, "Bob changes the schema version", "UPDATE claude_mem.schema_version SET version = 99")
 	a.refuse(bob, "Bob reads records through a view of his own",
 		"CREATE VIEW claude_mem.peek AS SELECT * FROM claude_mem.records")
+
+	// Bob, allowed to make a schema (as some hosted servers allow), puts his own
+	// pg_has_role first on his search_path: the policies' functions do not call it.
+	s.Exec(t, db, "GRANT CREATE ON DATABASE "+db+" TO bob")
+	mustExec(bob, "CREATE SCHEMA evil")
+	mustExec(bob, "CREATE FUNCTION evil.pg_has_role(name, text, text) RETURNS boolean LANGUAGE sql AS 'SELECT true'")
+	mustExec(bob, "CREATE FUNCTION evil.nextval(regclass) RETURNS bigint LANGUAGE sql AS 'SELECT 1::bigint'")
+	mustExec(bob, "SET search_path = evil, pg_catalog, claude_mem")
+	var shadowed bool
+	if err := bob.QueryRow(ctx, "SELECT pg_has_role('bob', 'claude_mem_admin', 'MEMBER')").Scan(&shadowed); err != nil || !shadowed {
+		t.Fatalf("control: Bob's pg_has_role does not shadow the catalog's (%v, %v); the attack proves nothing", shadowed, err)
+	}
+	a.allowedOK++
+	a.refuse(bob, "Bob, his pg_has_role first, reads team ops's members", "SELECT person FROM claude_mem.members WHERE team = 'ops'")
+	a.tried++
+	var seq int64
+	if err := bob.QueryRow(ctx, "UPDATE claude_mem.records SET deleted = true, body = NULL WHERE gid = $1 RETURNING seq", bobObs).Scan(&seq); err != nil || seq == 1 {
+		t.Errorf("ATTACK SUCCEEDED: Bob's nextval set his tombstone's seq to %d (%v)", seq, err)
+	} else {
+		a.refused++
+	}
 
 	// Alice's rows are as she wrote them (the refused attempts were rolled back anyway, so
 	// this reads what the superuser sees).
