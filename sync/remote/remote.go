@@ -169,6 +169,9 @@ func kindOf(err error) error {
 		// pgconn's own words when the server answers the TLS request with no.
 		strings.Contains(err.Error(), "server refused TLS connection"):
 		return ErrTLS
+	case errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P")):
+		// connection exception; the server shutting down or ending this session
+		return ErrUnreachable
 	case errors.As(err, &pe) && pe.Code == "42501": // insufficient privilege
 		return ErrDenied
 	case errors.As(err, &pe):

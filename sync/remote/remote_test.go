@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/claude-mem/claude-mem-go/internal/pgtest"
+	"github.com/claude-mem/claude-mem-go/internal/testkit"
 	"github.com/claude-mem/claude-mem-go/sync/server"
 	"github.com/claude-mem/claude-mem-go/sync/wire"
 )
@@ -600,4 +602,155 @@ func TestNewShareReadFromStart(t *testing.T) {
 	if n != 2 || len(recs) != 2 {
 		t.Fatalf("after the second share bob pulled %d, %d of p2", len(recs), n)
 	}
+}
+
+// A push whose session the server ends midway (here: terminated while it waits on a row
+// lock) stores nothing; the next run's push of the same records stores each once.
+func TestPushCutMidway(t *testing.T) {
+	w := newWorld(t)
+	alice := w.client(t, "alice")
+	recs := make([]wire.Record, 50)
+	for i := range recs {
+		recs[i] = obs(t, "p", "laptop", fmt.Sprintf("cut %d", i))
+	}
+	// The superuser holds an uncommitted row of one of the gids: Alice's insert waits on it.
+	tx, err := w.su.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `INSERT INTO claude_mem.records (gid, kind, machine, project, at, body)
+		VALUES ($1, 'observation', 'x', 'p', now(), '{}')`, recs[25].GID); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := alice.Push(ctx, recs); done <- err }()
+	watch, err := pgx.Connect(ctx, w.s.DSN(w.db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close(ctx)
+	var pid int
+	waitFor(t, func() bool {
+		return watch.QueryRow(ctx, `SELECT pid FROM pg_stat_activity WHERE usename = 'alice' AND wait_event_type = 'Lock'`).Scan(&pid) == nil
+	})
+	if _, err := watch.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
+		t.Fatal(err)
+	}
+	err = <-done
+	if !errors.Is(err, ErrUnreachable) || strings.Contains(err.Error(), pw("alice")) {
+		t.Fatalf("cut push: %v, want ErrUnreachable", err)
+	}
+	tx.Rollback(ctx)
+	if n := count(t, w); n != 0 {
+		t.Fatalf("the cut push left %d rows", n)
+	}
+	again := w.client(t, "alice")
+	got, err := again.Push(ctx, recs)
+	if err != nil || len(got.Stored) != len(recs) {
+		t.Fatalf("push again: %d stored, %v", len(got.Stored), err)
+	}
+	if n := count(t, w); n != len(recs) {
+		t.Fatalf("%d rows, want %d", n, len(recs))
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	testkit.Eventually(t, pgtest.StartWait, "the server's state", cond)
+}
+
+// Eight machines (four of Alice's, four of Bob's, one shared project) push 2,000 records
+// each in batches of random sizes, some pushed twice, pulling between pushes, all at once.
+// At the end every machine has pulled every record exactly once.
+func TestConvergence(t *testing.T) {
+	w := newWorld(t)
+	w.team(t)
+	const machines, each = 8, 2000
+	for _, p := range []string{"alice", "bob"} {
+		if err := w.client(t, p).Share(ctx, "p", "core"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type machine struct {
+		c    *Client
+		got  map[string]int
+		cur  wire.Cursor
+		recs []wire.Record
+	}
+	ms := make([]*machine, machines)
+	for i := range ms {
+		m := &machine{c: w.client(t, []string{"alice", "bob"}[i%2]), got: map[string]int{}}
+		for j := range each {
+			m.recs = append(m.recs, obs(t, "p", fmt.Sprintf("m%d", i), fmt.Sprintf("m%d r%d", i, j)))
+		}
+		ms[i] = m
+	}
+	pull := func(m *machine) (more bool, err error) {
+		p, err := m.c.Pull(ctx, m.cur, 500)
+		if err != nil {
+			return false, err
+		}
+		for _, r := range p.Records {
+			m.got[r.GID]++
+		}
+		m.cur = p.Next
+		return p.More, nil
+	}
+	errs := make(chan error, machines)
+	for i, m := range ms {
+		go func() {
+			rnd := rand.New(rand.NewPCG(uint64(i), 7))
+			for at := 0; at < len(m.recs); {
+				n := 1 + rnd.IntN(300)
+				if rnd.IntN(10) == 0 {
+					n = len(m.recs) - at // sometimes the rest at once (COPY when large)
+				}
+				batch := m.recs[at:min(at+n, len(m.recs))]
+				times := 1 + rnd.IntN(2) // a push again, as after a kill before it was noted
+				for range times {
+					got, err := m.c.Push(ctx, batch)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if len(got.Stored) != len(batch) {
+						errs <- fmt.Errorf("m%d: %d of %d stored", i, len(got.Stored), len(batch))
+						return
+					}
+				}
+				at += len(batch)
+				if _, err := pull(m); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range machines {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	total := machines * each
+	for i, m := range ms {
+		for more := true; more; {
+			var err error
+			if more, err = pull(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dups := 0
+		for _, k := range m.got {
+			dups += k - 1
+		}
+		if len(m.got) != total || dups != 0 {
+			t.Fatalf("m%d pulled %d distinct of %d, %d duplicates", i, len(m.got), total, dups)
+		}
+	}
+	if n := count(t, w); n != total {
+		t.Fatalf("server holds %d, want %d", n, total)
+	}
+	t.Logf("%d machines converged on %d records, 0 duplicates", machines, total)
 }
