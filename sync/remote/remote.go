@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -53,6 +54,9 @@ func (e *Error) Error() string {
 // Unwrap is the kind only: the cause stays text, so nothing unscrubbed can be reached.
 func (e *Error) Unwrap() error { return e.Kind }
 
+// connectTimeout bounds a connection attempt whose URL sets no connect_timeout.
+const connectTimeout = 10 * time.Second
+
 // Client is one connection to a sync server, as one person.
 type Client struct {
 	conn   *pgx.Conn
@@ -72,7 +76,7 @@ func Connect(ctx context.Context, rawURL string) (*Client, error) {
 		// url.Parse's error quotes the URL, password and all: say nothing of it.
 		return nil, &Error{Kind: ErrBadURL, URL: "(not shown)"}
 	}
-	shown := u.Redacted()
+	shown := redacted(u)
 	fail := func(kind error, cause error, password string) error {
 		e := &Error{Kind: kind, URL: shown}
 		if cause != nil {
@@ -105,6 +109,10 @@ func Connect(ctx context.Context, rawURL string) (*Client, error) {
 			cfg.RuntimeParams[k] = v
 		}
 	}
+	// A typo'd host or a dropped packet fails within this unless the URL says otherwise.
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = connectTimeout
+	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fail(kindOf(err), err, cfg.Password)
@@ -123,6 +131,19 @@ func Connect(ctx context.Context, rawURL string) (*Client, error) {
 // fail is an error of an operation on the open connection, as an *Error of its kind.
 func (c *Client) fail(err error) error {
 	return &Error{Kind: kindOf(err), URL: c.shown, Cause: scrub(err.Error(), c.secret)}
+}
+
+// redacted is u with every password in it (userinfo, password=, sslpassword=) replaced.
+func redacted(u *url.URL) string {
+	r := *u
+	q := r.Query()
+	for _, k := range []string{"password", "sslpassword"} {
+		if q.Has(k) {
+			q.Set(k, "xxxxx")
+		}
+	}
+	r.RawQuery = q.Encode()
+	return r.Redacted()
 }
 
 // Close closes the connection.

@@ -304,6 +304,8 @@ func TestConnectErrors(t *testing.T) {
 		{"remote, sslmode=allow", "postgres://bob:" + secret + "@203.0.113.9/x?sslmode=allow", nil, ErrPlaintext, false},
 		{"wrong port", "postgres://bob:" + secret + "@127.0.0.1:1/x?connect_timeout=5", nil, ErrUnreachable, false},
 		{"typo host", "postgres://bob:" + secret + "@db.exmaple.invalid/x?connect_timeout=5", nil, ErrUnreachable, false},
+		{"wrong password in the query", s.TCPURL("127.0.0.1", "bob", "", w.db,
+			url.Values{"sslmode": {"verify-full"}, "sslrootcert": {s.CAFile}, "password": {secret + "q"}}), nil, ErrAuth, false},
 		{"not a postgres URL", "postgress://bob:" + secret + "@127.0.0.1/x", nil, ErrBadURL, false},
 	}
 	if otherErr == nil {
@@ -351,6 +353,7 @@ func TestConnectErrors(t *testing.T) {
 				}
 			}
 			for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err)} {
+				// secret is a prefix of each wrong password: this finds them too.
 				if strings.Contains(text, secret) {
 					t.Fatalf("the error shows the password: %s", text)
 				}
