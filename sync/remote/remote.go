@@ -25,7 +25,7 @@ import (
 
 // What a connection can fail with, each a one-line cause a doctor finding can name.
 var (
-	ErrBadURL      = errors.New("the sync URL is not a postgres:// URL")
+	ErrBadURL      = errors.New("the sync URL is not a valid postgres:// URL")
 	ErrUnreachable = errors.New("the sync server is unreachable")
 	ErrTLS         = errors.New("TLS with the sync server failed (refused, or its certificate is not trusted)")
 	ErrAuth        = errors.New("the sync server refused the login (wrong password or role)")
@@ -59,9 +59,9 @@ const connectTimeout = 10 * time.Second
 
 // Client is one connection to a sync server, as one person.
 type Client struct {
-	conn   *pgx.Conn
-	shown  string // the URL without its password
-	secret string // the password, only to scrub it from an error's text
+	conn    *pgx.Conn
+	shown   string   // the URL without its password
+	secrets []string // the passwords, only to scrub them from an error's text
 }
 
 // Connect connects to the server at rawURL (postgres:// or postgresql://) and checks its
@@ -77,17 +77,17 @@ func Connect(ctx context.Context, rawURL string) (*Client, error) {
 		return nil, &Error{Kind: ErrBadURL, URL: "(not shown)"}
 	}
 	shown := redacted(u)
-	fail := func(kind error, cause error, password string) error {
+	secrets := urlSecrets(u)
+	fail := func(kind error, cause error) error {
 		e := &Error{Kind: kind, URL: shown}
 		if cause != nil {
-			e.Cause = scrub(cause.Error(), password)
+			e.Cause = scrub(cause.Error(), secrets...)
 		}
 		return e
 	}
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
-		pw, _ := u.User.Password()
-		return nil, fail(ErrBadURL, err, pw)
+		return nil, fail(ErrBadURL, err)
 	}
 	if remote := remoteHost(cfg); remote != "" {
 		switch mode, said := u.Query()["sslmode"]; {
@@ -96,12 +96,14 @@ func Connect(ctx context.Context, rawURL string) (*Client, error) {
 			q.Set("sslmode", "verify-full")
 			u.RawQuery = q.Encode()
 			if cfg, err = pgx.ParseConfig(u.String()); err != nil {
-				return nil, fail(ErrBadURL, err, cfg.Password)
+				return nil, fail(ErrBadURL, err)
 			}
 		case mode[0] == "allow" || mode[0] == "prefer":
-			return nil, fail(ErrPlaintext, fmt.Errorf("host %s, sslmode=%s", remote, mode[0]), cfg.Password)
+			return nil, fail(ErrPlaintext, fmt.Errorf("host %s, sslmode=%s", remote, mode[0]))
 		}
 	}
+	// The password may also have come from PGPASSWORD or the passfile.
+	secrets = append(secrets, cfg.Password)
 	// A push stalled with its transaction open holds back every pull (they read below the
 	// oldest running transaction): the server ends it after a minute, unless the URL says.
 	for k, v := range map[string]string{"idle_in_transaction_session_timeout": "60s", "application_name": "claude-mem sync"} {
@@ -115,7 +117,7 @@ func Connect(ctx context.Context, rawURL string) (*Client, error) {
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fail(kindOf(err), err, cfg.Password)
+		return nil, fail(kindOf(err), err)
 	}
 	if err := server.Check(ctx, conn); err != nil {
 		conn.Close(ctx)
@@ -123,14 +125,21 @@ func Connect(ctx context.Context, rawURL string) (*Client, error) {
 		if errors.As(err, &se) {
 			return nil, &Error{Kind: se.Unwrap(), URL: shown, Cause: se.Error()}
 		}
-		return nil, fail(kindOf(err), err, cfg.Password)
+		return nil, fail(kindOf(err), err)
 	}
-	return &Client{conn: conn, shown: shown, secret: cfg.Password}, nil
+	return &Client{conn: conn, shown: shown, secrets: secrets}, nil
 }
 
 // fail is an error of an operation on the open connection, as an *Error of its kind.
 func (c *Client) fail(err error) error {
-	return &Error{Kind: kindOf(err), URL: c.shown, Cause: scrub(err.Error(), c.secret)}
+	return &Error{Kind: kindOf(err), URL: c.shown, Cause: scrub(err.Error(), c.secrets...)}
+}
+
+// urlSecrets are the passwords u holds.
+func urlSecrets(u *url.URL) []string {
+	pw, _ := u.User.Password()
+	q := u.Query()
+	return []string{pw, q.Get("password"), q.Get("sslpassword")}
 }
 
 // redacted is u with every password in it (userinfo, password=, sslpassword=) replaced.
@@ -206,11 +215,13 @@ func kindOf(err error) error {
 	return ErrServer
 }
 
-// scrub removes the password from text and puts it on one line (pgconn gives a line per
+// scrub removes the passwords from text and puts it on one line (pgconn gives a line per
 // address tried; the same line twice says nothing more).
-func scrub(text, password string) string {
-	if password != "" {
-		text = strings.ReplaceAll(text, password, "xxxxx")
+func scrub(text string, passwords ...string) string {
+	for _, p := range passwords {
+		if p != "" {
+			text = strings.ReplaceAll(text, p, "xxxxx")
+		}
 	}
 	var lines []string
 	for l := range strings.SplitSeq(text, "\n") {

@@ -306,6 +306,7 @@ func TestConnectErrors(t *testing.T) {
 		{"typo host", "postgres://bob:" + secret + "@db.exmaple.invalid/x?connect_timeout=5", nil, ErrUnreachable, false},
 		{"wrong password in the query", s.TCPURL("127.0.0.1", "bob", "", w.db,
 			url.Values{"sslmode": {"verify-full"}, "sslrootcert": {s.CAFile}, "password": {secret + "q"}}), nil, ErrAuth, false},
+		{"unknown sslmode", "postgres://bob:" + secret + "@127.0.0.1/x?sslmode=bogus&sslpassword=" + secret + "k", nil, ErrBadURL, false},
 		{"not a postgres URL", "postgress://bob:" + secret + "@127.0.0.1/x", nil, ErrBadURL, false},
 	}
 	if otherErr == nil {
