@@ -38,9 +38,10 @@ type backfill struct {
 
 // cursor is what wire.Cursor holds, opaque to its keeper.
 type cursor struct {
-	At   pos        `json:"at"`
-	Seen []int64    `json:"seen,omitempty"` // the others' shares visible at the last pull
-	Back []backfill `json:"back,omitempty"`
+	Server string     `json:"srv"` // the server's identity (schema_version.server)
+	At     pos        `json:"at"`
+	Seen   []int64    `json:"seen,omitempty"` // the others' shares visible at the last pull
+	Back   []backfill `json:"back,omitempty"`
 }
 
 const cursorPrefix = "c1."
@@ -90,7 +91,8 @@ const backfillQuery = `SELECT ` + recordCols + ` FROM claude_mem.records
 
 // Pull reads up to limit records after cur: this person's own, and those of projects shared
 // with a team they are in, in the order to apply them, with the cursor to store with them.
-// A project newly shared with them (or them newly in its team) is read from its start.
+// A project newly shared with them (or them newly in its team) is read from its start, and
+// so is everything when cur is another server's.
 func (c *Client) Pull(ctx context.Context, cur wire.Cursor, limit int) (wire.Page, error) {
 	return c.pull(ctx, cur, limit, pullQuery)
 }
@@ -110,9 +112,15 @@ func (c *Client) pull(ctx context.Context, raw wire.Cursor, limit int, query str
 		return wire.Page{}, c.fail(err)
 	}
 	defer tx.Rollback(ctx)
-	var xminText string
-	if err := tx.QueryRow(ctx, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text").Scan(&xminText); err != nil {
+	var xminText, id string
+	if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
+		(SELECT server::text FROM claude_mem.schema_version)`).Scan(&xminText, &id); err != nil {
 		return wire.Page{}, c.fail(err)
+	}
+	// A cursor of another server says nothing of this one: start over (a pull stores by
+	// global id, so what comes again is not stored twice).
+	if cur.Server != id {
+		cur = cursor{Server: id}
 	}
 	xmin, err := strconv.ParseUint(xminText, 10, 64)
 	if err != nil {

@@ -758,3 +758,27 @@ func TestConvergence(t *testing.T) {
 	}
 	t.Logf("%d machines converged on %d records, 0 duplicates", machines, total)
 }
+
+// A cursor of another server (a new database at the same URL) starts the pull over; the
+// control is the same cursor on its own server, which pulls nothing more.
+func TestCursorOfAnotherServer(t *testing.T) {
+	a, b := newWorld(t), newWorld(t)
+	ca, cb := a.client(t, "alice"), b.client(t, "alice")
+	// b's records first: their transactions are older than a's (ids are the cluster's), so
+	// a's cursor is past them and only the server's identity tells them apart.
+	for _, c := range []*Client{cb, ca} {
+		if _, err := c.Push(ctx, []wire.Record{obs(t, "p", "laptop", "one"), obs(t, "p", "laptop", "two")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, cur := pullAll(t, ca, "", 10)
+	if recs, _ := pullAll(t, ca, cur, 10); len(recs) != 0 {
+		t.Fatalf("control: the cursor on its own server pulled %d again", len(recs))
+	}
+	if recs, _ := pullAll(t, cb, cur, 10); len(recs) != 2 {
+		t.Fatalf("another server's cursor pulled %d of its 2", len(recs))
+	}
+	if _, err := ca.Pull(ctx, "c1.garbage", 10); !errors.Is(err, ErrCursor) {
+		t.Fatalf("a garbled cursor: %v, want ErrCursor", err)
+	}
+}

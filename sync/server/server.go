@@ -38,13 +38,16 @@ var Version = len(migrations)
 // run one after the other, and each after the first finds the work done.
 const lockKey int64 = 0x636c_6d65_6d73_796e // "clmemsyn"
 
-// bootstrap is the version table, made before any migration so a client can always ask
+// bootstrap is the version table (and the server's identity), made before any migration so a client can always ask
 // which version a server has. Its writer is the installer alone (policy TO CURRENT_USER).
 const bootstrap = `
 CREATE SCHEMA IF NOT EXISTS claude_mem;
 CREATE TABLE claude_mem.schema_version (
 	one     boolean PRIMARY KEY DEFAULT true CHECK (one),
-	version integer NOT NULL
+	version integer NOT NULL,
+	-- This install's identity: a pull cursor of another server (a new database at the same
+	-- URL) is known for what it is and the pull starts over.
+	server  uuid NOT NULL DEFAULT gen_random_uuid()
 );
 ALTER TABLE claude_mem.schema_version ENABLE ROW LEVEL SECURITY;
 ALTER TABLE claude_mem.schema_version FORCE ROW LEVEL SECURITY;
