@@ -782,3 +782,50 @@ func TestCursorOfAnotherServer(t *testing.T) {
 		t.Fatalf("a garbled cursor: %v, want ErrCursor", err)
 	}
 }
+
+// After team remove, the server returns nothing new of the team's projects to the one who
+// left; the control is a member who stays and does get the new record.
+func TestLeaveTeam(t *testing.T) {
+	w := newWorld(t)
+	w.team(t)
+	alice, bob, dana := w.client(t, "alice"), w.client(t, "bob"), w.client(t, "dana")
+	if err := dana.AddMember(ctx, "core", "carol"); err != nil {
+		t.Fatal(err)
+	}
+	carol := w.client(t, "carol")
+	if err := alice.Share(ctx, "p", "core"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Push(ctx, []wire.Record{obs(t, "p", "laptop", "before")}); err != nil {
+		t.Fatal(err)
+	}
+	recs, bobCur := pullAll(t, bob, "", 10)
+	if len(recs) != 1 {
+		t.Fatalf("bob pulled %d before leaving, want 1", len(recs))
+	}
+	_, carolCur := pullAll(t, carol, "", 10)
+	if err := dana.RemoveMember(ctx, "core", "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Push(ctx, []wire.Record{obs(t, "p", "laptop", "after")}); err != nil {
+		t.Fatal(err)
+	}
+	if recs, _ := pullAll(t, bob, bobCur, 10); len(recs) != 0 {
+		t.Fatalf("bob pulled %d after leaving", len(recs))
+	}
+	if recs, _ := pullAll(t, bob, "", 10); len(recs) != 0 {
+		t.Fatalf("bob pulled %d from the start after leaving", len(recs))
+	}
+	if recs, _ := pullAll(t, carol, carolCur, 10); len(recs) != 1 {
+		t.Fatalf("control: carol, still in core, pulled %d, want 1", len(recs))
+	}
+	if err := dana.AddMember(ctx, "core", "nobody-here"); !errors.Is(err, ErrNoPerson) {
+		t.Fatalf("adding a role that does not exist: %v, want ErrNoPerson", err)
+	}
+	if err := dana.AddMember(ctx, "nope", "bob"); !errors.Is(err, ErrNoTeam) {
+		t.Fatalf("adding to a team that does not exist: %v, want ErrNoTeam", err)
+	}
+	if err := dana.CreateTeam(ctx, "core"); !errors.Is(err, ErrTeamExists) {
+		t.Fatalf("creating core again: %v, want ErrTeamExists", err)
+	}
+}
