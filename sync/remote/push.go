@@ -136,6 +136,9 @@ func check(r wire.Record) (staged, bool) {
 	return s, true
 }
 
+// Both inserts go in gid order: two pushes of overlapping records at once (two machines,
+// or a push again after a kill) then wait on each other in one order and never deadlock.
+
 func insertByArrays(ctx context.Context, tx pgx.Tx, rows []staged) error {
 	n := len(rows)
 	gid, kind, machine, project, session, body := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -148,7 +151,7 @@ func insertByArrays(ctx context.Context, tx pgx.Tx, rows []staged) error {
 		SELECT g::uuid, k, m, p, nullif(s, '')::uuid, a, d, nullif(b, '')::jsonb
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::boolean[], $8::text[])
 			AS u(g, k, m, p, s, a, d, b)
-		ON CONFLICT (gid) DO NOTHING`, gid, kind, machine, project, session, at, deleted, body)
+		ORDER BY g ON CONFLICT (gid) DO NOTHING`, gid, kind, machine, project, session, at, deleted, body)
 	return err
 }
 
@@ -168,6 +171,6 @@ func insertByCopy(ctx context.Context, tx pgx.Tx, rows []staged) error {
 	}
 	_, err := tx.Exec(ctx, `INSERT INTO claude_mem.records (gid, kind, machine, project, session, at, deleted, body)
 		SELECT gid::uuid, kind, machine, project, nullif(session, '')::uuid, at, deleted, nullif(body, '')::jsonb
-		FROM push_stage ON CONFLICT (gid) DO NOTHING`)
+		FROM push_stage ORDER BY gid ON CONFLICT (gid) DO NOTHING`)
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -827,5 +828,41 @@ func TestLeaveTeam(t *testing.T) {
 	}
 	if err := dana.CreateTeam(ctx, "core"); !errors.Is(err, ErrTeamExists) {
 		t.Fatalf("creating core again: %v, want ErrTeamExists", err)
+	}
+}
+
+// Two machines of one person push the same records at once in opposite orders (each a
+// push again of the other's): neither deadlocks, both store all.
+func TestOverlappingPushesDoNotDeadlock(t *testing.T) {
+	w := newWorld(t)
+	a, b := w.client(t, "alice"), w.client(t, "alice")
+	for round := range 10 {
+		recs := make([]wire.Record, 300)
+		for i := range recs {
+			recs[i] = obs(t, "p", "laptop", fmt.Sprintf("r%d %d", round, i))
+		}
+		rev := slices.Clone(recs)
+		slices.Reverse(rev)
+		errs := make(chan error, 2)
+		for _, job := range []struct {
+			c    *Client
+			recs []wire.Record
+		}{{a, recs}, {b, rev}} {
+			go func() {
+				got, err := job.c.Push(ctx, job.recs)
+				if err == nil && len(got.Stored) != len(job.recs) {
+					err = fmt.Errorf("%d of %d stored", len(got.Stored), len(job.recs))
+				}
+				errs <- err
+			}()
+		}
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+	if n := count(t, w); n != 3000 {
+		t.Fatalf("%d rows, want 3000", n)
 	}
 }
