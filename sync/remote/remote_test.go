@@ -866,3 +866,65 @@ func TestOverlappingPushesDoNotDeadlock(t *testing.T) {
 		t.Fatalf("%d rows, want 3000", n)
 	}
 }
+
+// A hosted server's admin is no superuser (CREATEROLE, owner of the database): Install as
+// that role works, so do sharing and the teammate's pull (in_team runs as that owner, bound
+// by forced RLS itself), and the installer reads nobody's records.
+func TestInstallByNonSuperuser(t *testing.T) {
+	s := pgtest.Shared(t)
+	s.CreatePerson(t, "ops", pw("ops"))
+	s.Exec(t, "postgres", "ALTER ROLE ops CREATEROLE")
+	s.Exec(t, "postgres", "CREATE DATABASE hosted OWNER ops")
+	opsConn, err := pgx.Connect(ctx, s.SocketURL("ops", pw("ops"), "hosted"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer opsConn.Close(ctx)
+	if _, err := server.Install(ctx, opsConn); err != nil {
+		t.Fatalf("install as a non-superuser: %v", err)
+	}
+	for _, p := range []string{"alice", "bob"} {
+		s.CreatePerson(t, p, pw(p))
+		if _, err := opsConn.Exec(ctx, "GRANT "+server.UserRole+" TO "+p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ops, err := Connect(ctx, s.SocketURL("ops", pw("ops"), "hosted"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ops.Close(ctx)
+	if err := ops.CreateTeam(ctx, "core"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"alice", "bob"} {
+		if err := ops.AddMember(ctx, "core", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	connect := func(p string) *Client {
+		c, err := Connect(ctx, s.SocketURL(p, pw(p), "hosted"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(ctx) })
+		return c
+	}
+	alice, bob := connect("alice"), connect("bob")
+	if err := alice.Share(ctx, "p", "core"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Push(ctx, []wire.Record{obs(t, "p", "laptop", "shared"), obs(t, "q", "laptop", "private")}); err != nil {
+		t.Fatal(err)
+	}
+	if recs, _ := pullAll(t, bob, "", 10); len(recs) != 1 || recs[0].Project != "p" {
+		t.Fatalf("bob pulled %d, want the one shared", len(recs))
+	}
+	var n int
+	if err := opsConn.QueryRow(ctx, "SELECT count(*) FROM claude_mem.records").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the installer reads %d records (%v), want 0: forced RLS binds the owner", n, err)
+	}
+	if teams, err := ops.ListTeams(ctx); err != nil || len(teams) != 1 || len(teams[0].Members) != 2 {
+		t.Fatalf("the admin's teams: %+v, %v", teams, err)
+	}
+}
