@@ -89,18 +89,19 @@ func Connect(ctx context.Context, rawURL string) (*Client, error) {
 	if err != nil {
 		return nil, fail(ErrBadURL, err)
 	}
-	if remote := remoteHost(cfg); remote != "" {
-		switch mode, said := u.Query()["sslmode"]; {
-		case !said:
-			q := u.Query()
-			q.Set("sslmode", "verify-full")
-			u.RawQuery = q.Encode()
-			if cfg, err = pgx.ParseConfig(u.String()); err != nil {
-				return nil, fail(ErrBadURL, err)
-			}
-		case mode[0] == "allow" || mode[0] == "prefer":
-			return nil, fail(ErrPlaintext, fmt.Errorf("host %s, sslmode=%s", remote, mode[0]))
+	mode, said := u.Query()["sslmode"]
+	if remoteHost(cfg) != "" && !said {
+		q := u.Query()
+		q.Set("sslmode", "verify-full")
+		u.RawQuery = q.Encode()
+		if cfg, err = pgx.ParseConfig(u.String()); err != nil {
+			return nil, fail(ErrBadURL, err)
 		}
+	}
+	// Judged on what pgx will do, not on the URL alone: a service file (service=, or
+	// PGSERVICE) can set sslmode too, and allow or prefer add a plaintext fallback.
+	if h := plaintextRemote(cfg); h != "" && !(said && mode[0] == "disable") {
+		return nil, fail(ErrPlaintext, fmt.Errorf("host %s may be reached without TLS", h))
 	}
 	// The password may also have come from PGPASSWORD or the passfile.
 	secrets = append(secrets, cfg.Password)
@@ -162,21 +163,45 @@ func (c *Client) Close(ctx context.Context) error { return c.conn.Close(ctx) }
 func (c *Client) URL() string { return c.shown }
 
 // remoteHost is the first host of cfg (its fallbacks too) that is neither a unix socket nor
-// loopback, "" when there is none. A name other than localhost counts as remote: what it
-// resolves to can change.
+// loopback, "" when there is none.
 func remoteHost(cfg *pgx.ConnConfig) string {
 	hosts := []string{cfg.Host}
 	for _, f := range cfg.Fallbacks {
 		hosts = append(hosts, f.Host)
 	}
 	for _, h := range hosts {
-		if strings.HasPrefix(h, "/") || h == "localhost" {
-			continue
+		if isRemote(h) {
+			return h
 		}
-		if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
-			continue
+	}
+	return ""
+}
+
+// isRemote says whether host is neither a unix socket nor loopback. A name other than
+// localhost counts as remote: what it resolves to can change.
+func isRemote(host string) bool {
+	if strings.HasPrefix(host, "/") || host == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
+}
+
+// plaintextRemote is the first host, of cfg or a fallback, that is neither loopback nor a
+// unix socket and would be reached without TLS; "" when there is none.
+func plaintextRemote(cfg *pgx.ConnConfig) string {
+	type try struct {
+		host string
+		tls  *tls.Config
+	}
+	tries := []try{{cfg.Host, cfg.TLSConfig}}
+	for _, f := range cfg.Fallbacks {
+		tries = append(tries, try{f.Host, f.TLSConfig})
+	}
+	for _, t := range tries {
+		if t.tls == nil && isRemote(t.host) {
+			return t.host
 		}
-		return h
 	}
 	return ""
 }

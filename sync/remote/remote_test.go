@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -284,6 +285,11 @@ func TestConnectErrors(t *testing.T) {
 	secret := pw("bob")
 	ca := url.Values{"sslmode": {"verify-full"}, "sslrootcert": {s.CAFile}}
 	other, otherErr := s.OtherHost()
+	// A service file whose sslmode would take a remote host to plaintext.
+	svcFile := filepath.Join(t.TempDir(), "pg_service.conf")
+	if err := os.WriteFile(svcFile, []byte("[plain]\nsslmode=disable\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	type tc struct {
 		name string
 		url  string
@@ -317,6 +323,12 @@ func TestConnectErrors(t *testing.T) {
 			tc{"remote, no sslmode", s.TCPURL(other, "bob", secret, w.db, nil), nil, ErrTLS, false},
 			tc{"remote, no sslmode, PGSSLMODE=disable", s.TCPURL(other, "bob", secret, w.db, nil), map[string]string{"PGSSLMODE": "disable"}, ErrTLS, false},
 			tc{"remote, prefer, server would speak plaintext", s.TCPURL(other, "bob", secret, w.db, url.Values{"sslmode": {"prefer"}}), nil, ErrPlaintext, false},
+			// A service file's sslmode=disable does not take it to plaintext: verify-full
+			// still holds (and the system's roots do not know the test's CA).
+			tc{"remote, a service file's sslmode=disable", s.TCPURL(other, "bob", secret, w.db, url.Values{"service": {"plain"}}),
+				map[string]string{"PGSERVICEFILE": svcFile}, ErrTLS, false},
+			tc{"remote, PGSERVICE's sslmode=disable", s.TCPURL(other, "bob", secret, w.db, nil),
+				map[string]string{"PGSERVICEFILE": svcFile, "PGSERVICE": "plain"}, ErrTLS, false},
 			tc{"remote, our CA", s.TCPURL(other, "bob", secret, w.db, url.Values{"sslrootcert": {s.CAFile}}), nil, nil, true},
 			tc{"remote, plaintext said outright", s.TCPURL(other, "bob", secret, w.db, url.Values{"sslmode": {"disable"}}), nil, nil, false},
 		)
