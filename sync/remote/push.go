@@ -43,6 +43,7 @@ func (c *Client) Push(ctx context.Context, recs []wire.Record) (wire.Pushed, err
 	var out wire.Pushed
 	rows := make([]staged, 0, len(recs))
 	given := make(map[string][]string, len(recs)) // canonical gid → the caller's spellings
+	idx := make(map[string]int, len(recs))        // canonical gid → its place in rows
 	for _, r := range recs {
 		s, ok := check(r)
 		if !ok {
@@ -50,7 +51,10 @@ func (c *Client) Push(ctx context.Context, recs []wire.Record) (wire.Pushed, err
 			continue
 		}
 		if given[s.gid] == nil {
+			idx[s.gid] = len(rows)
 			rows = append(rows, s)
+		} else if s.deleted {
+			rows[idx[s.gid]] = s // an id twice in one push: forgetting it wins
 		}
 		given[s.gid] = append(given[s.gid], r.GID)
 	}

@@ -211,6 +211,23 @@ func TestIdempotentPush(t *testing.T) {
 			t.Fatalf("n=%d: %d rows after one new record, want %d (control)", n, c, before+n+1)
 		}
 	}
+	// A record and its tombstone in one push: the tombstone wins, whichever comes first.
+	for _, tombFirst := range []bool{false, true} {
+		r := obs(t, "p", "laptop", "forgotten at once")
+		tomb := r
+		tomb.Deleted, tomb.Body = true, nil
+		batch := []wire.Record{r, tomb}
+		if tombFirst {
+			batch = []wire.Record{tomb, r}
+		}
+		if got, err := alice.Push(ctx, batch); err != nil || len(got.Stored) != 2 {
+			t.Fatalf("record and tombstone: %+v, %v", got, err)
+		}
+		var deleted bool
+		if err := w.su.QueryRow(ctx, "SELECT deleted FROM claude_mem.records WHERE gid = $1", r.GID).Scan(&deleted); err != nil || !deleted {
+			t.Fatalf("tombstone first %v: deleted %v, %v", tombFirst, deleted, err)
+		}
+	}
 	pulled, _ := pullAll(t, alice, "", 500)
 	dups := 0
 	for _, k := range gids(pulled) {
