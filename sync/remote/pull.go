@@ -113,9 +113,16 @@ func (c *Client) pull(ctx context.Context, raw wire.Cursor, limit int, query str
 	}
 	defer tx.Rollback(ctx)
 	var xminText, id string
+	var ahead bool
 	if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
-		(SELECT server::text FROM claude_mem.schema_version)`).Scan(&xminText, &id); err != nil {
+		(SELECT server::text FROM claude_mem.schema_version),
+		EXISTS (SELECT 1 FROM claude_mem.records WHERE txid >= pg_snapshot_xmax(pg_current_snapshot()))`).Scan(&xminText, &id, &ahead); err != nil {
 		return wire.Page{}, c.fail(err)
+	}
+	// A row written by a transaction this server has not begun yet came from another
+	// cluster (a logical restore): the order is broken until sync init renumbers.
+	if ahead {
+		return wire.Page{}, &Error{Kind: ErrRestored, URL: c.shown}
 	}
 	// A cursor of another server says nothing of this one: start over (a pull stores by
 	// global id, so what comes again is not stored twice).

@@ -32,6 +32,7 @@ var (
 	ErrPlaintext   = errors.New("plaintext to a host that is not loopback is refused: use sslmode=verify-full (or say sslmode=disable to mean plaintext)")
 	ErrDenied      = errors.New("the sync server denied this role (is it a person, GRANT claude_mem_user? an admin, GRANT claude_mem_admin?)")
 	ErrServer      = errors.New("the sync server failed")
+	ErrRestored    = errors.New("the sync server holds records restored from another server: an admin runs `claude-mem sync init`")
 	ErrSchemaOlder = server.ErrSchemaOlder
 	ErrSchemaNewer = server.ErrSchemaNewer
 )

@@ -957,3 +957,37 @@ func TestInstallByNonSuperuser(t *testing.T) {
 		t.Fatalf("the admin's teams: %+v, %v", teams, err)
 	}
 }
+
+// A logical restore into another cluster leaves records with transaction ids ahead of the
+// server's: pulls say so (ErrRestored) instead of silently reading nothing, and sync init
+// renumbers them, after which every cursor starts over and reads them all. The control is
+// the same pull before the restore.
+func TestRestoredFromAnotherCluster(t *testing.T) {
+	w := newWorld(t)
+	alice := w.client(t, "alice")
+	recs := []wire.Record{obs(t, "p", "laptop", "one"), obs(t, "p", "laptop", "two"), obs(t, "p", "laptop", "three")}
+	if _, err := alice.Push(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	_, cur := pullAll(t, alice, "", 10)
+	if p, err := alice.Pull(ctx, cur, 10); err != nil || len(p.Records) != 0 {
+		t.Fatalf("control: pull before the restore: %d, %v", len(p.Records), err)
+	}
+	// What pg_dump of a busier cluster restored here looks like: ids far ahead.
+	w.s.Exec(t, w.db, `ALTER TABLE claude_mem.records DISABLE TRIGGER records_tombstone;
+		UPDATE claude_mem.records SET txid = (pg_current_xact_id()::text::bigint + 1000000000)::text::xid8;
+		ALTER TABLE claude_mem.records ENABLE TRIGGER records_tombstone`)
+	if _, err := alice.Pull(ctx, cur, 10); !errors.Is(err, ErrRestored) {
+		t.Fatalf("pull after the restore: %v, want ErrRestored", err)
+	}
+	done, err := server.Install(ctx, w.su)
+	if err != nil || done.Renumbered != 3 {
+		t.Fatalf("sync init after the restore: %+v, %v; want 3 renumbered", done, err)
+	}
+	if recs, _ := pullAll(t, alice, cur, 10); len(recs) != 3 {
+		t.Fatalf("after sync init the old cursor pulled %d, want all 3 again", len(recs))
+	}
+	if done, err := server.Install(ctx, w.su); err != nil || done.Renumbered != 0 {
+		t.Fatalf("sync init again: %+v, %v; want nothing renumbered", done, err)
+	}
+}

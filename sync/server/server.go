@@ -82,55 +82,103 @@ func (e *SchemaError) Unwrap() error {
 }
 
 // Install installs the schema on conn's database or upgrades it to Version, in one
-// transaction under an advisory lock; it returns the version it found. A server newer than
+// transaction under an advisory lock; it returns the version it found. It also renumbers
+// records that a logical restore brought from another cluster (see renumber). A server newer than
 // this build is left alone (ErrSchemaNewer). Its caller needs CREATEROLE (the roles) and
 // becomes the tables' owner and an admin.
-func Install(ctx context.Context, conn *pgx.Conn) (from int, err error) {
+func Install(ctx context.Context, conn *pgx.Conn) (Installed, error) {
 	return install(ctx, conn, migrations)
 }
 
-func install(ctx context.Context, conn *pgx.Conn, migs []string) (from int, err error) {
+// Installed is what an Install found and did.
+type Installed struct {
+	From int // the schema version it found (0: none)
+	// Renumbered is how many records a logical restore (pg_dump into another cluster) had
+	// left with transaction ids ahead of this server's, now renumbered.
+	Renumbered int64
+}
+
+func install(ctx context.Context, conn *pgx.Conn, migs []string) (done Installed, err error) {
+	from := 0
+	defer func() { done.From = from }()
 	tx, err := conn.Begin(ctx)
 	if err != nil {
-		return 0, err
+		return done, err
 	}
 	defer tx.Rollback(ctx)
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
-		return 0, err
+		return done, err
 	}
 	// Read committed: this statement sees what an install that held the lock committed.
 	var exists bool
 	if err := tx.QueryRow(ctx, "SELECT to_regclass('claude_mem.schema_version') IS NOT NULL").Scan(&exists); err != nil {
-		return 0, err
+		return done, err
 	}
 	if !exists {
 		if _, err := tx.Exec(ctx, bootstrap); err != nil {
-			return 0, fmt.Errorf("sync server schema: %w", err)
+			return done, fmt.Errorf("sync server schema: %w", err)
 		}
 	}
 	if err := tx.QueryRow(ctx, "SELECT version FROM claude_mem.schema_version").Scan(&from); err != nil {
-		return 0, err
+		return done, err
 	}
 	if from > len(migs) {
-		return from, &SchemaError{Server: from, Build: len(migs)}
+		return done, &SchemaError{Server: from, Build: len(migs)}
 	}
 	for v := from; v < len(migs); v++ {
 		if _, err := tx.Exec(ctx, migs[v]); err != nil {
-			return from, fmt.Errorf("sync server schema version %d: %w", v+1, err)
+			return done, fmt.Errorf("sync server schema version %d: %w", v+1, err)
 		}
 	}
 	if _, err := tx.Exec(ctx, "UPDATE claude_mem.schema_version SET version = $1", len(migs)); err != nil {
-		return from, err
+		return done, err
+	}
+	if done.Renumbered, err = renumber(ctx, tx); err != nil {
+		return done, fmt.Errorf("sync server: renumbering restored records: %w", err)
 	}
 	// A migration that left a table open is not installed at all.
 	bad, err := unguarded(ctx, tx)
 	if err != nil {
-		return from, err
+		return done, err
 	}
 	if len(bad) > 0 {
-		return from, &UnguardedError{Relations: bad}
+		return done, &UnguardedError{Relations: bad}
 	}
-	return from, tx.Commit(ctx)
+	return done, tx.Commit(ctx)
+}
+
+// renumber gives new transaction ids and sequence numbers to the records whose ids are ahead
+// of this cluster's: rows a pg_dump brought from another server, which pulls (reading below
+// the oldest running transaction) would never reach, and behind which every new row would
+// hide. The server's identity changes too, so every cursor starts over. Forced RLS is
+// lifted for this transaction alone, for the installer to see every row (its owner may);
+// the tombstone trigger too, as this is no tombstone.
+func renumber(ctx context.Context, tx pgx.Tx) (int64, error) {
+	if _, err := tx.Exec(ctx, "ALTER TABLE claude_mem.records NO FORCE ROW LEVEL SECURITY"); err != nil {
+		return 0, err
+	}
+	var ahead bool
+	if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM claude_mem.records WHERE txid > pg_current_xact_id())").Scan(&ahead); err != nil {
+		return 0, err
+	}
+	var n int64
+	if ahead {
+		if _, err := tx.Exec(ctx, "ALTER TABLE claude_mem.records DISABLE TRIGGER records_tombstone"); err != nil {
+			return 0, err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE claude_mem.records SET txid = pg_current_xact_id(),
+			seq = nextval('claude_mem.records_seq')`)
+		if err != nil {
+			return 0, err
+		}
+		n = tag.RowsAffected()
+		if _, err := tx.Exec(ctx, `ALTER TABLE claude_mem.records ENABLE TRIGGER records_tombstone;
+			UPDATE claude_mem.schema_version SET server = gen_random_uuid()`); err != nil {
+			return 0, err
+		}
+	}
+	_, err := tx.Exec(ctx, "ALTER TABLE claude_mem.records FORCE ROW LEVEL SECURITY")
+	return n, err
 }
 
 // ErrUnguarded says a relation of the schema is open to anyone who can reach it: a view,

@@ -46,15 +46,15 @@ func TestInstallThenCheck(t *testing.T) {
 	if err := Check(ctx, su); !errors.Is(err, ErrSchemaOlder) {
 		t.Fatalf("Check before install = %v, want ErrSchemaOlder", err)
 	}
-	from, err := Install(ctx, su)
-	if err != nil || from != 0 {
-		t.Fatalf("Install = %d, %v", from, err)
+	done, err := Install(ctx, su)
+	if err != nil || done.From != 0 {
+		t.Fatalf("Install = %+v, %v", done, err)
 	}
 	if err := Check(ctx, su); err != nil {
 		t.Fatalf("Check after install = %v", err)
 	}
-	if from, err := Install(ctx, su); err != nil || from != Version {
-		t.Fatalf("second Install = %d, %v; want %d, nil", from, err, Version)
+	if done, err := Install(ctx, su); err != nil || done.From != Version {
+		t.Fatalf("second Install = %+v, %v; want from %d, nil", done, err, Version)
 	}
 	// A build that knows one more version finds this server older...
 	if err := check(ctx, su, Version+1); !errors.Is(err, ErrSchemaOlder) {
@@ -62,8 +62,8 @@ func TestInstallThenCheck(t *testing.T) {
 	}
 	// ...and once it upgraded it, this build finds it newer, and will not install over it.
 	next := append(append([]string{}, migrations...), "COMMENT ON SCHEMA claude_mem IS 'v2'")
-	if from, err := install(ctx, su, next); err != nil || from != Version {
-		t.Fatalf("upgrade = %d, %v", from, err)
+	if done, err := install(ctx, su, next); err != nil || done.From != Version {
+		t.Fatalf("upgrade = %+v, %v", done, err)
 	}
 	if err := Check(ctx, su); !errors.Is(err, ErrSchemaNewer) || errors.Is(err, ErrSchemaOlder) {
 		t.Fatalf("Check after upgrade = %v, want ErrSchemaNewer", err)
@@ -92,7 +92,7 @@ func TestConcurrentInstalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 4
-	froms := make([]int, n)
+	froms := make([]Installed, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -109,7 +109,7 @@ func TestConcurrentInstalls(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatalf("install %d: %v", i, errs[i])
 		}
-		if froms[i] == 0 {
+		if froms[i].From == 0 {
 			fresh++
 		}
 	}
