@@ -248,7 +248,7 @@ WHERE kind = ? AND local_id = ?`, r.GID, author, machine, kind, localID)
 	}
 	var c redact.Counts
 	text := func(s string) string {
-		out, n := redact.Clipped(strings.ToValidUTF8(s, "\uFFFD"), false, PulledFieldBytes)
+		out, n := redact.Clipped(s, false, PulledFieldBytes)
 		c.Add(n)
 		return out
 	}
@@ -326,8 +326,10 @@ VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`, session, project, s[0], s[
 
 // decode reads a body into its kind's fields. Fields it does not know (a forged "id") are
 // not read; a body that is not one JSON object of the kind's field types is malformed.
+// Invalid UTF-8 becomes U+FFFD, a run of it one, as capture makes it (the JSON decoder
+// alone would write one per byte).
 func decode(body json.RawMessage, into any) bool {
-	b := strings.TrimSpace(string(body))
+	b := strings.ToValidUTF8(strings.TrimSpace(string(body)), "\uFFFD")
 	return strings.HasPrefix(b, "{") && json.Unmarshal([]byte(b), into) == nil
 }
 

@@ -477,3 +477,115 @@ func TestSyncApplyProjects(t *testing.T) {
 		t.Errorf("%d observations in D's payments-api", n)
 	}
 }
+
+// Pulled text is untrusted input, handled as local input is: the same escapes and secrets
+// stored as an observer answer's would be, invalid UTF-8 made valid as capture does, a
+// 1 MB narrative clipped, and an unknown type, a malformed or oversized body, a forged
+// local id or a gid that is no UUID refused or ignored, counted, never stored.
+func TestSyncApplyHostile(t *testing.T) {
+	ctx := context.Background()
+	b, _ := openTest(t)
+	machine(t, b, "b1", "pay", "B's own")
+	var ownID int64
+	b.sql.QueryRow(`SELECT id FROM observations`).Scan(&ownID)
+
+	const sess = "01930000-0000-7000-8000-000000000001"
+	escapes := "\x1b[31mred\x1b]0;pwned\x07 \u202egnp.exe token ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	rec := func(n int, kind wire.Kind, body string) wire.Record {
+		return wire.Record{GID: fmt.Sprintf("01930000-0000-7000-8000-%012x", 0x100+n), Kind: kind, Project: "github.com/acme/pay",
+			Session: sess, Machine: "evil\x1b[2J", Author: "mallory\x07", At: at(100 + n), Body: json.RawMessage(body)}
+	}
+	obs := func(fields string) string { return `{"type":"bugfix","title":"t"` + fields + `}` }
+	big := strings.Repeat("narrative ", 100_000) // 1 MB
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	page := wire.Page{Next: "c1", Records: []wire.Record{
+		rec(0, wire.Session, `{"started":"2026-11-30T10:00:00Z"}`),
+		rec(1, wire.Observation, `{"type":"bugfix","title":`+q(escapes)+`}`),
+		rec(2, wire.Observation, obs(`,"narrative":`+q(big))),
+		rec(3, wire.Observation, obs(",\"subtitle\":\"bad \xff\xfe bytes\"")),
+		rec(4, wire.Observation, `{"type":"exploit","title":"t"}`),
+		rec(5, wire.Observation, fmt.Sprintf(`{"id":%d,"ID":%d,"session_id":"b1","type":"decision","title":"forged id"}`, ownID, ownID)),
+		rec(6, wire.Observation, obs(`,"narrative":`+q(strings.Repeat("x", PulledBodyBytes)))),
+		rec(7, wire.Observation, `[1,2]`),
+		rec(8, wire.Observation, `{"type":"bugfix","title":5}`),
+		rec(9, "event", `{}`),
+		{GID: "NOT-A-UUID", Kind: wire.Observation, Project: "p", Session: sess, At: at(1), Body: json.RawMessage(obs(""))},
+		rec(10, wire.Observation, `{"type":"bugfix","title":"  "}`),
+		rec(11, wire.Prompt, `{"text":"a teammate's prompt"}`),
+	}}
+	page.Records[0].GID = sess
+	res := apply(t, b, hereB(), page)
+	want := map[string]int{RejectType: 1, RejectOversized: 1, RejectMalformed: 2, RejectKind: 1, RejectGID: 1, RejectEmpty: 1}
+	if res.Stored != 6 || !mapsEqual(res.Refused, want) {
+		t.Errorf("apply %+v, want 6 stored (session, 4 observations, prompt) and refused %v", res, want)
+	}
+	// B's own rows are as they were: the forged id named one of them.
+	var title string
+	b.sql.QueryRow(`SELECT title FROM observations WHERE id = ?`, ownID).Scan(&title)
+	if title != "B's own" {
+		t.Errorf("B's own observation %d now has title %q", ownID, title)
+	}
+	if n := count(t, b, `SELECT count(*) FROM observations WHERE title = 'forged id' AND id <> ?`, ownID); n != 1 {
+		t.Errorf("the forged-id record: %d stored under a new id", n)
+	}
+	// Escapes and the secret: exactly what the same answer stored locally holds.
+	local, _ := openTest(t)
+	s := session("l1", "pay")
+	addEvents(t, local, s, 0, 1)
+	local.Claim(ctx, "l1", "r", 1, at(5))
+	if _, err := local.CompleteRun(ctx, "r", RunAnswer{Observations: []Observation{{Type: "bugfix", Title: escapes}}}); err != nil {
+		t.Fatal(err)
+	}
+	var localTitle, pulledTitle string
+	local.sql.QueryRow(`SELECT title FROM observations`).Scan(&localTitle)
+	b.sql.QueryRow(`SELECT title FROM observations WHERE at = ?`, at(101).UnixNano()).Scan(&pulledTitle)
+	if pulledTitle != localTitle || strings.Contains(pulledTitle, "ghp_") {
+		t.Errorf("pulled title %q, the same stored locally %q", pulledTitle, localTitle)
+	}
+	if n := count(t, b, `SELECT coalesce(sum(count), 0) FROM redactions WHERE project = 'pay' AND kind = 'github'`); n < 1 {
+		t.Errorf("the pulled secret's redaction not counted")
+	}
+	var narrative, subtitle string
+	b.sql.QueryRow(`SELECT narrative FROM observations WHERE at = ?`, at(102).UnixNano()).Scan(&narrative)
+	if len(narrative) > PulledFieldBytes+64 || !strings.Contains(narrative, "bytes omitted") {
+		t.Errorf("a 1 MB narrative stored as %d bytes", len(narrative))
+	}
+	b.sql.QueryRow(`SELECT subtitle FROM observations WHERE at = ?`, at(103).UnixNano()).Scan(&subtitle)
+	if subtitle != strings.ToValidUTF8("bad \xff\xfe bytes", "\uFFFD") {
+		t.Errorf("invalid UTF-8 stored as %q", subtitle)
+	}
+	var machineName, author string
+	b.sql.QueryRow(`SELECT machine, author FROM sync_ids WHERE state = 'pulled' LIMIT 1`).Scan(&machineName, &author)
+	if machineName != `evil\x1b[2J` || author != `mallory\x07` {
+		t.Errorf("machine stored as %q, author as %q", machineName, author)
+	}
+	if n := count(t, b, `SELECT count(*) FROM observations WHERE type = 'exploit' OR title = '5'`); n != 0 {
+		t.Errorf("%d refused records stored", n)
+	}
+	st, _ := b.SyncState(ctx)
+	if st.Servers[0].Rejected[RejectMalformed] != 2 || st.Pulled != 6 {
+		t.Errorf("state %+v", st)
+	}
+	// A forged gid equal to one of B's own session ids is refused, as is a record in it.
+	const localSess = "01930000-0000-7000-8000-0000000000ff"
+	ingest(t, b, Captured{Kind: CaptureStart, Session: session(localSess, "pay")})
+	r := rec(20, wire.Session, `{}`)
+	r.GID = localSess
+	o := rec(21, wire.Observation, obs(""))
+	o.Session = localSess
+	if res := apply(t, b, hereB(), wire.Page{Records: []wire.Record{r, o}}); res.Refused[RejectCollision] != 2 {
+		t.Errorf("a gid naming a local session: %+v", res)
+	}
+}
+
+func mapsEqual(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
