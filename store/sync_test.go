@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/sync/wire"
 	"github.com/claude-mem/claude-mem-go/vocab"
 )
@@ -588,4 +589,67 @@ func mapsEqual(a, b map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// Where search, the story and the viewer read records, a pulled record says who made it
+// and on which machine; a record made here says nothing.
+func TestSyncOriginReadable(t *testing.T) {
+	ctx := context.Background()
+	a, _ := openTest(t)
+	b, _ := openTest(t)
+	machine(t, a, "s1", "pay", "Quetzal rounding")
+	page := push(t, a, SyncHere{Machine: "bobbox", Key: keys})
+	for i := range page.Records {
+		page.Records[i].Author = "bob"
+	}
+	machine(t, b, "mine", "pay", "Mine quetzal too")
+	apply(t, b, hereB(), page)
+	bob := func(what, author, machine string) {
+		t.Helper()
+		if author != "bob" || machine != "bobbox" {
+			t.Errorf("%s: author %q, machine %q; want bob, bobbox", what, author, machine)
+		}
+	}
+	st, err := b.Story(ctx, "pay", 10)
+	if err != nil || len(st.Observations) != 2 || len(st.Summaries) != 2 {
+		t.Fatalf("story %+v, %v", st, err)
+	}
+	for _, o := range st.Observations {
+		if o.Title == "Quetzal rounding" {
+			bob("story observation", o.Author, o.Machine)
+			bob("story session", st.Sessions[o.SessionID].Author, st.Sessions[o.SessionID].Machine)
+		} else if o.Author != "" || o.Machine != "" || st.Sessions[o.SessionID].Author != "" {
+			t.Errorf("own observation says author %q machine %q", o.Author, o.Machine)
+		}
+	}
+	hits, err := b.SearchMemory(ctx, "quetzal", rank.Filter{}, 10)
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("search: %v, %v", hits, err)
+	}
+	for _, h := range hits {
+		if h.Title == "Quetzal rounding" {
+			bob("search hit", h.Author, h.Machine)
+			recs, _, err := b.Records(ctx, []vocab.Ref{h.Ref})
+			if err != nil || len(recs) != 1 {
+				t.Fatal(err)
+			}
+			bob("record", recs[0].Observation.Author, recs[0].Observation.Machine)
+			tl, _ := b.Timeline(ctx, h.Ref, 5, 5)
+			for _, e := range tl {
+				if e.Session == recs[0].Observation.SessionID {
+					bob("timeline "+e.Kind, e.Author, e.Machine)
+				}
+			}
+			o, _ := b.Observation(ctx, h.ID)
+			bob("viewer observation", o.Author, o.Machine)
+			s, _ := b.SessionByID(ctx, o.SessionID)
+			bob("viewer session", s.Author, s.Machine)
+		} else if h.Author != "" || h.Machine != "" {
+			t.Errorf("own hit says author %q", h.Author)
+		}
+	}
+	recent, _ := b.RecentObservations(ctx, "pay", 10)
+	if n := slices.IndexFunc(recent, func(o Observation) bool { return o.Author == "bob" }); n < 0 {
+		t.Error("recent observations: no author")
+	}
 }
