@@ -1,13 +1,16 @@
 package store
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/claude-mem/claude-mem-go/rank"
@@ -651,5 +654,54 @@ func TestSyncOriginReadable(t *testing.T) {
 	recent, _ := b.RecentObservations(ctx, "pay", 10)
 	if n := slices.IndexFunc(recent, func(o Observation) bool { return o.Author == "bob" }); n < 0 {
 		t.Error("recent observations: no author")
+	}
+}
+
+// A real process SIGKILLed inside SyncApply, its records written and its cursor not yet,
+// leaves neither: the next apply of the same page stores each record once.
+func TestSyncApplyKilledLeavesNeither(t *testing.T) {
+	a, _ := openTest(t)
+	machine(t, a, "s1", "pay", "Refunds rounded wrong")
+	page := push(t, a, hereA())
+	b, err := json.Marshal(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pageFile, path := filepath.Join(dir, "page.json"), filepath.Join(dir, "claude-mem.db")
+	if err := os.WriteFile(pageFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	before := digest(t, db)
+	cmd := child(t, "apply-killed", path, pageFile, "", 0)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "applying\n" {
+		t.Fatalf("child: %q, %v", line, childErr(cmd, err))
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("child exit: %v, want killed", err)
+	}
+	if after := digest(t, db); after != before {
+		t.Errorf("the killed apply left rows or a cursor:\n%s", after)
+	}
+	if res := apply(t, db, hereB(), page); res.Stored != 4 {
+		t.Errorf("the next apply %+v, want the 4 records stored", res)
+	}
+	if n := count(t, db, `SELECT count(*) FROM observations`); n != 1 {
+		t.Errorf("%d observations, want 1", n)
 	}
 }
