@@ -26,6 +26,10 @@ type SyncHere struct {
 	Loc *time.Location // the local day pulled text's redactions are counted on; nil is UTC
 }
 
+// sqlOutgoing reads records of one push state in the order they were made, after a rowid;
+// its LIMIT follows.
+const sqlOutgoing = `SELECT rowid, kind, local_id, gid FROM sync_ids WHERE state = ? AND rowid > ? ORDER BY rowid`
+
 // SyncOutgoing returns up to limit of this person's records not yet pushed, oldest first,
 // then their tombstones, as they travel (wire.Record: Project is the project's key,
 // Session the session's gid). The redactor runs on every text field again: a record in
@@ -41,7 +45,7 @@ func (db *DB) SyncOutgoing(ctx context.Context, here SyncHere, limit int) ([]wir
 		}
 		o := outgoing{ctx: ctx, tx: tx, machine: here.Machine, keys: map[string]string{}, sessions: map[string]string{}}
 		// Held records whose text the rules now pass go back to waiting.
-		held, err := o.rows(`SELECT rowid, kind, local_id, gid FROM sync_ids WHERE state = 'held' ORDER BY rowid`)
+		held, err := o.rows(sqlOutgoing, syncHeld, 0)
 		if err != nil {
 			return err
 		}
@@ -49,14 +53,14 @@ func (db *DB) SyncOutgoing(ctx context.Context, here SyncHere, limit int) ([]wir
 			if _, secret, err := o.record(h); err != nil {
 				return err
 			} else if !secret {
-				if _, err := tx.ExecContext(ctx, `UPDATE sync_ids SET state = 'waiting' WHERE rowid = ?`, h.rowid); err != nil {
+				if _, err := tx.ExecContext(ctx, `UPDATE sync_ids SET state = ? WHERE rowid = ?`, syncWaiting, h.rowid); err != nil {
 					return err
 				}
 			}
 		}
 		after := int64(0)
 		for len(out) < limit {
-			batch, err := o.rows(`SELECT rowid, kind, local_id, gid FROM sync_ids WHERE state = 'waiting' AND rowid > ? ORDER BY rowid`+sqlLimit(limit-len(out)), after)
+			batch, err := o.rows(sqlOutgoing+sqlLimit(limit-len(out)), syncWaiting, after)
 			if err != nil {
 				return err
 			}
@@ -70,7 +74,7 @@ func (db *DB) SyncOutgoing(ctx context.Context, here SyncHere, limit int) ([]wir
 					return err
 				}
 				if secret {
-					if _, err := tx.ExecContext(ctx, `UPDATE sync_ids SET state = 'held' WHERE rowid = ?`, w.rowid); err != nil {
+					if _, err := tx.ExecContext(ctx, `UPDATE sync_ids SET state = ? WHERE rowid = ?`, syncHeld, w.rowid); err != nil {
 						return err
 					}
 					continue

@@ -217,11 +217,7 @@ func (a *applier) apply(r wire.Record) (string, error) {
 		return "", err
 	}
 	machine := label(r.Machine)
-	origin := func(kind, localID string) error {
-		_, err := a.tx.ExecContext(a.ctx, `UPDATE sync_ids SET gid = ?, author = ?, machine = ?, state = 'pulled'
-WHERE kind = ? AND local_id = ?`, r.GID, author, machine, kind, localID)
-		return err
-	}
+	origin := func(kind, localID string) error { return a.pulled(kind, localID, r.GID, author, machine) }
 	at := r.At.UnixNano()
 	if r.Kind == wire.Session {
 		var b wire.SessionBody
@@ -362,9 +358,15 @@ func (a *applier) session(r wire.Record, project, author, machine string) (strin
 		r.Session, project, r.At.UnixNano()); err != nil {
 		return "", "", err
 	}
-	_, err = a.tx.ExecContext(a.ctx, `UPDATE sync_ids SET gid = ?, author = ?, machine = ?, state = 'pulled'
-WHERE kind = 'session' AND local_id = ?`, r.Session, author, machine, r.Session)
-	return r.Session, "", err
+	return r.Session, "", a.pulled("session", r.Session, r.Session, author, machine)
+}
+
+// pulled gives a row just stored the gid and origin it came with, in place of the gid the
+// insert trigger made, and the state that keeps it from being pushed back.
+func (a *applier) pulled(kind, localID, gid, author, machine string) error {
+	_, err := a.tx.ExecContext(a.ctx, `UPDATE sync_ids SET gid = ?, author = ?, machine = ?, state = ?
+WHERE kind = ? AND local_id = ?`, gid, author, machine, syncPulled, kind, localID)
+	return err
 }
 
 // project is the local project a key's records land in: the one whose key it is, else one

@@ -9,6 +9,12 @@ import (
 	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
+// sqlOrigins reads the origin of a kind's ids by primary key: a condition on state would
+// let the planner walk every pulled row by the state index instead. A record made here has
+// neither field.
+const sqlOrigins = `SELECT local_id, author, machine FROM sync_ids
+WHERE kind = ? AND local_id IN (SELECT value FROM json_each(?))`
+
 // origined is a read row that can say who made it: its kind in sync_ids, its local id, and
 // where its Author and Machine go.
 type origined struct {
@@ -62,8 +68,7 @@ func (db *DB) withOrigins(ctx context.Context, rows any) error {
 		if err != nil {
 			return err
 		}
-		rows, err := db.sql.QueryContext(ctx, `SELECT local_id, author, machine FROM sync_ids
-WHERE kind = ? AND local_id IN (SELECT value FROM json_each(?)) AND state = 'pulled'`, kind, string(b))
+		rows, err := db.sql.QueryContext(ctx, sqlOrigins, kind, string(b))
 		if err != nil {
 			return db.fail("origins", err)
 		}

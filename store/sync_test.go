@@ -3,6 +3,7 @@ package store
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -703,5 +704,34 @@ func TestSyncApplyKilledLeavesNeither(t *testing.T) {
 	}
 	if n := count(t, db, `SELECT count(*) FROM observations`); n != 1 {
 		t.Errorf("%d observations, want 1", n)
+	}
+}
+
+// The statements a read or a push runs per record go by index, never through every
+// pulled or waiting row.
+func TestSyncQueryPlans(t *testing.T) {
+	db, _ := openTest(t)
+	for _, c := range []struct {
+		query, want string
+		args        []any
+	}{
+		{sqlOrigins, "USING INDEX sqlite_autoindex_sync_ids_2 (kind=? AND local_id=?)", []any{"observation", `["1"]`}},
+		{sqlOutgoing + sqlLimit(10), "USING INDEX sync_ids_state (state=? AND rowid>?)", []any{syncWaiting, 0}},
+	} {
+		rows, err := db.sql.Query(`EXPLAIN QUERY PLAN `+c.query, c.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		err = scanAll(rows, func(r *sql.Rows) error {
+			var id, parent, unused int
+			var d string
+			err := r.Scan(&id, &parent, &unused, &d)
+			plan = append(plan, d)
+			return err
+		})
+		if err != nil || !slices.ContainsFunc(plan, func(d string) bool { return strings.Contains(d, c.want) }) {
+			t.Errorf("plan of %q: %v, %v; want %q", c.query, plan, err, c.want)
+		}
 	}
 }
