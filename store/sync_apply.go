@@ -63,7 +63,7 @@ type SyncApplied struct {
 // session's header row. Pulled text is untrusted: every field is made valid UTF-8 (as
 // capture does), redacted and clipped to PulledFieldBytes (redact.Clipped, as a captured
 // field); an unknown kind or type, an oversized or malformed body is refused and counted,
-// never stored. Records whose Author is here.Self are this person's own (author ”). A
+// never stored. Records whose Author is here.Self are this person's own (no author). A
 // pulled record is never pushed back.
 func (db *DB) SyncApply(ctx context.Context, server string, here SyncHere, page wire.Page) (SyncApplied, error) {
 	var res SyncApplied
@@ -158,7 +158,7 @@ func (a *applier) known(gid string) (known, bool, error) {
 	return k, err == nil, err
 }
 
-// author is who a pulled record's author is here: ” for this person's own.
+// author is who a pulled record's author is here: empty for this person's own.
 func (a *applier) author(r wire.Record) string {
 	if r.Author == "" || a.self != "" && r.Author == a.self {
 		return ""
@@ -212,14 +212,19 @@ func (a *applier) apply(r wire.Record) (string, error) {
 	case len(r.Body) > PulledBodyBytes:
 		return RejectOversized, nil
 	}
-	project, err := a.project(key)
-	if err != nil {
-		return "", err
-	}
-	machine := label(r.Machine)
-	origin := func(kind, localID string) error { return a.pulled(kind, localID, r.GID, author, machine) }
+	// Every check comes before the first write: a refused record leaves nothing, not even
+	// its project's name or its session's header.
 	at := r.At.UnixNano()
-	if r.Kind == wire.Session {
+	var c redact.Counts
+	text := func(s string) string {
+		out, n := redact.Clipped(s, false, PulledFieldBytes)
+		c.Add(n)
+		return out
+	}
+	// insert stores the checked record in its session and project and returns its local id.
+	var insert func(session, project string) (string, error)
+	switch r.Kind {
+	case wire.Session:
 		var b wire.SessionBody
 		if !decode(r.Body, &b) {
 			return RejectMalformed, nil
@@ -232,24 +237,11 @@ func (a *applier) apply(r wire.Record) (string, error) {
 		if started.IsZero() {
 			started = r.At
 		}
-		if _, err := a.tx.ExecContext(a.ctx, `INSERT INTO sessions (id, project, cwd, started_at, ended_at) VALUES (?, ?, '', ?, ?)`,
-			r.GID, project, started.UnixNano(), nanos(b.Ended)); err != nil {
-			return "", err
+		insert = func(_, project string) (string, error) {
+			_, err := a.tx.ExecContext(a.ctx, `INSERT INTO sessions (id, project, cwd, started_at, ended_at) VALUES (?, ?, '', ?, ?)`,
+				r.GID, project, started.UnixNano(), nanos(b.Ended))
+			return r.GID, err
 		}
-		return applyStored, origin("session", r.GID)
-	}
-	session, reason, err := a.session(r, project, author, machine)
-	if err != nil || reason != "" {
-		return reason, err
-	}
-	var c redact.Counts
-	text := func(s string) string {
-		out, n := redact.Clipped(s, false, PulledFieldBytes)
-		c.Add(n)
-		return out
-	}
-	var id int64
-	switch r.Kind {
 	case wire.Observation:
 		var b wire.ObservationBody
 		if !decode(r.Body, &b) {
@@ -272,29 +264,27 @@ func (a *applier) apply(r wire.Record) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		err = a.tx.QueryRowContext(a.ctx, `
+		insert = func(session, project string) (string, error) {
+			return insertedID(a.tx.QueryRowContext(a.ctx, `
 INSERT INTO observations (session_id, project, run_id, type, title, subtitle, narrative,
 	facts, concepts, files_read, files_modified, at)
 VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			session, project, o.Type, o.Title, o.Subtitle, o.Narrative, lists[0], lists[1], lists[2], lists[3], at).Scan(&id)
-		if err != nil {
-			return "", err
+				session, project, o.Type, o.Title, o.Subtitle, o.Narrative, lists[0], lists[1], lists[2], lists[3], at))
 		}
 	case wire.Summary:
 		var b wire.SummaryBody
 		if !decode(r.Body, &b) {
 			return RejectMalformed, nil
 		}
-		s := []string{text(b.Request), text(b.Investigated), text(b.Learned), text(b.Completed), text(b.NextSteps), text(b.Notes)}
-		if strings.TrimSpace(strings.Join(s, "")) == "" {
+		f := []string{text(b.Request), text(b.Investigated), text(b.Learned), text(b.Completed), text(b.NextSteps), text(b.Notes)}
+		if strings.TrimSpace(strings.Join(f, "")) == "" {
 			return RejectEmpty, nil
 		}
-		err := a.tx.QueryRowContext(a.ctx, `
+		insert = func(session, project string) (string, error) {
+			return insertedID(a.tx.QueryRowContext(a.ctx, `
 INSERT INTO summaries (session_id, project, run_id, request, investigated, learned, completed,
 	next_steps, notes, at)
-VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`, session, project, s[0], s[1], s[2], s[3], s[4], s[5], at).Scan(&id)
-		if err != nil {
-			return "", err
+VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`, session, project, f[0], f[1], f[2], f[3], f[4], f[5], at))
 		}
 	case wire.Prompt:
 		var b wire.PromptBody
@@ -305,11 +295,37 @@ VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`, session, project, s[0], s[
 		if strings.TrimSpace(t) == "" {
 			return RejectEmpty, nil
 		}
-		err := a.tx.QueryRowContext(a.ctx, `INSERT INTO prompts (session_id, project, text, at) VALUES (?, ?, ?, ?) RETURNING id`,
-			session, project, t, at).Scan(&id)
-		if err != nil {
+		insert = func(session, project string) (string, error) {
+			return insertedID(a.tx.QueryRowContext(a.ctx, `INSERT INTO prompts (session_id, project, text, at) VALUES (?, ?, ?, ?) RETURNING id`,
+				session, project, t, at))
+		}
+	}
+	var session string
+	if r.Kind != wire.Session {
+		var reason string
+		if session, reason, err = a.checkSession(r.Session, author); err != nil || reason != "" {
+			return reason, err
+		}
+	}
+	project, err := a.project(key)
+	if err != nil {
+		return "", err
+	}
+	machine := label(r.Machine)
+	if session == "" && r.Kind != wire.Session {
+		// A session not seen yet: its header row, with what its record says of it.
+		session = r.Session
+		if _, err := a.tx.ExecContext(a.ctx, `INSERT INTO sessions (id, project, cwd, started_at) VALUES (?, ?, '', ?)`,
+			session, project, at); err != nil {
 			return "", err
 		}
+		if err := a.pulled("session", session, session, author, machine); err != nil {
+			return "", err
+		}
+	}
+	id, err := insert(session, project)
+	if err != nil {
+		return "", err
 	}
 	day := time.Unix(0, at).In(a.loc).Format(time.DateOnly)
 	for kind, n := range c {
@@ -317,7 +333,14 @@ VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`, session, project, s[0], s[
 			return "", err
 		}
 	}
-	return applyStored, origin(string(r.Kind), fmt.Sprint(id))
+	return applyStored, a.pulled(string(r.Kind), id, r.GID, author, machine)
+}
+
+// insertedID is the id an INSERT … RETURNING id gave, as sync_ids holds it.
+func insertedID(row *sql.Row) (string, error) {
+	var id int64
+	err := row.Scan(&id)
+	return itoa(id), err
 }
 
 // decode reads a body into its kind's fields. Fields it does not know (a forged "id") are
@@ -332,14 +355,15 @@ func decode(body json.RawMessage, into any) bool {
 // hiddenRune: a character a key must not hold (a control, a format character).
 func hiddenRune(r rune) bool { return printable.Text(string(r)) != string(r) || r == utf8.RuneError }
 
-// session is the local id of r's session: a session pulled before, or a header row made
-// now for one not seen yet. A session another author made, or a gid of another kind, is
-// refused: a record cannot join a session that is not its author's.
-func (a *applier) session(r wire.Record, project, author, machine string) (string, string, error) {
-	if !canonicalGID.MatchString(r.Session) {
+// checkSession is the local id of a record's session when it was pulled before, "" when it
+// is new here, or the reason the record is refused: a session another author made, or a
+// gid of another kind or of a local session. A record cannot join a session that is not
+// its author's.
+func (a *applier) checkSession(gid, author string) (local, reason string, err error) {
+	if !canonicalGID.MatchString(gid) {
 		return "", RejectSession, nil
 	}
-	k, ok, err := a.known(r.Session)
+	k, ok, err := a.known(gid)
 	switch {
 	case err != nil:
 		return "", "", err
@@ -351,14 +375,10 @@ func (a *applier) session(r wire.Record, project, author, machine string) (strin
 		return k.localID, "", nil
 	}
 	var taken bool
-	if err := a.tx.QueryRowContext(a.ctx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)`, r.Session).Scan(&taken); err != nil || taken {
+	if err := a.tx.QueryRowContext(a.ctx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)`, gid).Scan(&taken); err != nil || taken {
 		return "", RejectCollision, err
 	}
-	if _, err := a.tx.ExecContext(a.ctx, `INSERT INTO sessions (id, project, cwd, started_at) VALUES (?, ?, '', ?)`,
-		r.Session, project, r.At.UnixNano()); err != nil {
-		return "", "", err
-	}
-	return r.Session, "", a.pulled("session", r.Session, r.Session, author, machine)
+	return "", "", nil
 }
 
 // pulled gives a row just stored the gid and origin it came with, in place of the gid the

@@ -571,6 +571,15 @@ func TestSyncApplyHostile(t *testing.T) {
 	if st.Servers[0].Rejected[RejectMalformed] != 2 || st.Pulled != 6 {
 		t.Errorf("state %+v", st)
 	}
+	// A refused record leaves nothing: not its session's header, not its project's name.
+	bad := rec(30, wire.Observation, `{"type":"exploit","title":"t"}`)
+	bad.Session, bad.Project = "01930000-0000-7000-8000-000000000002", "github.com/evil/new"
+	if res := apply(t, b, hereB(), wire.Page{Records: []wire.Record{bad}}); res.Refused[RejectType] != 1 {
+		t.Errorf("apply %+v", res)
+	}
+	if n := count(t, b, `SELECT count(*) FROM sessions WHERE id = ?`, bad.Session) + count(t, b, `SELECT count(*) FROM sync_projects WHERE key = ?`, bad.Project); n != 0 {
+		t.Errorf("a refused record left %d rows", n)
+	}
 	// A forged gid equal to one of B's own session ids is refused, as is a record in it.
 	const localSess = "01930000-0000-7000-8000-0000000000ff"
 	ingest(t, b, Captured{Kind: CaptureStart, Session: session(localSess, "pay")})
