@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/sync/wire"
+	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
 // SyncHere is what a sync run tells the store about this machine.
@@ -369,6 +371,28 @@ ORDER BY server`)
 		return nil
 	})
 	return st, db.fail("sync state", err)
+}
+
+// SyncHeld lists up to limit of the records held back, oldest first, so that a person can
+// see them (hook search, the viewer) and forget or fix them. A held session header is not
+// listed: its only text is a summary's request, and that summary is held too.
+func (db *DB) SyncHeld(ctx context.Context, limit int) ([]vocab.Ref, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT kind, local_id FROM sync_ids WHERE state = ? AND kind <> 'session'
+ORDER BY rowid`+sqlLimit(max(limit, 0)), syncHeld)
+	if err != nil {
+		return nil, db.fail("sync held", err)
+	}
+	var out []vocab.Ref
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var kind, local string
+		if err := r.Scan(&kind, &local); err != nil {
+			return err
+		}
+		id, err := strconv.ParseInt(local, 10, 64)
+		out = append(out, vocab.Ref{Kind: kind, ID: id})
+		return err
+	})
+	return out, db.fail("sync held", err)
 }
 
 // millis is t to the millisecond, as records travel.

@@ -234,18 +234,27 @@ func TestSyncHeldBack(t *testing.T) {
 	if err := ExecSQL(db, `UPDATE observations SET narrative = ?`, secret); err != nil {
 		t.Fatal(err)
 	}
+	// What capture already redacted is clean: its marker is no secret.
+	if err := ExecSQL(db, `UPDATE summaries SET learned = 'token [REDACTED:github] leaked'`); err != nil {
+		t.Fatal(err)
+	}
 	recs := outgoingAll(t, db, hereA())
 	for _, r := range recs {
 		if r.Kind == wire.Observation || strings.Contains(string(r.Body), "ghp_") {
 			t.Fatalf("a record with a secret goes out: %s", r.Body)
 		}
 	}
-	if len(recs) != 3 {
-		t.Errorf("%d records out, want 3 (all but the observation)", len(recs))
+	if len(recs) != 3 || !slices.ContainsFunc(recs, func(r wire.Record) bool { return strings.Contains(string(r.Body), "[REDACTED:github]") }) {
+		t.Errorf("%d records out, want 3 (all but the observation, the redacted summary too)", len(recs))
 	}
 	st, _ := db.SyncState(ctx)
 	if st.Held != 1 {
 		t.Errorf("held %d, want 1", st.Held)
+	}
+	var obs int64
+	db.sql.QueryRow(`SELECT id FROM observations`).Scan(&obs)
+	if held, err := db.SyncHeld(ctx, 10); err != nil || !slices.Equal(held, []vocab.Ref{{Kind: vocab.KindObservation, ID: obs}}) {
+		t.Errorf("SyncHeld %v, %v; want the observation", held, err)
 	}
 	if err := db.SyncMark(ctx, wire.Pushed{Stored: []string{recs[0].GID, recs[1].GID, recs[2].GID}}); err != nil {
 		t.Fatal(err)
