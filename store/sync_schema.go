@@ -50,7 +50,7 @@ func gidSQL(ms string) string {
 var syncMigration = sync.OnceValue(func() string {
 	var b strings.Builder
 	b.WriteString(`
-CREATE TABLE sync_ids (
+CREATE TABLE IF NOT EXISTS sync_ids (
 	kind     TEXT NOT NULL CHECK (kind IN ('session', 'observation', 'summary', 'prompt')),
 	local_id TEXT NOT NULL,
 	gid      TEXT NOT NULL UNIQUE,
@@ -61,9 +61,9 @@ CREATE TABLE sync_ids (
 	PRIMARY KEY (kind, local_id)
 ) STRICT;
 -- What goes out next, in the order the records were made (rowid).
-CREATE INDEX sync_ids_state ON sync_ids(state);
+CREATE INDEX IF NOT EXISTS sync_ids_state ON sync_ids(state);
 
-CREATE TABLE sync_tombstones (
+CREATE TABLE IF NOT EXISTS sync_tombstones (
 	gid     TEXT PRIMARY KEY,
 	kind    TEXT NOT NULL,
 	project TEXT NOT NULL, -- the project's key when the record was forgotten
@@ -73,39 +73,39 @@ CREATE TABLE sync_tombstones (
 	-- server, kept so that a copy of the record pulled later is not stored again.
 	state   TEXT NOT NULL CHECK (state IN ('waiting', 'pushed', 'refused', 'pulled'))
 ) STRICT;
-CREATE INDEX sync_tombstones_state ON sync_tombstones(state);
+CREATE INDEX IF NOT EXISTS sync_tombstones_state ON sync_tombstones(state);
 
-CREATE TABLE sync_cursors (
+CREATE TABLE IF NOT EXISTS sync_cursors (
 	server TEXT PRIMARY KEY,
 	cursor TEXT NOT NULL,
 	pulled INTEGER NOT NULL DEFAULT 0 -- records pulled from it and stored
 ) STRICT;
 
-CREATE TABLE sync_rejects (
+CREATE TABLE IF NOT EXISTS sync_rejects (
 	server TEXT NOT NULL,
 	reason TEXT NOT NULL,
 	count  INTEGER NOT NULL,
 	PRIMARY KEY (server, reason)
 ) STRICT;
 
-CREATE TABLE sync_projects (
+CREATE TABLE IF NOT EXISTS sync_projects (
 	project TEXT PRIMARY KEY,
 	key     TEXT NOT NULL
 ) STRICT;
-CREATE INDEX sync_projects_key ON sync_projects(key);
+CREATE INDEX IF NOT EXISTS sync_projects_key ON sync_projects(key);
 `)
 	for _, t := range syncTables {
 		local, session := "CAST(%s.id AS TEXT)", "coalesce((SELECT gid FROM sync_ids WHERE kind = 'session' AND local_id = old.session_id), '')"
 		if t.kind == "session" {
 			local, session = "%s.id", "''"
 		}
-		fmt.Fprintf(&b, `CREATE TRIGGER %[1]s_sync_insert AFTER INSERT ON %[1]s BEGIN
+		fmt.Fprintf(&b, `CREATE TRIGGER IF NOT EXISTS %[1]s_sync_insert AFTER INSERT ON %[1]s BEGIN
 	INSERT OR REPLACE INTO sync_ids (kind, local_id, gid) VALUES ('%[2]s', %[3]s, %[4]s);
 END;
 `, t.table, t.kind, fmt.Sprintf(local, "new"), gidSQL(sqlNowMillis))
 		// Only a record this person may tombstone leaves one: their own (author ''), and not
 		// one that never left (held) or that the server refused.
-		fmt.Fprintf(&b, `CREATE TRIGGER %[1]s_sync_delete AFTER DELETE ON %[1]s BEGIN
+		fmt.Fprintf(&b, `CREATE TRIGGER IF NOT EXISTS %[1]s_sync_delete AFTER DELETE ON %[1]s BEGIN
 	INSERT OR IGNORE INTO sync_tombstones (gid, kind, project, session, at, state)
 	SELECT gid, kind, coalesce((SELECT key FROM sync_projects WHERE project = old.project), old.project),
 		%[4]s, %[5]s * 1000000, 'waiting'
@@ -122,13 +122,15 @@ END;
 			at, local = "started_at", "id"
 		}
 		ms := fmt.Sprintf("coalesce(%s / 1000000, %s)", at, sqlNowMillis)
-		fmt.Fprintf(&b, "INSERT INTO sync_ids (kind, local_id, gid) SELECT '%s', %s, %s FROM %s ORDER BY coalesce(%s, 0), id;\n",
+		fmt.Fprintf(&b, "INSERT OR IGNORE INTO sync_ids (kind, local_id, gid) SELECT '%s', %s, %s FROM %s ORDER BY coalesce(%s, 0), id;\n",
 			t.kind, local, gidSQL(ms), t.table, at)
 	}
 	return b.String()
 })
 
-// addSync is migration 10: syncMigration, built at its first use.
+// addSync is migration 10: syncMigration, built at its first use. It can run again over its
+// own tables (a database whose version was set back, as the upgrade tests do), keeping
+// every gid it gave.
 func addSync(ctx context.Context, tx *sql.Tx, _ string) error {
 	_, err := tx.ExecContext(ctx, syncMigration())
 	return err

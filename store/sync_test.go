@@ -753,3 +753,27 @@ func TestSyncQueryPlans(t *testing.T) {
 		}
 	}
 }
+
+// The migration run again over its own tables (a version set back) keeps every gid.
+func TestSyncMigrationAgain(t *testing.T) {
+	db, path := openTest(t)
+	machine(t, db, "s1", "pay", "one")
+	before := digest(t, db)
+	db.Close()
+	raw, err := connect(path, false, BusyTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.sql.Exec(fmt.Sprintf("PRAGMA user_version = %d", len(migrations)-1)); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	again, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if after := digest(t, again); after != before {
+		t.Errorf("the migration run again changed the database:\n%s\n%s", before, after)
+	}
+}
