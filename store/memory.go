@@ -33,6 +33,10 @@ type Entry struct {
 	At           time.Time
 	Size         int // characters in the full record, so the reader knows what opening it costs
 	rank.Repeats     // a search hit's near-equal prompts (zero in a timeline)
+	// Author and Machine say who made a pulled record (a teammate's server role; '' for
+	// this person, from another of their machines) and on which machine; both are empty
+	// for a record made here.
+	Author, Machine string
 }
 
 // MemoryHit is one search hit in compact form, with its rank (lower is better), how many
@@ -110,6 +114,9 @@ func (db *DB) Entry(ctx context.Context, ref vocab.Ref) (Entry, error) {
 	e, err := scanEntry(db.sql.QueryRowContext(ctx, t.entrySelect()+` WHERE id = ?`, ref.ID))
 	if err == sql.ErrNoRows {
 		return Entry{}, fmt.Errorf("%s %d: %w", ref.Kind, ref.ID, ErrNotFound)
+	}
+	if err == nil {
+		err = withOrigin(ctx, db, &e)
 	}
 	return e, db.fail("entry", err)
 }
@@ -202,6 +209,9 @@ func (db *DB) around(ctx context.Context, a Entry, anchorOrder int, op, dir stri
 		out = append(out, e)
 		return err
 	})
+	if err == nil {
+		err = db.withOrigins(ctx, out)
+	}
 	return out, db.fail("timeline", err)
 }
 
@@ -269,6 +279,15 @@ FROM summaries WHERE id = ?`, ref.ID).Scan(&s.ID, &s.SessionID, &s.Project, &s.R
 	}
 	if err == sql.ErrNoRows {
 		return rec, fmt.Errorf("%s %d: %w", ref.Kind, ref.ID, ErrNotFound)
+	}
+	switch {
+	case err != nil:
+	case rec.Observation != nil:
+		err = withOrigin(ctx, db, rec.Observation)
+	case rec.Summary != nil:
+		err = withOrigin(ctx, db, rec.Summary)
+	case rec.Prompt != nil:
+		err = withOrigin(ctx, db, rec.Prompt)
 	}
 	return rec, db.fail("records", err)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/internal/testkit"
+	"github.com/claude-mem/claude-mem-go/sync/wire"
 )
 
 // These tests run real writer processes: the test binary re-executed with
@@ -84,6 +86,23 @@ func runChild(role string) error {
 			}
 		}
 		return nil
+	case "apply-killed":
+		// The page to apply is the JSON file named where a session id goes; the parent
+		// kills this process once its records are in the transaction, before the cursor.
+		b, err := os.ReadFile(os.Getenv(childSession))
+		if err != nil {
+			return err
+		}
+		var page wire.Page
+		if err := json.Unmarshal(b, &page); err != nil {
+			return err
+		}
+		beforeCursor = func() error {
+			fmt.Println("applying")
+			select {}
+		}
+		_, err = db.SyncApply(ctx, "pg", SyncHere{Machine: "desktop"}, page)
+		return err
 	case "one-write":
 		// The write is next: the parent watches this process from here (asleep).
 		if _, err := fmt.Println("writing"); err != nil {

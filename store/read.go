@@ -23,6 +23,9 @@ func (db *DB) RecentObservations(ctx context.Context, project string, limit int)
 		return nil, db.fail("recent observations", err)
 	}
 	out, err := scanObservations(rows)
+	if err == nil {
+		err = db.withOrigins(ctx, out)
+	}
 	return out, db.fail("recent observations", err)
 }
 

@@ -77,6 +77,9 @@ func (db *DB) SessionPrompts(ctx context.Context, sessionID string, limit int) (
 		out = append(out, p)
 		return err
 	})
+	if err == nil {
+		err = db.withOrigins(ctx, out)
+	}
 	if err != nil {
 		return nil, db.fail("session prompts", err)
 	}
@@ -94,6 +97,9 @@ func (db *DB) SessionObservations(ctx context.Context, sessionID string, limit i
 		return nil, db.fail("session observations", err)
 	}
 	out, err := scanObservations(rows)
+	if err == nil {
+		err = db.withOrigins(ctx, out)
+	}
 	if err != nil {
 		return nil, db.fail("session observations", err)
 	}

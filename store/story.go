@@ -37,6 +37,10 @@ type StorySession struct {
 	ID        string
 	StartedAt time.Time // zero when the session's start was never seen
 	Request   string    // one line: the latest summary's request, else the first prompt; "" when neither
+	// Author and Machine say who made a pulled record (a teammate's server role; '' for
+	// this person, from another of their machines) and on which machine; both are empty
+	// for a record made here.
+	Author, Machine string
 }
 
 // Story is what SessionStart tells of a project (DESIGN.md §24): its newest observations

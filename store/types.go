@@ -19,6 +19,10 @@ type Session struct {
 	Cwd       string
 	StartedAt time.Time
 	EndedAt   time.Time // zero while the session is open
+	// Author and Machine say who made a pulled record (a teammate's server role; '' for
+	// this person, from another of their machines) and on which machine; both are empty
+	// for a record made here.
+	Author, Machine string
 }
 
 // Prompt is one stored user prompt (private spans already removed).
@@ -29,6 +33,10 @@ type Prompt struct {
 	Text      string
 	At        time.Time
 	RecordID  string // the capture journal's record id: a second ingestion of it is skipped
+	// Author and Machine say who made a pulled record (a teammate's server role; '' for
+	// this person, from another of their machines) and on which machine; both are empty
+	// for a record made here.
+	Author, Machine string
 }
 
 // Answer is the assistant's last message of one turn (Stop's last_assistant_message),
@@ -76,6 +84,10 @@ type Observation struct {
 	FilesRead     []string
 	FilesModified []string
 	At            time.Time
+	// Author and Machine say who made a pulled record (a teammate's server role; '' for
+	// this person, from another of their machines) and on which machine; both are empty
+	// for a record made here.
+	Author, Machine string
 }
 
 // Summary is the observer's summary of a whole session, written at SessionEnd.
@@ -91,6 +103,10 @@ type Summary struct {
 	NextSteps    string
 	Notes        string
 	At           time.Time
+	// Author and Machine say who made a pulled record (a teammate's server role; '' for
+	// this person, from another of their machines) and on which machine; both are empty
+	// for a record made here.
+	Author, Machine string
 }
 
 // Counts is the number of events in each state.

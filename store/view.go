@@ -179,6 +179,9 @@ func rowsOf[T any](ctx context.Context, db *DB, op string, scan func(*sql.Rows) 
 		return nil, db.fail(op, err)
 	}
 	out, err := scan(rows)
+	if err == nil {
+		err = db.withOrigins(ctx, out)
+	}
 	return out, db.fail(op, err)
 }
 
@@ -248,6 +251,9 @@ func (db *DB) Prompt(ctx context.Context, id int64) (*Prompt, error) {
 		return nil, db.fail("prompt", err)
 	}
 	p.At = fromNanos(at)
+	if err := withOrigin(ctx, db, &p); err != nil {
+		return nil, err
+	}
 	return &p, nil
 }
 
@@ -264,6 +270,9 @@ func (db *DB) SessionByID(ctx context.Context, id string) (*Session, error) {
 		return nil, db.fail("session", err)
 	}
 	s.StartedAt, s.EndedAt = fromNanos(started), fromNanos(ended)
+	if err := withOrigin(ctx, db, &s); err != nil {
+		return nil, err
+	}
 	return &s, nil
 }
 

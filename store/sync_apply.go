@@ -1,0 +1,470 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/claude-mem/claude-mem-go/clip"
+	"github.com/claude-mem/claude-mem-go/printable"
+	"github.com/claude-mem/claude-mem-go/redact"
+	"github.com/claude-mem/claude-mem-go/sync/wire"
+	"github.com/claude-mem/claude-mem-go/vocab"
+)
+
+// What a pulled record may be. Its text is bounded as captured text is (a tool's field,
+// hooks.MaxField); a body larger than any record this product writes is refused whole.
+const (
+	PulledFieldBytes = 16 << 10
+	PulledBodyBytes  = 4 << 20
+	pulledLabelBytes = 128 // an author's or machine's name
+	pulledKeyBytes   = 512 // a project's key
+	// noteType is the type of a note the remember tool stored (mcpserver's typeNote): a
+	// teammate's notes travel too.
+	noteType = "note"
+)
+
+// Why a pulled record was refused (SyncApplied.Refused, SyncServer.Rejected).
+const (
+	RejectKind      = "unknown_kind"      // not a kind that travels
+	RejectGID       = "bad_gid"           // its global id is not a UUID in canonical text
+	RejectProject   = "bad_project"       // no project key, or one that is no key
+	RejectTime      = "bad_time"          // no time
+	RejectSession   = "bad_session"       // no session, or one that is another kind's gid
+	RejectForeign   = "foreign_session"   // its session belongs to another author
+	RejectCollision = "gid_collision"     // its gid names a local session of another origin
+	RejectOversized = "oversized"         // a body over PulledBodyBytes
+	RejectMalformed = "malformed"         // a body that is not its kind's JSON object
+	RejectType      = "unknown_type"      // an observation type outside the vocabulary
+	RejectEmpty     = "empty"             // no title, or no text
+	RejectTombstone = "foreign_tombstone" // a tombstone of a record another author made
+)
+
+// SyncApplied is what one page did locally.
+type SyncApplied struct {
+	Stored  int            // records stored
+	Skipped int            // records already here (a gid known), or already forgotten
+	Deleted int            // records a tombstone removed
+	Refused map[string]int // records refused, by reason: never stored
+}
+
+// SyncApply stores one pulled page and the server's cursor in one transaction, so a kill
+// anywhere leaves both or neither. A pulled record gets a local id in the usual grammar and
+// its author and machine; a record whose gid is known is skipped, so applying a page twice
+// changes nothing; a tombstone deletes the local copy (and its index entries, by the
+// triggers) and leaves no tombstone of its own; a record of an unknown session creates the
+// session's header row. Pulled text is untrusted: every field is made valid UTF-8 (as
+// capture does), redacted and clipped to PulledFieldBytes (redact.Clipped, as a captured
+// field); an unknown kind or type, an oversized or malformed body is refused and counted,
+// never stored. Records whose Author is here.Self are this person's own (no author). A
+// pulled record is never pushed back.
+func (db *DB) SyncApply(ctx context.Context, server string, here SyncHere, page wire.Page) (SyncApplied, error) {
+	var res SyncApplied
+	if server == "" {
+		return res, db.fail("sync apply", fmt.Errorf("no server: %w", ErrInvalidArgument))
+	}
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		res = SyncApplied{}
+		if err := mapProjects(ctx, tx, here.Key); err != nil {
+			return err
+		}
+		a := applier{ctx: ctx, tx: tx, self: here.Self, loc: here.Loc, projects: map[string]string{}}
+		if a.loc == nil {
+			a.loc = time.UTC
+		}
+		for _, r := range page.Records {
+			outcome, err := a.apply(r)
+			if err != nil {
+				return fmt.Errorf("record %q: %w", printable.Text(clip.Head(r.GID, 64)), err)
+			}
+			switch outcome {
+			case applyStored:
+				res.Stored++
+			case applySkipped:
+				res.Skipped++
+			case applyDeleted:
+				res.Deleted++
+			default:
+				if res.Refused == nil {
+					res.Refused = map[string]int{}
+				}
+				res.Refused[outcome]++
+			}
+		}
+		if err := beforeCursor(); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_cursors (server, cursor, pulled) VALUES (?, ?, ?)
+ON CONFLICT (server) DO UPDATE SET cursor = excluded.cursor, pulled = pulled + excluded.pulled`,
+			server, string(page.Next), res.Stored); err != nil {
+			return err
+		}
+		for reason, n := range res.Refused {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO sync_rejects (server, reason, count) VALUES (?, ?, ?)
+ON CONFLICT (server, reason) DO UPDATE SET count = count + excluded.count`, server, reason, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return SyncApplied{}, db.fail("sync apply", err)
+	}
+	return res, nil
+}
+
+// beforeCursor runs in SyncApply's transaction after the records, before the cursor; a
+// test fails or kills the apply there.
+var beforeCursor = func() error { return nil }
+
+// What apply did with a record that was not refused.
+const (
+	applyStored  = "stored"
+	applySkipped = "skipped"
+	applyDeleted = "deleted"
+)
+
+// applier stores pulled records within one transaction.
+type applier struct {
+	ctx      context.Context
+	tx       *sql.Tx
+	self     string
+	loc      *time.Location
+	projects map[string]string // key → local project name
+}
+
+// canonicalGID is a UUID's text form as this product writes it: lowercase, hyphenated.
+var canonicalGID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// known is what sync_ids holds of a gid.
+type known struct {
+	kind, localID, author, state string
+}
+
+func (a *applier) known(gid string) (known, bool, error) {
+	var k known
+	err := a.tx.QueryRowContext(a.ctx, `SELECT kind, local_id, author, state FROM sync_ids WHERE gid = ?`, gid).
+		Scan(&k.kind, &k.localID, &k.author, &k.state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, false, nil
+	}
+	return k, err == nil, err
+}
+
+// author is who a pulled record's author is here: empty for this person's own.
+func (a *applier) author(r wire.Record) string {
+	if r.Author == "" || a.self != "" && r.Author == a.self {
+		return ""
+	}
+	return label(r.Author)
+}
+
+// label is a name a server sent (an author, a machine), bounded and inert: valid UTF-8, its
+// hidden characters written as escapes.
+func label(s string) string {
+	return clip.Head(printable.Text(strings.ToValidUTF8(s, "\uFFFD")), pulledLabelBytes)
+}
+
+// apply stores, skips or deletes one record, or returns the reason it is refused.
+func (a *applier) apply(r wire.Record) (string, error) {
+	table := slices.IndexFunc(syncTables, func(t syncTable) bool { return t.kind == string(r.Kind) })
+	switch {
+	case table < 0:
+		return RejectKind, nil
+	case !canonicalGID.MatchString(r.GID):
+		return RejectGID, nil
+	}
+	author := a.author(r)
+	k, ok, err := a.known(r.GID)
+	if err != nil {
+		return "", err
+	}
+	if r.Deleted {
+		return a.tombstone(r, k, ok, author)
+	}
+	if ok {
+		// This person's record coming back proves the server holds it, whatever a push
+		// that was cut short before SyncMark left.
+		if k.author == "" && author == "" && k.state == syncWaiting {
+			if _, err := a.tx.ExecContext(a.ctx, `UPDATE sync_ids SET state = 'pushed' WHERE gid = ?`, r.GID); err != nil {
+				return "", err
+			}
+		}
+		return applySkipped, nil
+	}
+	var dead bool
+	if err := a.tx.QueryRowContext(a.ctx, `SELECT EXISTS (SELECT 1 FROM sync_tombstones WHERE gid = ?)`, r.GID).Scan(&dead); err != nil || dead {
+		return applySkipped, err
+	}
+	key := strings.TrimSpace(r.Project)
+	switch {
+	case key == "" || len(key) > pulledKeyBytes || !utf8.ValidString(key) || strings.IndexFunc(key, hiddenRune) >= 0:
+		return RejectProject, nil
+	case r.At.IsZero() || r.At.Year() < 1970:
+		return RejectTime, nil
+	case len(r.Body) > PulledBodyBytes:
+		return RejectOversized, nil
+	}
+	// Every check comes before the first write: a refused record leaves nothing, not even
+	// its project's name or its session's header.
+	at := r.At.UnixNano()
+	var c redact.Counts
+	text := func(s string) string {
+		out, n := redact.Clipped(s, false, PulledFieldBytes)
+		c.Add(n)
+		return out
+	}
+	// insert stores the checked record in its session and project and returns its local id.
+	var insert func(session, project string) (string, error)
+	switch r.Kind {
+	case wire.Session:
+		var b wire.SessionBody
+		if !decode(r.Body, &b) {
+			return RejectMalformed, nil
+		}
+		var taken bool
+		if err := a.tx.QueryRowContext(a.ctx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)`, r.GID).Scan(&taken); err != nil || taken {
+			return RejectCollision, err
+		}
+		started := b.Started
+		if started.IsZero() {
+			started = r.At
+		}
+		insert = func(_, project string) (string, error) {
+			_, err := a.tx.ExecContext(a.ctx, `INSERT INTO sessions (id, project, cwd, started_at, ended_at) VALUES (?, ?, '', ?, ?)`,
+				r.GID, project, started.UnixNano(), nanos(b.Ended))
+			return r.GID, err
+		}
+	case wire.Observation:
+		var b wire.ObservationBody
+		if !decode(r.Body, &b) {
+			return RejectMalformed, nil
+		}
+		if !slices.Contains(vocab.ObservationTypes, b.Type) && b.Type != noteType {
+			return RejectType, nil
+		}
+		o := Observation{Type: b.Type, Title: text(b.Title), Subtitle: text(b.Subtitle), Narrative: text(b.Narrative)}
+		for i, l := range [][]string{b.Facts, b.Concepts, b.FilesRead, b.FilesModified} {
+			dst := []*[]string{&o.Facts, &o.Concepts, &o.FilesRead, &o.FilesModified}[i]
+			for _, s := range l {
+				*dst = append(*dst, text(s))
+			}
+		}
+		if strings.TrimSpace(o.Title) == "" {
+			return RejectEmpty, nil
+		}
+		lists, err := marshalLists(o.Facts, o.Concepts, o.FilesRead, o.FilesModified)
+		if err != nil {
+			return "", err
+		}
+		insert = func(session, project string) (string, error) {
+			return insertedID(a.tx.QueryRowContext(a.ctx, `
+INSERT INTO observations (session_id, project, run_id, type, title, subtitle, narrative,
+	facts, concepts, files_read, files_modified, at)
+VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+				session, project, o.Type, o.Title, o.Subtitle, o.Narrative, lists[0], lists[1], lists[2], lists[3], at))
+		}
+	case wire.Summary:
+		var b wire.SummaryBody
+		if !decode(r.Body, &b) {
+			return RejectMalformed, nil
+		}
+		f := []string{text(b.Request), text(b.Investigated), text(b.Learned), text(b.Completed), text(b.NextSteps), text(b.Notes)}
+		if strings.TrimSpace(strings.Join(f, "")) == "" {
+			return RejectEmpty, nil
+		}
+		insert = func(session, project string) (string, error) {
+			return insertedID(a.tx.QueryRowContext(a.ctx, `
+INSERT INTO summaries (session_id, project, run_id, request, investigated, learned, completed,
+	next_steps, notes, at)
+VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`, session, project, f[0], f[1], f[2], f[3], f[4], f[5], at))
+		}
+	case wire.Prompt:
+		var b wire.PromptBody
+		if !decode(r.Body, &b) {
+			return RejectMalformed, nil
+		}
+		t := text(b.Text)
+		if strings.TrimSpace(t) == "" {
+			return RejectEmpty, nil
+		}
+		insert = func(session, project string) (string, error) {
+			return insertedID(a.tx.QueryRowContext(a.ctx, `INSERT INTO prompts (session_id, project, text, at) VALUES (?, ?, ?, ?) RETURNING id`,
+				session, project, t, at))
+		}
+	}
+	var session string
+	if r.Kind != wire.Session {
+		var reason string
+		if session, reason, err = a.checkSession(r.Session, author); err != nil || reason != "" {
+			return reason, err
+		}
+	}
+	project, err := a.project(key)
+	if err != nil {
+		return "", err
+	}
+	machine := label(r.Machine)
+	if session == "" && r.Kind != wire.Session {
+		// A session not seen yet: its header row, with what its record says of it.
+		session = r.Session
+		if _, err := a.tx.ExecContext(a.ctx, `INSERT INTO sessions (id, project, cwd, started_at) VALUES (?, ?, '', ?)`,
+			session, project, at); err != nil {
+			return "", err
+		}
+		if err := a.pulled("session", session, session, author, machine); err != nil {
+			return "", err
+		}
+	}
+	id, err := insert(session, project)
+	if err != nil {
+		return "", err
+	}
+	day := time.Unix(0, at).In(a.loc).Format(time.DateOnly)
+	for kind, n := range c {
+		if _, err := a.tx.ExecContext(a.ctx, sqlAddRedactions, day, project, kind, n); err != nil {
+			return "", err
+		}
+	}
+	return applyStored, a.pulled(string(r.Kind), id, r.GID, author, machine)
+}
+
+// insertedID is the id an INSERT … RETURNING id gave, as sync_ids holds it.
+func insertedID(row *sql.Row) (string, error) {
+	var id int64
+	err := row.Scan(&id)
+	return itoa(id), err
+}
+
+// decode reads a body into its kind's fields. Fields it does not know (a forged "id") are
+// not read; a body that is not one JSON object of the kind's field types is malformed.
+// Invalid UTF-8 becomes U+FFFD, a run of it one, as capture makes it (the JSON decoder
+// alone would write one per byte).
+func decode(body json.RawMessage, into any) bool {
+	b := strings.ToValidUTF8(strings.TrimSpace(string(body)), "\uFFFD")
+	return strings.HasPrefix(b, "{") && json.Unmarshal([]byte(b), into) == nil
+}
+
+// hiddenRune: a character a key must not hold (a control, a format character).
+func hiddenRune(r rune) bool { return printable.Text(string(r)) != string(r) || r == utf8.RuneError }
+
+// checkSession is the local id of a record's session when it was pulled before, "" when it
+// is new here, or the reason the record is refused: a session another author made, or a
+// gid of another kind or of a local session. A record cannot join a session that is not
+// its author's.
+func (a *applier) checkSession(gid, author string) (local, reason string, err error) {
+	if !canonicalGID.MatchString(gid) {
+		return "", RejectSession, nil
+	}
+	k, ok, err := a.known(gid)
+	switch {
+	case err != nil:
+		return "", "", err
+	case ok && k.kind != "session":
+		return "", RejectSession, nil
+	case ok && k.author != author:
+		return "", RejectForeign, nil
+	case ok:
+		return k.localID, "", nil
+	}
+	var taken bool
+	if err := a.tx.QueryRowContext(a.ctx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)`, gid).Scan(&taken); err != nil || taken {
+		return "", RejectCollision, err
+	}
+	return "", "", nil
+}
+
+// pulled gives a row just stored the gid and origin it came with, in place of the gid the
+// insert trigger made, and the state that keeps it from being pushed back.
+func (a *applier) pulled(kind, localID, gid, author, machine string) error {
+	_, err := a.tx.ExecContext(a.ctx, `UPDATE sync_ids SET gid = ?, author = ?, machine = ?, state = ?
+WHERE kind = ? AND local_id = ?`, gid, author, machine, syncPulled, kind, localID)
+	return err
+}
+
+// project is the local project a key's records land in: the one whose key it is, else one
+// named after the key's last segment, else (that name is another repository's) the key.
+func (a *applier) project(key string) (string, error) {
+	if p, ok := a.projects[key]; ok {
+		return p, nil
+	}
+	var p string
+	err := a.tx.QueryRowContext(a.ctx, `SELECT project FROM sync_projects WHERE key = ? ORDER BY rowid LIMIT 1`, key).Scan(&p)
+	if errors.Is(err, sql.ErrNoRows) {
+		p = key[strings.LastIndex(key, "/")+1:]
+		var taken bool
+		if err := a.tx.QueryRowContext(a.ctx, `SELECT EXISTS (SELECT 1 FROM sync_projects WHERE project = ?)
+	OR EXISTS (SELECT 1 FROM sessions WHERE project = ?)`, p, p).Scan(&taken); err != nil {
+			return "", err
+		}
+		if taken || p == "" {
+			p = key
+		}
+		_, err = a.tx.ExecContext(a.ctx, `INSERT INTO sync_projects (project, key) VALUES (?, ?)`, p, key)
+	}
+	if err != nil {
+		return "", err
+	}
+	a.projects[key] = p
+	return p, nil
+}
+
+// tombstone deletes the local copy of a forgotten record, unlinking it first so that the
+// delete trigger leaves no tombstone to push, and remembers the gid as forgotten so that a
+// copy pulled later is skipped. Only the record's own author may forget it.
+func (a *applier) tombstone(r wire.Record, k known, ok bool, author string) (string, error) {
+	remember := func() error {
+		_, err := a.tx.ExecContext(a.ctx, `INSERT OR IGNORE INTO sync_tombstones (gid, kind, project, session, at, state)
+VALUES (?, ?, '', '', ?, 'pulled')`, r.GID, string(r.Kind), max(r.At.UnixNano(), 0))
+		return err
+	}
+	if !ok {
+		return applySkipped, remember()
+	}
+	if k.author != author {
+		return RejectTombstone, nil
+	}
+	t := syncTables[slices.IndexFunc(syncTables, func(t syncTable) bool { return t.kind == k.kind })]
+	if k.kind == "session" {
+		// Its author's records in it go with it; another author's keep it.
+		for _, rt := range syncTables[1:] {
+			ids, err := queryList[string](a.ctx, a.tx, `SELECT i.local_id FROM `+rt.table+` x
+JOIN sync_ids i ON i.kind = ? AND i.local_id = CAST(x.id AS TEXT) WHERE x.session_id = ? AND i.author = ?`, rt.kind, k.localID, author)
+			if err != nil {
+				return "", err
+			}
+			for _, id := range ids {
+				if err := a.unlink(rt, id); err != nil {
+					return "", err
+				}
+			}
+		}
+		var used bool
+		err := a.tx.QueryRowContext(a.ctx, `SELECT EXISTS (SELECT 1 FROM observations WHERE session_id = ?1)
+	OR EXISTS (SELECT 1 FROM summaries WHERE session_id = ?1) OR EXISTS (SELECT 1 FROM prompts WHERE session_id = ?1)
+	OR EXISTS (SELECT 1 FROM events WHERE session_id = ?1) OR EXISTS (SELECT 1 FROM answers WHERE session_id = ?1)`, k.localID).Scan(&used)
+		if err != nil || used {
+			return applyDeleted, err
+		}
+	}
+	if err := a.unlink(t, k.localID); err != nil {
+		return "", err
+	}
+	return applyDeleted, remember()
+}
+
+// unlink deletes a record and its sync id, the id first so no tombstone is left.
+func (a *applier) unlink(t syncTable, localID string) error {
+	if _, err := a.tx.ExecContext(a.ctx, `DELETE FROM sync_ids WHERE kind = ? AND local_id = ?`, t.kind, localID); err != nil {
+		return err
+	}
+	_, err := a.tx.ExecContext(a.ctx, `DELETE FROM `+t.table+` WHERE id = ?`, localID)
+	return err
+}
