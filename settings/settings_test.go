@@ -316,7 +316,7 @@ func TestEnvFromList(t *testing.T) {
 
 func TestShownURL(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"postgres://bob:hunter2@db.example.com:5432/mem?sslmode=verify-full", "postgres://bob:xxxxx@db.example.com:5432/mem?sslmode=verify-full"},
+		{"postgres://bob:hunter2@db.example.com:5432/mem?sslmode=verify-full", "postgres://bob@db.example.com:5432/mem?sslmode=verify-full"},
 		{"postgresql://bob@localhost/mem", "postgresql://bob@localhost/mem"},
 		{"postgres://bob@db/mem?sslmode=require&password=hunter2", "postgres://bob@db/mem?sslmode=require&password=xxxxx"},
 		{"host=db user=bob password=hunter2 dbname=mem", "host=db user=bob password=xxxxx dbname=mem"},

@@ -40,7 +40,7 @@ func ShownURL(v string) string {
 		if u, err := url.Parse(v); err == nil {
 			if u.User != nil {
 				if _, has := u.User.Password(); has {
-					u.User = url.UserPassword(u.User.Username(), "xxxxx")
+					u.User = url.User(u.User.Username())
 				}
 			}
 			v = u.String()
