@@ -48,7 +48,13 @@ type Counts struct {
 	Waiting int // records this machine has not pushed yet
 	Held    int // held back: the redactor still finds a secret in them
 	Refused int // refused by the server
+	// HeldIDs are the held-back records' ids as the person types them (12, S3, P7), the
+	// oldest first, at most MaxHeldShown.
+	HeldIDs []string
 }
+
+// MaxHeldShown bounds the held-back ids sync status lists.
+const MaxHeldShown = 50
 
 // backlogRuns is how many runs' backlogs health keeps: a backlog larger after each of the
 // last three is one that keeps growing.
@@ -124,7 +130,7 @@ func Findings(s *health.Sync, loc *time.Location) (problems, notes []string) {
 			s.Server, when.Show(s.LastErrorAt, loc, when.Minute), s.LastError, Failure(s.LastErrorKind).Fix()))
 	}
 	if s.Held > 0 {
-		notes = append(notes, fmt.Sprintf("%d record(s) held back from sync: the redactor finds a secret in them; `claude-mem sync status --held` lists them, `claude-mem forget ID` removes one", s.Held))
+		notes = append(notes, fmt.Sprintf("%d record(s) held back from sync: the redactor finds a secret in them; `claude-mem sync status` lists them; edit nothing, `claude-mem forget ID` removes one", s.Held))
 	}
 	if s.Refused > 0 {
 		notes = append(notes, fmt.Sprintf("%d record(s) refused by the sync server (an id another person owns)", s.Refused))
