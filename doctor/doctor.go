@@ -31,6 +31,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/stats"
 	"github.com/claude-mem/claude-mem-go/store"
+	memsync "github.com/claude-mem/claude-mem-go/sync"
 	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
@@ -279,6 +280,14 @@ func Build(ctx context.Context, in Inputs) *Report {
 		r.Findings = append(r.Findings, pluginFindings...)
 	} else {
 		notes = append(notes, pluginFindings...)
+	}
+	if s.SyncURL != "" {
+		problems, syncNotes := memsync.Findings(r.Health.Sync, loc)
+		r.Findings = append(r.Findings, problems...)
+		notes = append(notes, syncNotes...)
+		if r.Health.Sync == nil {
+			notes = append(notes, fmt.Sprintf("sync with %s has not run yet; to run it now: %s sync", settings.ShownURL(s.SyncURL), r.Command))
+		}
 	}
 	r.SignedOut = signedOut
 	r.Problems = len(r.Findings)

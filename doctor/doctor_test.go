@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/envname"
+	"github.com/claude-mem/claude-mem-go/health"
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
@@ -520,3 +521,44 @@ func TestStrandedAnswersFinding(t *testing.T) {
 // unwrapped is a rendered report with its lines joined and spaces collapsed: a finding
 // wrapped at the width reads as one text again.
 func unwrapped(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Sync's findings: a failed run is a problem with its fix, held-back records a note, a
+// server set but never synced a note; the URL's password shows nowhere. Without a server
+// (the control) doctor says nothing of sync, whatever health holds.
+func TestSyncFindings(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		dir := t.TempDir()
+		data := filepath.Join(dir, "data")
+		env := settings.Env{"HOME": dir, envname.DataDir: data, envname.MaxConcurrentAgents: "0"}
+		if on {
+			env[envname.SyncURL] = "postgres://bob:hunter2hunter2@db.example.com/mem"
+		}
+		if err := settings.EnsureDataDir(data); err != nil {
+			t.Fatal(err)
+		}
+		r := buildAt(t, env)
+		if got := strings.Contains(strings.Join(r.Findings, "\n"), "@db.example.com/mem has not run yet"); got != on {
+			t.Fatalf("sync on=%v: never-run note %v: %q", on, got, r.Findings)
+		}
+		err := health.Update(data, time.Now(), func(h *health.Health) {
+			h.Sync = &health.Sync{Server: "db.example.com/mem", LastError: "password authentication failed for user \"bob\"",
+				LastErrorKind: "auth", LastErrorAt: time.Now(), FailingSince: time.Now(), Held: 3}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = buildAt(t, env)
+		var human bytes.Buffer
+		Render(&human, r, true, 100)
+		all := strings.Join(r.Findings, "\n")
+		if got := r.Problems > 0 && strings.Contains(all, "sync with db.example.com/mem failed") && strings.Contains(all, "~/.pgpass"); got != on {
+			t.Fatalf("sync on=%v: failure finding %v: %q", on, got, r.Findings)
+		}
+		if got := strings.Contains(all, "3 record(s) held back"); got != on {
+			t.Fatalf("sync on=%v: held-back note %v", on, got)
+		}
+		if strings.Contains(human.String(), "hunter2") {
+			t.Fatal("doctor shows the sync password")
+		}
+	}
+}

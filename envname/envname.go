@@ -28,6 +28,8 @@ const (
 	SystemPrompt        = "CLAUDE_MEM_OBSERVER_SYSTEM_PROMPT"
 	RedactSecrets       = "CLAUDE_MEM_REDACT_SECRETS"
 	LoadedMessage       = "CLAUDE_MEM_LOADED_MESSAGE"
+	SyncURL             = "CLAUDE_MEM_SYNC_URL"
+	Machine             = "CLAUDE_MEM_MACHINE"
 )
 
 // The observer child's marker: every child carries Internal=1, and hooks inherit their
@@ -63,9 +65,9 @@ var Ours = map[string]Use{
 	ExcludedProjects: Setting, SkipTools: Setting, ObserverTimeout: Setting, ObserverRetention: Setting,
 	LogLevel: Setting, DataDir: Setting, DailyBudgetUSD: Setting, BatchEvents: Setting,
 	BatchWait: Setting, SkipSubagents: Setting, SystemPrompt: Setting, RedactSecrets: Setting,
-	LoadedMessage: Setting,
-	Internal:      Marker,
-	Fixtures:      TestOnly, E2EClaude: TestOnly, E2ECost: TestOnly, HookBefore: TestOnly, Artifacts: TestOnly,
+	LoadedMessage: Setting, SyncURL: Setting, Machine: Setting,
+	Internal: Marker,
+	Fixtures: TestOnly, E2EClaude: TestOnly, E2ECost: TestOnly, HookBefore: TestOnly, Artifacts: TestOnly,
 }
 
 // Claude Code's.

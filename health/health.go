@@ -42,7 +42,9 @@ const lockWait = 10 * time.Second
 //	  "paused_until": "RFC 3339", "pause_reason": "...", "pause_fingerprint": "...",
 //	  "ingest_error": "...", "ingest_error_at": "RFC 3339",
 //	  "low_space": {"free_bytes": 0, "since": "RFC 3339"},
-//	  "unkept": {"count": 0, "since": "RFC 3339"}
+//	  "unkept": {"count": 0, "since": "RFC 3339"},
+//	  "sync": {"server": "...", "last_success": "RFC 3339", "last_error": "...", "last_error_kind": "...", "last_error_at": "RFC 3339",
+//	           "failing_since": "RFC 3339", "waiting": 0, "held": 0, "refused": 0, "backlog": [0]}
 //	}
 
 // Auth is the state of the observer's credential as of its last use.
@@ -93,6 +95,27 @@ type Health struct {
 	// Unkept counts the records no place could take (data dir and every fallback
 	// refused), since the first; nil once a SessionStart's record is kept again.
 	Unkept *Unkept `json:"unkept,omitempty"`
+	// Sync is the state of the last sync run (DESIGN §25); nil when sync never ran.
+	Sync *Sync `json:"sync,omitempty"`
+}
+
+// Sync is how the last sync runs with the server went. The server is named without its
+// password (the sync package shows it that way).
+type Sync struct {
+	Server      string    `json:"server"`
+	LastSuccess time.Time `json:"last_success,omitzero"`
+	LastError   string    `json:"last_error,omitempty"`
+	// LastErrorKind is the failure's kind (sync.Failure), which names its fix.
+	LastErrorKind string    `json:"last_error_kind,omitempty"`
+	LastErrorAt   time.Time `json:"last_error_at,omitzero"`
+	// FailingSince is the first failure since the last success; zero while runs succeed.
+	FailingSince time.Time `json:"failing_since,omitzero"`
+	Waiting      int       `json:"waiting"` // records waiting to go, as the last run left them
+	Held         int       `json:"held"`    // held back: the redactor still finds a secret in them
+	Refused      int       `json:"refused"` // refused by the server
+	// Backlog is Waiting at the end of the last few runs, oldest first: a backlog that keeps
+	// growing is as loud as a failing sync.
+	Backlog []int `json:"backlog,omitempty"`
 }
 
 // Unkept is the records lost since Since for want of a writable place.

@@ -23,6 +23,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/memory"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
+	memsync "github.com/claude-mem/claude-mem-go/sync"
 )
 
 // t0 is the harness clock's start.
@@ -43,6 +44,7 @@ type harness struct {
 	claudeChecks            int
 	health                  health.Health
 	observed                []hooks.ObserveRequest
+	synced                  []memsync.Direction // StartSync calls
 	observeErr              error
 	openStoreCalls          int
 	openStore               func() (*store.DB, error) // nil: the real store in dataDir
@@ -112,6 +114,7 @@ func newHarness(t *testing.T, kv ...string) *harness {
 			return h.observeErr
 		},
 		ReapOrphans: func() { h.reaps++ },
+		StartSync:   func(d memsync.Direction) error { h.synced = append(h.synced, d); return nil },
 	}
 	return h
 }

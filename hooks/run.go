@@ -20,6 +20,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/selfcapture"
 	"github.com/claude-mem/claude-mem-go/settings"
 	"github.com/claude-mem/claude-mem-go/store"
+	memsync "github.com/claude-mem/claude-mem-go/sync"
 )
 
 // Deps is everything a handler may use, passed in so hook mode runs the same under tests.
@@ -55,6 +56,9 @@ type Deps struct {
 	UpdateHealth func(func(*health.Health)) error
 	// StartObserver starts `hook observe` for a session, detached, without waiting.
 	StartObserver func(sessionID string, final bool) error
+	// StartSync starts a sync run, detached, without waiting; nil or no
+	// Settings.SyncURL: sync is off and nothing is started.
+	StartSync func(memsync.Direction) error
 	// ReapOrphans stops observer children whose `hook observe` was killed, past their
 	// timeout (nil: none is looked for).
 	ReapOrphans func()
@@ -68,6 +72,7 @@ type Deps struct {
 type Result struct {
 	Output  any
 	Observe []ObserveRequest
+	Sync    memsync.Direction // a detached sync run to start after answering (0: none)
 }
 
 // ObserveRequest asks for one detached observer run.
@@ -113,6 +118,12 @@ func Run(ctx context.Context, d *Deps, stdin io.Reader, stdout io.Writer) {
 	}
 	if res.Output != nil {
 		writeJSON(d, stdout, res.Output)
+	}
+	// After the answer: the sync run is detached, and its start is the hook's last step.
+	if res.Sync != 0 && d.StartSync != nil && d.Settings.SyncURL != "" {
+		if err := d.StartSync(res.Sync); err != nil {
+			d.Log.Error().Err(err).Msg("starting sync failed; the next hook or `claude-mem sync` tries again")
+		}
 	}
 }
 

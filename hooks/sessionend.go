@@ -5,6 +5,7 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/journal"
 	"github.com/claude-mem/claude-mem-go/store"
+	memsync "github.com/claude-mem/claude-mem-go/sync"
 )
 
 // handleSessionEnd journals the end, ingests the journal (which records the end time
@@ -40,8 +41,11 @@ func handleSessionEnd(ctx context.Context, d *Deps, in Input) Result {
 		spent = d.budgetReached(ctx, db)
 		return nil
 	})
-	if !active || !d.observerEnabled() || spent {
-		return Result{}
+	// The session's prompts and header go now; its summary goes after the final run
+	// (the observer's own push).
+	res := Result{Sync: memsync.Push}
+	if active && d.observerEnabled() && !spent {
+		res.Observe = []ObserveRequest{{SessionID: in.SessionID, Final: true}}
 	}
-	return Result{Observe: []ObserveRequest{{SessionID: in.SessionID, Final: true}}}
+	return res
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/notice"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/store"
+	memsync "github.com/claude-mem/claude-mem-go/sync"
 )
 
 // StaleAfter is how old a session's oldest pending event may get before SessionStart starts
@@ -117,6 +118,10 @@ func handleSessionStart(ctx context.Context, d *Deps, in Input) Result {
 	}
 	res := Result{Output: sessionStartOutput(text, notice.SystemMessage(lines, loaded))}
 	res.Observe = left
+	// What the other machines and teammates recorded arrives for the next session.
+	if storeErr == nil && d.DataDirErr == nil {
+		res.Sync = memsync.Pull
+	}
 	return res
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/private"
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/settings"
+	memsync "github.com/claude-mem/claude-mem-go/sync"
 )
 
 // The texts of DESIGN.md §11. Every notice is one line: the values put into them pass
@@ -187,6 +188,10 @@ func Collect(in Inputs) []string {
 		if b := in.Budget; b.Reached() {
 			out = append(out, BudgetReached(b.Spent, b.Limit, b.Until, in.Hook))
 		}
+	}
+	// Sync's line stands whatever the observer does: it is about what travels.
+	if line := memsync.Notice(in.Health.Sync, in.Now, in.Now.Location()); line != "" {
+		out = append(out, oneLine(line))
 	}
 	slices.SortStableFunc(errs, func(a, b *settings.Error) int { return cmp.Compare(a.Key, b.Key) })
 	for _, e := range errs {

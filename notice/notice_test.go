@@ -226,3 +226,25 @@ func TestRefusedNotice(t *testing.T) {
 		t.Fatalf("control: %q", control)
 	}
 }
+
+// A sync failing for a day is one line, whatever the observer does; its message is one
+// line, scrubbed, even when the server's text is not (a server's error is not ours).
+func TestCollectSync(t *testing.T) {
+	now := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	failing := &health.Sync{Server: "db.example/mem", LastError: "FATAL:\nrole \"bob\" sk-ant-api03-" + strings.Repeat("a", 90),
+		LastErrorKind: "auth", FailingSince: now.Add(-25 * time.Hour), LastErrorAt: now}
+	for _, c := range []struct {
+		name string
+		s    *health.Sync
+		want bool
+	}{{"failing a day", failing, true}, {"never synced", nil, false}, {"failing an hour", &health.Sync{Server: "s", LastError: "x", FailingSince: now.Add(-time.Hour)}, false}} {
+		lines := Collect(Inputs{Now: now, Health: health.Health{Sync: c.s}})
+		got := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "sync with") })
+		if (got >= 0) != c.want {
+			t.Fatalf("%s: %q", c.name, lines)
+		}
+		if got >= 0 && (strings.Contains(lines[got], "\n") || strings.Contains(lines[got], "aaaaaaaaaa")) {
+			t.Fatalf("%s: the line is not one scrubbed line: %q", c.name, lines[got])
+		}
+	}
+}

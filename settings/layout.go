@@ -51,6 +51,9 @@ func (l Layout) Log() string  { return l.join(LogsDir, LogFile) }
 func (l Layout) Locks() string { return l.join(LocksDir) }
 func (l Layout) Slots() string { return l.join(LocksDir, slotsDir) }
 
+// SyncLock is held by the one sync run of the data dir (package sync).
+func (l Layout) SyncLock() string { return l.join(LocksDir, "sync.lock") }
+
 // Runs holds one dir per observer run (its cwd, transcript.jsonl, stderr.log).
 func (l Layout) Runs() string { return l.join(SessionsDir) }
 

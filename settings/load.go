@@ -52,6 +52,9 @@ type key struct {
 	apply func(s *Settings, v string) error // parses v strictly into s; an error leaves s unchanged
 }
 
+// shownAs is how doctor and settings errors show a key's value, where not as it is.
+var shownAs = map[string]func(string) string{envname.SyncURL: ShownURL}
+
 var keys = []key{
 	{envname.MaxConcurrentAgents, "2", func(s *Settings, v string) error { return parseInt(v, 0, maxAgents, &s.MaxConcurrentAgents) }},
 	{envname.Model, "haiku", func(s *Settings, v string) error { return nonEmpty(v, &s.Model) }},
@@ -89,6 +92,8 @@ var keys = []key{
 	{envname.SystemPrompt, "true", func(s *Settings, v string) error { return parseBool(v, &s.SystemPrompt) }},
 	{envname.RedactSecrets, "true", func(s *Settings, v string) error { return parseBool(v, &s.RedactSecrets) }},
 	{envname.LoadedMessage, "true", func(s *Settings, v string) error { return parseBool(v, &s.LoadedMessage) }},
+	{envname.SyncURL, "", func(s *Settings, v string) error { return syncURL(v, &s.SyncURL) }},
+	{envname.Machine, "", func(s *Settings, v string) error { s.Machine = v; return nil }},
 }
 
 // DataDir decides the data dir: CLAUDE_MEM_DATA_DIR when set (it must be absolute), else
@@ -185,9 +190,13 @@ func Load(env Env, xdgDataHome, goos string) (*Settings, error) {
 		if v, ok := env.Lookup(k.name); ok {
 			raw, origin = v, FromEnv
 		}
-		val := Value{Key: k.name, Value: raw, Origin: origin}
+		shown := raw
+		if show := shownAs[k.name]; show != nil {
+			shown = show(raw)
+		}
+		val := Value{Key: k.name, Value: shown, Origin: origin}
 		if err := k.apply(s, strings.TrimSpace(raw)); err != nil {
-			e := &Error{Key: k.name, Value: raw, Problem: err.Error(), Default: k.def}
+			e := &Error{Key: k.name, Value: shown, Problem: err.Error(), Default: k.def}
 			if k.def == "" {
 				e.Default = "(empty)"
 			}

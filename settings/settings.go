@@ -25,6 +25,8 @@ type Settings struct {
 	SystemPrompt        bool          // observer instructions as --system-prompt (false: in the user message, for comparison)
 	RedactSecrets       bool          // captured text passes the redactor before it is kept (false: kept as is)
 	LoadedMessage       bool          // SessionStart tells the person, in one systemMessage line, that memory loaded
+	SyncURL             string        // the sync server (DESIGN §25); "": sync is off. Shown only through ShownURL
+	Machine             string        // this machine's name in synced records; "": the host name
 
 	DotEnv        Env      // the allowlisted entries of <data>/.env
 	DotEnvIgnored []string // keys .env set that are not allowlisted (WARNed by name)

@@ -313,3 +313,41 @@ func TestEnvFromList(t *testing.T) {
 		t.Fatal(e.List())
 	}
 }
+
+func TestShownURL(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"postgres://bob:hunter2@db.example.com:5432/mem?sslmode=verify-full", "postgres://bob@db.example.com:5432/mem?sslmode=verify-full"},
+		{"postgresql://bob@localhost/mem", "postgresql://bob@localhost/mem"},
+		{"postgres://bob@db/mem?sslmode=require&password=hunter2", "postgres://bob@db/mem?sslmode=require&password=xxxxx"},
+		{"host=db user=bob password=hunter2 dbname=mem", "host=db user=bob password=xxxxx dbname=mem"},
+		{"host=db password='hunter 2' dbname=mem", "host=db password=xxxxx dbname=mem"},
+		{"postgres://bob:hun%zzter2@db/mem", "postgres://xxxxx@db/mem"},
+	} {
+		got := ShownURL(c.in)
+		if got != c.want {
+			t.Errorf("ShownURL(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if strings.Contains(got, "hunter") || strings.Contains(got, "hun%zz") {
+			t.Errorf("ShownURL(%q) shows the password: %q", c.in, got)
+		}
+	}
+}
+
+func TestSyncURLSetting(t *testing.T) {
+	for _, c := range []struct {
+		v  string
+		ok bool
+	}{
+		{"postgres://bob@db/mem", true}, {"postgresql://bob@db/mem", true}, {"host=db dbname=mem", true},
+		{"mysql://bob@db/mem", false}, {"db.example.com", false}, {"postgres://bob:x@db:notaport/mem", false},
+	} {
+		var got string
+		err := syncURL(c.v, &got)
+		if (err == nil) != c.ok {
+			t.Errorf("syncURL(%q): %v, want ok=%v", c.v, err, c.ok)
+		}
+		if err != nil && strings.Contains(err.Error(), ":x@") {
+			t.Errorf("syncURL(%q)'s error shows the password: %v", c.v, err)
+		}
+	}
+}

@@ -1,0 +1,53 @@
+package settings
+
+import (
+	"errors"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// syncURL accepts a PostgreSQL connection string, as libpq reads one: a postgres:// or
+// postgresql:// URL, or keyword=value pairs. What it means (host, TLS) is the sync
+// client's to decide; here only a value no client could read is refused.
+func syncURL(v string, dst *string) error {
+	if v == "" {
+		*dst = ""
+		return nil
+	}
+	if i := strings.Index(v, "://"); i >= 0 {
+		u, err := url.Parse(v)
+		if err != nil {
+			return errors.New("not a URL: " + ShownURL(v))
+		}
+		if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+			return errors.New("not a postgres:// URL")
+		}
+	} else if !strings.Contains(v, "=") {
+		return errors.New("neither a postgres:// URL nor keyword=value pairs")
+	}
+	*dst = v
+	return nil
+}
+
+// passwordPair is a password given as a keyword or a query parameter.
+var passwordPair = regexp.MustCompile(`(?i)((?:^|[\s&?])(?:ssl)?password=)('(?:[^'\\]|\\.)*'|[^\s&]*)`)
+
+// ShownURL is a connection string as it may be shown (doctor, errors, health, sync
+// status): every password removed, the rest kept so the person sees which server.
+func ShownURL(v string) string {
+	if i := strings.Index(v, "://"); i >= 0 {
+		if u, err := url.Parse(v); err == nil {
+			if u.User != nil {
+				if _, has := u.User.Password(); has {
+					u.User = url.User(u.User.Username())
+				}
+			}
+			v = u.String()
+		} else if at := strings.LastIndex(v, "@"); at > i {
+			// Unparsable: whatever stands before the host may be a password.
+			v = v[:i+3] + "xxxxx" + v[at:]
+		}
+	}
+	return passwordPair.ReplaceAllString(v, "${1}xxxxx")
+}
