@@ -23,14 +23,18 @@ type Local interface {
 	Mark(ctx context.Context, p wire.Pushed) error
 	// Cursor is how far this machine has pulled from server.
 	Cursor(ctx context.Context, server string) (wire.Cursor, error)
-	// Apply stores a pulled page and its cursor in one transaction.
-	Apply(ctx context.Context, server string, page wire.Page) error
+	// Apply stores a pulled page and its cursor in one transaction; self is the person
+	// this machine syncs as, whose records pulled from their other machines are their own.
+	Apply(ctx context.Context, server, self string, page wire.Page) error
 }
 
 // Remote is the sync server.
 type Remote interface {
 	Push(ctx context.Context, recs []wire.Record) (wire.Pushed, error)
 	Pull(ctx context.Context, cursor wire.Cursor, limit int) (wire.Page, error)
+	// Person is the server role this connection is: the server makes it every pushed
+	// record's author.
+	Person() string
 }
 
 // Direction is what a run does: a pull after SessionStart, a push after an observer run
@@ -134,7 +138,7 @@ func Run(ctx context.Context, l Local, r Remote, d Direction, o Options) (Result
 				return res, err
 			}
 			if len(page.Records) > 0 || page.Next != cur {
-				if err := l.Apply(ctx, o.Server, page); err != nil {
+				if err := l.Apply(ctx, o.Server, r.Person(), page); err != nil {
 					return res, fmt.Errorf("storing what was pulled: %w", err)
 				}
 			}
