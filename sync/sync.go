@@ -47,6 +47,21 @@ const (
 	Both = Push | Pull
 )
 
+// directions are the names a detached run is started with (`hook sync-run NAME`).
+var directions = map[Direction]string{Push: "push", Pull: "pull", Both: "both"}
+
+func (d Direction) String() string { return directions[d] }
+
+// ParseDirection is the direction named s (push, pull, both).
+func ParseDirection(s string) (Direction, bool) {
+	for d, name := range directions {
+		if name == s {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
 // DefaultBatch is how many records one push or pull carries: large enough that 100,000
 // records take a few hundred round trips, small enough that one batch is quick to redo
 // after a kill.
