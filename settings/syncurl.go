@@ -7,24 +7,28 @@ import (
 	"strings"
 )
 
-// syncURL accepts a PostgreSQL connection string, as libpq reads one: a postgres:// or
-// postgresql:// URL, or keyword=value pairs. What it means (host, TLS) is the sync
-// client's to decide; here only a value no client could read is refused.
+// syncURL accepts a PostgreSQL connection URL (postgres:// or postgresql://, as libpq reads
+// one). libpq's keyword=value form is refused with the URL to write instead: the sync
+// client applies its TLS rule to a URL's host and sslmode, one form to reason about. What
+// the URL means (host, TLS) is the client's to decide; here only a value no client could
+// read is refused, and no error shows the value's password.
 func syncURL(v string, dst *string) error {
 	if v == "" {
 		*dst = ""
 		return nil
 	}
-	if i := strings.Index(v, "://"); i >= 0 {
-		u, err := url.Parse(v)
-		if err != nil {
-			return errors.New("not a URL: " + ShownURL(v))
+	if !strings.Contains(v, "://") {
+		if strings.Contains(v, "=") {
+			return errors.New("keyword=value pairs are not read: write postgres://USER@HOST:PORT/DB?sslmode=...")
 		}
-		if u.Scheme != "postgres" && u.Scheme != "postgresql" {
-			return errors.New("not a postgres:// URL")
-		}
-	} else if !strings.Contains(v, "=") {
-		return errors.New("neither a postgres:// URL nor keyword=value pairs")
+		return errors.New("not a postgres:// URL")
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		return errors.New("not a URL: " + ShownURL(v))
+	}
+	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		return errors.New("not a postgres:// URL")
 	}
 	*dst = v
 	return nil

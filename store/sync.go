@@ -414,3 +414,27 @@ func gidTime(gid string) time.Time {
 	}
 	return time.UnixMilli(ms).UTC()
 }
+
+// ErrNoProject: no session of that project is stored here.
+var ErrNoProject = errors.New("no project of that name in this memory")
+
+// SyncProjectKey is a local project's key across machines (what `claude-mem share` names
+// to the server): the key its sessions travel under, given by key from its latest
+// session's directory when none was given yet.
+func (db *DB) SyncProjectKey(ctx context.Context, project string, key func(cwd, name string) string) (string, error) {
+	var k string
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		if err := mapProjects(ctx, tx, key); err != nil {
+			return err
+		}
+		err := tx.QueryRowContext(ctx, `SELECT key FROM sync_projects WHERE project = ?`, project).Scan(&k)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: %s", ErrNoProject, project)
+		}
+		return err
+	})
+	if errors.Is(err, ErrNoProject) {
+		return "", err
+	}
+	return k, db.fail("sync project key", err)
+}

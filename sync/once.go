@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/claude-mem/claude-mem-go/health"
+	"github.com/claude-mem/claude-mem-go/redact"
 )
 
 // Store is the local memory a run opens: Local, plus what it counts and its closing.
@@ -24,7 +25,7 @@ type Deps struct {
 	LockPath     string // settings.Layout.SyncLock
 	OpenStore    func(ctx context.Context) (Store, error)
 	Connect      func(ctx context.Context) (Remote, func(), error)
-	Classify     func(error) Failure // the kind of a connection or server error
+	Classify     func(error) Failure // the kind of a connection or server error; nil: Classify
 	UpdateHealth func(func(*health.Health)) error
 	Now          func() time.Time
 }
@@ -61,11 +62,13 @@ func Once(ctx context.Context, deps Deps, d Direction, limit time.Duration, prog
 	c, cerr := st.Counts(ctx)
 	f, msg := Failure(""), ""
 	if runErr != nil {
-		f = Failed
-		if deps.Classify != nil {
-			f = deps.Classify(runErr)
+		classify := deps.Classify
+		if classify == nil {
+			classify = Classify
 		}
-		msg = runErr.Error()
+		f = classify(runErr)
+		// health.json is shown by doctor and SessionStart: the one scrubber runs first.
+		msg = redact.Scrub(runErr.Error())
 		runErr = &Error{Failure: f, Err: runErr}
 	}
 	if cerr == nil || runErr != nil {

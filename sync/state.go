@@ -16,6 +16,7 @@ const (
 	Unreachable Failure = "unreachable"  // no server answered at that address
 	TLSRefused  Failure = "tls"          // TLS failed, or the certificate is not trusted
 	AuthFailed  Failure = "auth"         // the server refused the role or its password
+	Denied      Failure = "denied"       // the role logged in but is not a person of the server
 	Plaintext   Failure = "plaintext"    // a remote host without TLS, which is refused
 	SchemaOlder Failure = "schema_older" // the server's schema predates this build
 	SchemaNewer Failure = "schema_newer" // the server's schema is newer than this build
@@ -28,6 +29,7 @@ var fixes = map[Failure]string{
 	Unreachable: "check the host and port in CLAUDE_MEM_SYNC_URL and that the server runs",
 	TLSRefused:  "give the server's CA with sslrootcert= in CLAUDE_MEM_SYNC_URL (or PGSSLROOTCERT), or renew its certificate",
 	AuthFailed:  "check the role in CLAUDE_MEM_SYNC_URL and its password (PGPASSWORD or ~/.pgpass)",
+	Denied:      "ask the server's admin to GRANT claude_mem_user TO this role (`claude-mem sync init` sets the roles up)",
 	Plaintext:   "use TLS (sslmode=verify-full), or say sslmode=disable in the URL to accept plaintext",
 	SchemaOlder: "run `claude-mem sync init` as the server's admin role to upgrade its schema",
 	SchemaNewer: "upgrade claude-mem on this machine: the server was set up by a newer build",

@@ -23,14 +23,18 @@ type Local interface {
 	Mark(ctx context.Context, p wire.Pushed) error
 	// Cursor is how far this machine has pulled from server.
 	Cursor(ctx context.Context, server string) (wire.Cursor, error)
-	// Apply stores a pulled page and its cursor in one transaction.
-	Apply(ctx context.Context, server string, page wire.Page) error
+	// Apply stores a pulled page and its cursor in one transaction; self is the person
+	// this machine syncs as, whose records pulled from their other machines are their own.
+	Apply(ctx context.Context, server, self string, page wire.Page) error
 }
 
 // Remote is the sync server.
 type Remote interface {
 	Push(ctx context.Context, recs []wire.Record) (wire.Pushed, error)
 	Pull(ctx context.Context, cursor wire.Cursor, limit int) (wire.Page, error)
+	// Person is the server role this connection is: the server makes it every pushed
+	// record's author.
+	Person() string
 }
 
 // Direction is what a run does: a pull after SessionStart, a push after an observer run
@@ -42,6 +46,21 @@ const (
 	Pull
 	Both = Push | Pull
 )
+
+// directions are the names a detached run is started with (`hook sync-run NAME`).
+var directions = map[Direction]string{Push: "push", Pull: "pull", Both: "both"}
+
+func (d Direction) String() string { return directions[d] }
+
+// ParseDirection is the direction named s (push, pull, both).
+func ParseDirection(s string) (Direction, bool) {
+	for d, name := range directions {
+		if name == s {
+			return d, true
+		}
+	}
+	return 0, false
+}
 
 // DefaultBatch is how many records one push or pull carries: large enough that 100,000
 // records take a few hundred round trips, small enough that one batch is quick to redo
@@ -134,7 +153,7 @@ func Run(ctx context.Context, l Local, r Remote, d Direction, o Options) (Result
 				return res, err
 			}
 			if len(page.Records) > 0 || page.Next != cur {
-				if err := l.Apply(ctx, o.Server, page); err != nil {
+				if err := l.Apply(ctx, o.Server, r.Person(), page); err != nil {
 					return res, fmt.Errorf("storing what was pulled: %w", err)
 				}
 			}

@@ -54,7 +54,7 @@ func (m *machine) Mark(_ context.Context, p wire.Pushed) error {
 
 func (m *machine) Cursor(context.Context, string) (wire.Cursor, error) { return m.cursor, nil }
 
-func (m *machine) Apply(_ context.Context, _ string, p wire.Page) error {
+func (m *machine) Apply(_ context.Context, _, _ string, p wire.Page) error {
 	for _, r := range p.Records {
 		m.have[r.GID] = true
 	}
@@ -72,6 +72,8 @@ type server struct {
 }
 
 func newServer() *server { return &server{ids: map[string]int{}} }
+
+func (s *server) Person() string { return "alice" }
 
 func (s *server) Push(_ context.Context, recs []wire.Record) (wire.Pushed, error) {
 	if s.fail != nil {

@@ -25,6 +25,7 @@ type world struct {
 	root     string
 	env      settings.Env
 	terminal bool
+	cwd      string // the working directory; "": root
 }
 
 func newWorld(t *testing.T) *world {
@@ -51,10 +52,14 @@ func (w *world) filled() *world {
 }
 
 func (w *world) proc(stdin io.Reader, stdout, stderr io.Writer, args ...string) *proc {
+	cwd := w.cwd
+	if cwd == "" {
+		cwd = w.root
+	}
 	return &proc{
 		name: "claude-mem", args: args, env: w.env, stdin: stdin, stdout: stdout, stderr: stderr,
 		now: func() time.Time { return memtest.At(3600) }, loc: time.UTC, exe: filepath.Join(w.root, "plugin", "bin", "hook"),
-		cwd: w.root, xdgDataHome: filepath.Join(w.root, "xdg"), tempDir: w.root, uid: "1000", goos: runtime.GOOS, pid: 4242, ppid: 1,
+		cwd: cwd, xdgDataHome: filepath.Join(w.root, "xdg"), tempDir: w.root, uid: "1000", goos: runtime.GOOS, pid: 4242, ppid: 1,
 		isTerminal: func() bool { return w.terminal }, stderrTerminal: func() bool { return false }, columns: func() int { return 0 },
 	}
 }

@@ -25,7 +25,8 @@ func init() {
 	commands = &cmdtable.Table[*proc]{
 		Commands: []*command{
 			doctorCommand, searchCommand, statsCommand, viewerCommand, forgetCommand, exportCommand,
-			importCommand, allowCommand, versionCommand, helpCommand, observeCommand, upgradeCommand, mcpCommand,
+			importCommand, syncCommand, teamCommand, shareCommand, unshareCommand, allowCommand, versionCommand,
+			helpCommand, observeCommand, upgradeCommand, mcpCommand, syncRunCommand,
 		},
 		Intro: func(prog string) string {
 			return fmt.Sprintf("With no command, %s reads one Claude Code hook event on stdin (hook mode); on a\nterminal it prints this help instead.\n", prog)

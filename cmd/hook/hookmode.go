@@ -84,6 +84,7 @@ func hookMode(p *proc) (code int) {
 			return health.Update(s.DataDir, p.now(), fn)
 		},
 		StartObserver: startObserver(p, s),
+		StartSync:     startSync(p, s),
 		ReapOrphans:   func() { observer.ReapOrphans(s.DataDir, p.now(), spawn.OSProcs{}, st.log) },
 		Appended:      appended,
 	}

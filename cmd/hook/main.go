@@ -30,10 +30,11 @@ func main() {
 	if id := os.Getuid(); id >= 0 {
 		uid = strconv.Itoa(id)
 	}
+	host, _ := os.Hostname()
 	os.Exit(run(&proc{
 		name: os.Args[0], args: os.Args[1:], env: env,
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		now: time.Now, loc: time.Local, exe: exe, cwd: cwd, xdgDataHome: xdg.DataHome, xdgRuntimeDir: env.Get("XDG_RUNTIME_DIR"), xdgCacheHome: xdg.CacheHome, tempDir: os.TempDir(), uid: uid, goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(),
+		now: time.Now, loc: time.Local, exe: exe, cwd: cwd, xdgDataHome: xdg.DataHome, xdgRuntimeDir: env.Get("XDG_RUNTIME_DIR"), xdgCacheHome: xdg.CacheHome, tempDir: os.TempDir(), uid: uid, goos: runtime.GOOS, pid: os.Getpid(), ppid: os.Getppid(), hostname: host,
 		isTerminal:     func() bool { return isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()) },
 		stderrTerminal: func() bool { return isTerminal(os.Stderr) }, columns: func() int { return terminalWidth(os.Stdout) },
 	}))

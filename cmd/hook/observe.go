@@ -12,6 +12,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/observer"
 	"github.com/claude-mem/claude-mem-go/observer/spawn"
 	"github.com/claude-mem/claude-mem-go/settings"
+	memsync "github.com/claude-mem/claude-mem-go/sync"
 )
 
 // observeCommand is `hook observe --session ID [--final]`, started detached by Stop,
@@ -63,6 +64,10 @@ func observeCmd(p *proc, session string, final bool, parent int) int {
 	if err := observer.Run(ctx, d, session, final); err != nil {
 		log.Error().Err(err).Msg("observer run ended with an error; events stay pending")
 		return 1
+	}
+	// What the run remembered goes to the sync server, detached (DESIGN §25).
+	if err := startSync(p, st.s)(memsync.Push); err != nil {
+		log.Error().Err(err).Msg("starting the sync push failed; the next run pushes it")
 	}
 	return 0
 }

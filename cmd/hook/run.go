@@ -35,6 +35,7 @@ type proc struct {
 	uid            string // the user's id, in the temp fallback's name; "" on Windows
 	goos           string
 	pid, ppid      int
+	hostname       string      // this machine's name on what sync pushes, unless CLAUDE_MEM_MACHINE says
 	isTerminal     func() bool // stdin is a terminal a person can answer on
 	stderrTerminal func() bool // stderr is a terminal: progress lines are drawn there
 	columns        func() int  // stdout's terminal width, 0 off a terminal

@@ -63,15 +63,57 @@ type Client struct {
 	conn    *pgx.Conn
 	shown   string   // the URL without its password
 	secrets []string // the passwords, only to scrub them from an error's text
+	person  string   // the role this connection logged in as (session_user)
 }
 
-// Connect connects to the server at rawURL (postgres:// or postgresql://) and checks its
-// schema. The password comes from the URL, PGPASSWORD or the passfile (libpq's
-// conventions, as pgx reads them); it is in no error. For any host but loopback or a unix
-// socket, a URL without sslmode gets sslmode=verify-full; one whose sslmode may fall back to
-// plaintext silently (allow, prefer) is refused, while sslmode=disable, said outright, is
-// honoured.
+// Connect connects to the server at rawURL (postgres:// or postgresql://) as one person
+// and checks its schema. The password comes from the URL, PGPASSWORD or the passfile
+// (libpq's conventions, as pgx reads them); it is in no error. For any host but loopback or
+// a unix socket, a URL without sslmode gets sslmode=verify-full; one whose sslmode may fall
+// back to plaintext silently (allow, prefer) is refused, while sslmode=disable, said
+// outright, is honoured.
 func Connect(ctx context.Context, rawURL string) (*Client, error) {
+	c, err := dial(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := server.Check(ctx, c.conn); err != nil {
+		c.conn.Close(ctx)
+		return nil, c.schemaErr(err)
+	}
+	if err := c.conn.QueryRow(ctx, "SELECT session_user").Scan(&c.person); err != nil {
+		c.conn.Close(ctx)
+		return nil, c.fail(err)
+	}
+	return c, nil
+}
+
+// Install connects to the server at rawURL as Connect does and installs or upgrades the
+// schema (`claude-mem sync init`, as the server's admin: see server.Install).
+func Install(ctx context.Context, rawURL string) (server.Installed, error) {
+	c, err := dial(ctx, rawURL)
+	if err != nil {
+		return server.Installed{}, err
+	}
+	defer c.conn.Close(ctx)
+	done, err := server.Install(ctx, c.conn)
+	if err != nil {
+		return done, c.schemaErr(err)
+	}
+	return done, nil
+}
+
+// schemaErr is a schema check's or install's error as an *Error of its kind.
+func (c *Client) schemaErr(err error) error {
+	var se *server.SchemaError
+	if errors.As(err, &se) {
+		return &Error{Kind: se.Unwrap(), URL: c.shown, Cause: se.Error()}
+	}
+	return c.fail(err)
+}
+
+// dial opens the connection with the transport rules of Connect.
+func dial(ctx context.Context, rawURL string) (*Client, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		// url.Parse's error quotes the URL, password and all: say nothing of it.
@@ -121,14 +163,6 @@ func Connect(ctx context.Context, rawURL string) (*Client, error) {
 	if err != nil {
 		return nil, fail(kindOf(err), err)
 	}
-	if err := server.Check(ctx, conn); err != nil {
-		conn.Close(ctx)
-		var se *server.SchemaError
-		if errors.As(err, &se) {
-			return nil, &Error{Kind: se.Unwrap(), URL: shown, Cause: se.Error()}
-		}
-		return nil, fail(kindOf(err), err)
-	}
 	return &Client{conn: conn, shown: shown, secrets: secrets}, nil
 }
 
@@ -159,6 +193,9 @@ func redacted(u *url.URL) string {
 
 // Close closes the connection.
 func (c *Client) Close(ctx context.Context) error { return c.conn.Close(ctx) }
+
+// Person is the role this client logged in as: the owner of every row it pushes.
+func (c *Client) Person() string { return c.person }
 
 // URL is the server's URL without its password, for status lines.
 func (c *Client) URL() string { return c.shown }
