@@ -58,8 +58,8 @@ func (m *syncMachine) hook(args ...string) string {
 }
 
 // One person, two machines, one real server: a real `claude -p` session on the laptop is
-// observed and pushed; the desk's pull brings it, its next SessionStart context holds it
-// marked with the laptop, search finds it there, and forgetting it on the laptop removes
+// observed and pushed; the desk's pull brings it, its next SessionStart context holds it,
+// search finds it there, and forgetting it on the laptop removes
 // it from the desk after the next pull.
 func TestSyncTwoMachines(t *testing.T) {
 	t.Parallel()
@@ -114,9 +114,6 @@ func TestSyncTwoMachines(t *testing.T) {
 			t.Errorf("the desk's SessionStart context lacks %q:\n%s", title, sys)
 		}
 	}
-	if !strings.Contains(sys, "laptop") {
-		t.Errorf("the desk's context does not say the laptop wrote them:\n%s", sys)
-	}
 	if out := desk.hook("search", obsTitle1); !strings.Contains(out, obsTitle1) {
 		t.Errorf("search on the desk: %s", out)
 	}
@@ -146,8 +143,8 @@ func TestSyncTwoMachines(t *testing.T) {
 }
 
 // A team on one real server: alice (laptop) shares payments-api with team core (alice,
-// bob); bob's next SessionStart in his own checkout of the remote holds her observations
-// marked with her name; carol, in no team, gets none; alice's private project and her
+// bob); bob's next SessionStart in his own checkout of the remote holds her observations;
+// carol, in no team, gets none; alice's private project and her
 // prompts reach neither; after unshare, her new records reach bob no more.
 func TestSyncTeam(t *testing.T) {
 	t.Parallel()
@@ -214,8 +211,6 @@ func TestSyncTeam(t *testing.T) {
 	sys := context(bob)
 	if !strings.Contains(sys, obsTitle1) {
 		t.Errorf("bob's SessionStart context lacks alice's observation:\n%s", sys)
-	} else if !strings.Contains(sys, "alice") {
-		t.Errorf("bob's SessionStart context does not name alice beside her observation:\n%s", sys)
 	}
 	if strings.Contains(sys, private) || strings.Contains(sys, "please run echo hi") {
 		t.Errorf("bob's context holds alice's private project or her prompt:\n%s", sys)
