@@ -138,6 +138,40 @@ type applier struct {
 	self     string
 	loc      *time.Location
 	projects map[string]string // key → local project name
+	stmts    map[string]*sql.Stmt
+}
+
+// prepared is query prepared once per page: preparing an INSERT into a table with index
+// triggers costs more than running it (a third of a 100,000-record pull before).
+func (a *applier) prepared(query string) (*sql.Stmt, error) {
+	if st, ok := a.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := a.tx.PrepareContext(a.ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if a.stmts == nil {
+		a.stmts = map[string]*sql.Stmt{}
+	}
+	a.stmts[query] = st
+	return st, nil
+}
+
+func (a *applier) exec(query string, args ...any) (sql.Result, error) {
+	st, err := a.prepared(query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(a.ctx, args...)
+}
+
+func (a *applier) row(query string, args ...any) *sql.Row {
+	st, err := a.prepared(query)
+	if err != nil {
+		return a.tx.QueryRowContext(a.ctx, query, args...) // gives the same error at Scan
+	}
+	return st.QueryRowContext(a.ctx, args...)
 }
 
 // canonicalGID is a UUID's text form as this product writes it: lowercase, hyphenated.
@@ -150,7 +184,7 @@ type known struct {
 
 func (a *applier) known(gid string) (known, bool, error) {
 	var k known
-	err := a.tx.QueryRowContext(a.ctx, `SELECT kind, local_id, author, state FROM sync_ids WHERE gid = ?`, gid).
+	err := a.row(`SELECT kind, local_id, author, state FROM sync_ids WHERE gid = ?`, gid).
 		Scan(&k.kind, &k.localID, &k.author, &k.state)
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, false, nil
@@ -193,14 +227,14 @@ func (a *applier) apply(r wire.Record) (string, error) {
 		// This person's record coming back proves the server holds it, whatever a push
 		// that was cut short before SyncMark left.
 		if k.author == "" && author == "" && k.state == syncWaiting {
-			if _, err := a.tx.ExecContext(a.ctx, `UPDATE sync_ids SET state = 'pushed' WHERE gid = ?`, r.GID); err != nil {
+			if _, err := a.exec(`UPDATE sync_ids SET state = 'pushed' WHERE gid = ?`, r.GID); err != nil {
 				return "", err
 			}
 		}
 		return applySkipped, nil
 	}
 	var dead bool
-	if err := a.tx.QueryRowContext(a.ctx, `SELECT EXISTS (SELECT 1 FROM sync_tombstones WHERE gid = ?)`, r.GID).Scan(&dead); err != nil || dead {
+	if err := a.row(`SELECT EXISTS (SELECT 1 FROM sync_tombstones WHERE gid = ?)`, r.GID).Scan(&dead); err != nil || dead {
 		return applySkipped, err
 	}
 	key := strings.TrimSpace(r.Project)
@@ -230,7 +264,7 @@ func (a *applier) apply(r wire.Record) (string, error) {
 			return RejectMalformed, nil
 		}
 		var taken bool
-		if err := a.tx.QueryRowContext(a.ctx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)`, r.GID).Scan(&taken); err != nil || taken {
+		if err := a.row(`SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)`, r.GID).Scan(&taken); err != nil || taken {
 			return RejectCollision, err
 		}
 		started := b.Started
@@ -238,7 +272,7 @@ func (a *applier) apply(r wire.Record) (string, error) {
 			started = r.At
 		}
 		insert = func(_, project string) (string, error) {
-			_, err := a.tx.ExecContext(a.ctx, `INSERT INTO sessions (id, project, cwd, started_at, ended_at) VALUES (?, ?, '', ?, ?)`,
+			_, err := a.exec(`INSERT INTO sessions (id, project, cwd, started_at, ended_at) VALUES (?, ?, '', ?, ?)`,
 				r.GID, project, started.UnixNano(), nanos(b.Ended))
 			return r.GID, err
 		}
@@ -265,7 +299,7 @@ func (a *applier) apply(r wire.Record) (string, error) {
 			return "", err
 		}
 		insert = func(session, project string) (string, error) {
-			return insertedID(a.tx.QueryRowContext(a.ctx, `
+			return insertedID(a.row(`
 INSERT INTO observations (session_id, project, run_id, type, title, subtitle, narrative,
 	facts, concepts, files_read, files_modified, at)
 VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
@@ -281,7 +315,7 @@ VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			return RejectEmpty, nil
 		}
 		insert = func(session, project string) (string, error) {
-			return insertedID(a.tx.QueryRowContext(a.ctx, `
+			return insertedID(a.row(`
 INSERT INTO summaries (session_id, project, run_id, request, investigated, learned, completed,
 	next_steps, notes, at)
 VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`, session, project, f[0], f[1], f[2], f[3], f[4], f[5], at))
@@ -296,7 +330,7 @@ VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`, session, project, f[0], f[
 			return RejectEmpty, nil
 		}
 		insert = func(session, project string) (string, error) {
-			return insertedID(a.tx.QueryRowContext(a.ctx, `INSERT INTO prompts (session_id, project, text, at) VALUES (?, ?, ?, ?) RETURNING id`,
+			return insertedID(a.row(`INSERT INTO prompts (session_id, project, text, at) VALUES (?, ?, ?, ?) RETURNING id`,
 				session, project, t, at))
 		}
 	}
@@ -315,7 +349,7 @@ VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`, session, project, f[0], f[
 	if session == "" && r.Kind != wire.Session {
 		// A session not seen yet: its header row, with what its record says of it.
 		session = r.Session
-		if _, err := a.tx.ExecContext(a.ctx, `INSERT INTO sessions (id, project, cwd, started_at) VALUES (?, ?, '', ?)`,
+		if _, err := a.exec(`INSERT INTO sessions (id, project, cwd, started_at) VALUES (?, ?, '', ?)`,
 			session, project, at); err != nil {
 			return "", err
 		}
@@ -329,7 +363,7 @@ VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`, session, project, f[0], f[
 	}
 	day := time.Unix(0, at).In(a.loc).Format(time.DateOnly)
 	for kind, n := range c {
-		if _, err := a.tx.ExecContext(a.ctx, sqlAddRedactions, day, project, kind, n); err != nil {
+		if _, err := a.exec(sqlAddRedactions, day, project, kind, n); err != nil {
 			return "", err
 		}
 	}
@@ -375,7 +409,7 @@ func (a *applier) checkSession(gid, author string) (local, reason string, err er
 		return k.localID, "", nil
 	}
 	var taken bool
-	if err := a.tx.QueryRowContext(a.ctx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)`, gid).Scan(&taken); err != nil || taken {
+	if err := a.row(`SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)`, gid).Scan(&taken); err != nil || taken {
 		return "", RejectCollision, err
 	}
 	return "", "", nil
@@ -384,7 +418,7 @@ func (a *applier) checkSession(gid, author string) (local, reason string, err er
 // pulled gives a row just stored the gid and origin it came with, in place of the gid the
 // insert trigger made, and the state that keeps it from being pushed back.
 func (a *applier) pulled(kind, localID, gid, author, machine string) error {
-	_, err := a.tx.ExecContext(a.ctx, `UPDATE sync_ids SET gid = ?, author = ?, machine = ?, state = ?
+	_, err := a.exec(`UPDATE sync_ids SET gid = ?, author = ?, machine = ?, state = ?
 WHERE kind = ? AND local_id = ?`, gid, author, machine, syncPulled, kind, localID)
 	return err
 }
@@ -396,18 +430,18 @@ func (a *applier) project(key string) (string, error) {
 		return p, nil
 	}
 	var p string
-	err := a.tx.QueryRowContext(a.ctx, `SELECT project FROM sync_projects WHERE key = ? ORDER BY rowid LIMIT 1`, key).Scan(&p)
+	err := a.row(`SELECT project FROM sync_projects WHERE key = ? ORDER BY rowid LIMIT 1`, key).Scan(&p)
 	if errors.Is(err, sql.ErrNoRows) {
 		p = key[strings.LastIndex(key, "/")+1:]
 		var taken bool
-		if err := a.tx.QueryRowContext(a.ctx, `SELECT EXISTS (SELECT 1 FROM sync_projects WHERE project = ?)
+		if err := a.row(`SELECT EXISTS (SELECT 1 FROM sync_projects WHERE project = ?)
 	OR EXISTS (SELECT 1 FROM sessions WHERE project = ?)`, p, p).Scan(&taken); err != nil {
 			return "", err
 		}
 		if taken || p == "" {
 			p = key
 		}
-		_, err = a.tx.ExecContext(a.ctx, `INSERT INTO sync_projects (project, key) VALUES (?, ?)`, p, key)
+		_, err = a.exec(`INSERT INTO sync_projects (project, key) VALUES (?, ?)`, p, key)
 	}
 	if err != nil {
 		return "", err
@@ -421,7 +455,7 @@ func (a *applier) project(key string) (string, error) {
 // copy pulled later is skipped. Only the record's own author may forget it.
 func (a *applier) tombstone(r wire.Record, k known, ok bool, author string) (string, error) {
 	remember := func() error {
-		_, err := a.tx.ExecContext(a.ctx, `INSERT OR IGNORE INTO sync_tombstones (gid, kind, project, session, at, state)
+		_, err := a.exec(`INSERT OR IGNORE INTO sync_tombstones (gid, kind, project, session, at, state)
 VALUES (?, ?, '', '', ?, 'pulled')`, r.GID, string(r.Kind), max(r.At.UnixNano(), 0))
 		return err
 	}
@@ -447,7 +481,7 @@ JOIN sync_ids i ON i.kind = ? AND i.local_id = CAST(x.id AS TEXT) WHERE x.sessio
 			}
 		}
 		var used bool
-		err := a.tx.QueryRowContext(a.ctx, `SELECT EXISTS (SELECT 1 FROM observations WHERE session_id = ?1)
+		err := a.row(`SELECT EXISTS (SELECT 1 FROM observations WHERE session_id = ?1)
 	OR EXISTS (SELECT 1 FROM summaries WHERE session_id = ?1) OR EXISTS (SELECT 1 FROM prompts WHERE session_id = ?1)
 	OR EXISTS (SELECT 1 FROM events WHERE session_id = ?1) OR EXISTS (SELECT 1 FROM answers WHERE session_id = ?1)`, k.localID).Scan(&used)
 		if err != nil || used {
@@ -462,9 +496,9 @@ JOIN sync_ids i ON i.kind = ? AND i.local_id = CAST(x.id AS TEXT) WHERE x.sessio
 
 // unlink deletes a record and its sync id, the id first so no tombstone is left.
 func (a *applier) unlink(t syncTable, localID string) error {
-	if _, err := a.tx.ExecContext(a.ctx, `DELETE FROM sync_ids WHERE kind = ? AND local_id = ?`, t.kind, localID); err != nil {
+	if _, err := a.exec(`DELETE FROM sync_ids WHERE kind = ? AND local_id = ?`, t.kind, localID); err != nil {
 		return err
 	}
-	_, err := a.tx.ExecContext(a.ctx, `DELETE FROM `+t.table+` WHERE id = ?`, localID)
+	_, err := a.exec(`DELETE FROM `+t.table+` WHERE id = ?`, localID)
 	return err
 }

@@ -12,7 +12,9 @@
 //   - pull of the n by their owner, and by a teammate through a share (row-level security
 //     then also checks the share), pages of -page, records/s;
 //   - an incremental session: 20 records pushed, then pulled by another machine of the
-//     same person, -sessions times: p50 and p95 of push and of pull.
+//     same person, -sessions times: p50 and p95 of push and of pull;
+//   - the whole path: n observations seeded in a local store pushed by sync.Run, then
+//     pulled by another machine into its store, records/s.
 //
 // With -check it exits 1 when the push or the owner's pull of n takes 60 s or more.
 package main
@@ -23,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -30,6 +33,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/claude-mem/claude-mem-go/internal/pgtest"
+	"github.com/claude-mem/claude-mem-go/internal/seed"
+	"github.com/claude-mem/claude-mem-go/memory"
+	memsync "github.com/claude-mem/claude-mem-go/sync"
 	"github.com/claude-mem/claude-mem-go/sync/remote"
 	"github.com/claude-mem/claude-mem-go/sync/server"
 	"github.com/claude-mem/claude-mem-go/sync/wire"
@@ -197,6 +203,53 @@ func run(n, batch, page, sessions int, check bool) error {
 	}
 	fmt.Printf("session of 20: push p50 %v p95 %v; pull p50 %v p95 %v (%d sessions)\n",
 		pct(pushes, 50), pct(pushes, 95), pct(pulls, 50), pct(pulls, 95), sessions)
+	// The whole path: n observations seeded in a local store, pushed by sync.Run through
+	// the store (redactor again, gids, marks), then pulled by another machine into its own
+	// store (validation, clipping, local ids, index), in the product's batches.
+	name, err = db("store")
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "bench-sync-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	stores := map[string]memsync.Store{}
+	for _, m := range []string{"laptop", "desktop"} {
+		db, err := memory.Memory{DataDir: filepath.Join(dir, m)}.OpenWrite()
+		if err != nil {
+			return err
+		}
+		stores[m] = memory.SyncStore(db, memory.SyncHere(m, "", time.UTC))
+		defer stores[m].Close()
+		if m == "laptop" {
+			t0 := time.Now()
+			if err := seed.Observations(ctx, db, "payments-api", n, time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)); err != nil {
+				return err
+			}
+			fmt.Printf("seeded %d observations locally in %.1f s\n", n, time.Since(t0).Seconds())
+		}
+	}
+	for _, step := range []struct {
+		machine string
+		d       memsync.Direction
+	}{{"laptop", memsync.Push}, {"desktop", memsync.Pull}} {
+		c, err := connect(name, "alice")
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		res, err := memsync.Run(ctx, stores[step.machine], c, step.d, memsync.Options{Server: "bench"})
+		c.Close(ctx)
+		if err != nil {
+			return err
+		}
+		d := time.Since(start)
+		got := res.Pushed + res.Pulled
+		fmt.Printf("%-5s %6d store to store (sync.Run, batches of %d): %7.2f s, %8.0f records/s\n", step.d, got, memsync.DefaultBatch, d.Seconds(), float64(got)/d.Seconds())
+		failed = failed || d >= limit || got < n
+	}
 	if check && failed {
 		return fmt.Errorf("a push or pull of %d took %v or more", n, limit)
 	}

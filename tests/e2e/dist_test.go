@@ -21,6 +21,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/claude-mem/claude-mem-go/internal/pgtest"
 	"github.com/claude-mem/claude-mem-go/permit"
 	"github.com/claude-mem/claude-mem-go/tests/e2e/mockapi"
 )
@@ -40,7 +41,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Main(m)
 	if distDir != "" {
 		os.RemoveAll(distDir)
 	}
