@@ -19,7 +19,7 @@ func syncURL(v string, dst *string) error {
 	}
 	if !strings.Contains(v, "://") {
 		if strings.Contains(v, "=") {
-			return errors.New("keyword=value pairs are not read: write postgres://USER@HOST:PORT/DB?sslmode=...")
+			return errors.New("keyword=value pairs are not read: write a URL such as postgres://USER@HOST:5432/DB?sslmode=verify-full")
 		}
 		return errors.New("not a postgres:// URL")
 	}
