@@ -68,7 +68,12 @@ type Detail struct {
 	At       time.Time
 	Time     int64  // At as the index orders records (Unix nanoseconds; 0 when unknown)
 	Key      string // the record's title key (near-equal titles share it; the whole text of a prompt), "" for none
+	Origin
 }
+
+// Origin is who made a pulled record and on which machine (package byline says it): the
+// author is a teammate's server role, "" for this person; the machine "" for this one.
+type Origin struct{ Author, Machine string }
 
 // Text is one record's indexed text: one string per column of the index, in its order,
 // and which of them is the body (what a hit holding no query word shows the start of).
@@ -83,6 +88,33 @@ type Filter struct {
 	Kinds        []string  // nil = observations, summaries and prompts
 	Type         string    // an observation type (bugfix, decision, …): observations only
 	Since, Until time.Time // at >= Since, at < Until
+	// Author keeps the records one author made: a teammate's server role, or Own for this
+	// person's (made here or pulled from another of their machines: they carry no author).
+	Author string
+}
+
+// Own, as Filter.Author, keeps this person's own records. No server role is named with a
+// NUL byte, so it is never a teammate's name.
+const Own = "\x00own"
+
+// AuthorFilter is Filter.Author for the name a person asks for: Own when it is self, the
+// role they sync as, so that naming oneself finds one's own records.
+func AuthorFilter(name, self string) string {
+	if name != "" && name == self {
+		return Own
+	}
+	return name
+}
+
+// ByAuthor reports whether a record of author passes f's Author.
+func (f Filter) ByAuthor(author string) bool {
+	switch f.Author {
+	case "":
+		return true
+	case Own:
+		return author == ""
+	}
+	return author == f.Author
 }
 
 // Hit is one search result.
@@ -101,6 +133,7 @@ type Hit struct {
 	Context bool // found only by its session's context: it holds none of the query's words
 	At      time.Time
 	Rank    float64 // lower is better
+	Origin
 }
 
 // Repeats is how often a prompt hit was asked: search collapses near-equal prompts of a
@@ -348,7 +381,7 @@ func details(ctx context.Context, idx Index, cands []candidate) error {
 	for _, d := range ds {
 		c := at[d.Ref]
 		c.Project, c.Session, c.Title, c.Type, c.Subtitle = d.Project, d.Session, d.Title, d.Type, d.Subtitle
-		c.At, c.at = d.At, d.Time
+		c.At, c.at, c.Origin = d.At, d.Time, d.Origin
 		if d.Key == "" {
 			continue
 		}
@@ -412,7 +445,7 @@ func byContext(ctx context.Context, idx Index, cands []candidate, byKey map[voca
 	kept := found[:0]
 	for _, c := range found {
 		if (f.Project == "" || c.Project == f.Project) && (f.Since.IsZero() || !c.At.Before(f.Since)) &&
-			(f.Until.IsZero() || c.At.Before(f.Until)) && (f.Type == "" || c.Type == f.Type) &&
+			(f.Until.IsZero() || c.At.Before(f.Until)) && (f.Type == "" || c.Type == f.Type) && f.ByAuthor(c.Author) &&
 			(f.Kinds == nil || slices.Contains(f.Kinds, vocab.KindObservation)) {
 			kept = append(kept, c)
 		}

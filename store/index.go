@@ -124,6 +124,14 @@ func (d searchDoc) from(match string, f rank.Filter, joined bool) (string, []any
 	if !f.Until.IsZero() {
 		add("c.at < ?", f.Until.UnixNano())
 	}
+	// An author by sync_ids' primary key: only pulled records have one.
+	switch origin := `SELECT 1 FROM sync_ids s WHERE s.kind = '` + d.kind + `' AND s.local_id = CAST(c.id AS TEXT) AND s.author`; f.Author {
+	case "":
+	case rank.Own:
+		conds = append(conds, `NOT EXISTS (`+origin+` <> '')`)
+	default:
+		add(`EXISTS (`+origin+` = ?)`, f.Author)
+	}
 	join := ""
 	if len(conds) > 3 || joined {
 		// The filter index (migration 8) holds every column filtered on: the planner would
@@ -137,7 +145,12 @@ func (d searchDoc) from(match string, f rank.Filter, joined bool) (string, []any
 // Rank is better), each with a snippet, as rank.Search ranks them. project "" searches
 // every project.
 func (db *DB) Search(ctx context.Context, query, project string, limit int) ([]rank.Hit, error) {
-	hits, err := rank.Search(searchContext(ctx), db.index(), query, rank.Filter{Project: project}, limit)
+	return db.SearchWithin(ctx, query, rank.Filter{Project: project}, limit)
+}
+
+// SearchWithin is Search narrowed by f.
+func (db *DB) SearchWithin(ctx context.Context, query string, f rank.Filter, limit int) ([]rank.Hit, error) {
+	hits, err := rank.Search(searchContext(ctx), db.index(), query, f, limit)
 	return hits, db.fail("search", err)
 }
 
@@ -360,15 +373,17 @@ func (x ftsIndex) Details(ctx context.Context, refs []vocab.Ref) ([]rank.Detail,
 		if d.kind == vocab.KindObservation {
 			typ, sub = "type", "subtitle"
 		}
-		rows, err := x.db.sql.QueryContext(ctx, `SELECT id, project, session_id, `+d.title+`, `+typ+`, `+sub+`, at FROM `+d.table+
-			` WHERE id IN (SELECT value FROM json_each(?))`, list)
+		// The origin by sync_ids' primary key: a hit says who made it (package byline).
+		rows, err := x.db.sql.QueryContext(ctx, `SELECT id, project, session_id, `+d.title+`, `+typ+`, `+sub+`, at,
+	coalesce(author, ''), coalesce(machine, '') FROM `+d.table+` LEFT JOIN sync_ids ON kind = ? AND local_id = CAST(id AS TEXT)
+WHERE id IN (SELECT value FROM json_each(?))`, d.kind, list)
 		if err != nil {
 			return nil, err
 		}
 		err = scanAll(rows, func(r *sql.Rows) error {
 			h := rank.Detail{Ref: vocab.Ref{Kind: d.kind}}
 			var t sql.NullInt64
-			if err := r.Scan(&h.ID, &h.Project, &h.Session, &h.Title, &h.Type, &h.Subtitle, &t); err != nil {
+			if err := r.Scan(&h.ID, &h.Project, &h.Session, &h.Title, &h.Type, &h.Subtitle, &t, &h.Author, &h.Machine); err != nil {
 				return err
 			}
 			h.At, h.Time, h.Key = fromNanos(t), t.Int64, TitleKey(h.Title)

@@ -674,6 +674,42 @@ func TestSyncOriginReadable(t *testing.T) {
 	if n := slices.IndexFunc(recent, func(o Observation) bool { return o.Author == "bob" }); n < 0 {
 		t.Error("recent observations: no author")
 	}
+	// The author filter, in search as the CLI reads it and in compact form (MCP): each
+	// author's filter is the others' control, and an unfiltered search finds both.
+	for _, c := range []struct {
+		author string
+		want   []string
+	}{
+		{"", []string{"Mine quetzal too", "Quetzal rounding"}},
+		{"bob", []string{"Quetzal rounding"}},
+		{rank.Own, []string{"Mine quetzal too"}},
+		{"carol", nil},
+	} {
+		f := rank.Filter{Author: c.author, Kinds: []string{vocab.KindObservation}}
+		full, err := b.SearchWithin(ctx, "quetzal", f, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compact, err := b.SearchMemory(ctx, "quetzal", f, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, gotCompact []string
+		for _, h := range full {
+			got = append(got, h.Title)
+			if h.Title == "Quetzal rounding" {
+				bob("full search hit", h.Author, h.Machine)
+			}
+		}
+		for _, h := range compact {
+			gotCompact = append(gotCompact, h.Title)
+		}
+		slices.Sort(got)
+		slices.Sort(gotCompact)
+		if !slices.Equal(got, c.want) || !slices.Equal(gotCompact, c.want) {
+			t.Errorf("author %q: search %q, compact %q; want %q", c.author, got, gotCompact, c.want)
+		}
+	}
 }
 
 // A real process SIGKILLed inside SyncApply, its records written and its cursor not yet,
