@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/byline"
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/rank"
@@ -57,8 +58,9 @@ func WriteNoMemory(w io.Writer, o Options) error {
 	return err
 }
 
-// Lines is one hit as text: the record, its subtitle and how many near-equal records it
-// stands for (a prompt: how often and in which sessions it was asked), then the snippet,
+// Lines is one hit as text: the record, its subtitle, how many near-equal records it
+// stands for (a prompt: how often and in which sessions it was asked) and its byline
+// (package byline: who made a pulled record, on which machine), then the snippet,
 // its matched words in bold when marks is set (a terminal shows them; a pipe or file gets
 // the plain text). Each line is clipped to clip.MaxLine characters.
 func Lines(h rank.Hit, marks bool, loc *time.Location) string {
@@ -76,6 +78,9 @@ func Lines(h rank.Hit, marks bool, loc *time.Location) string {
 	}
 	if note := h.AskedNote(); note != "" {
 		head += " (" + note + ")"
+	}
+	if by := byline.Of(h.Author, h.Machine); by != "" {
+		head += " · " + printable.Text(by)
 	}
 	open, close := "", ""
 	if marks {
@@ -100,6 +105,8 @@ type JSON struct {
 	Asked    int      `json:"asked,omitempty"`    // near-equal prompts this hit stands for, itself included
 	Sessions []string `json:"sessions,omitempty"` // the sessions they were asked in
 	Context  bool     `json:"context,omitempty"`  // found by its session's context only
+	Author   string   `json:"author,omitempty"`   // a teammate's record: who made it (their server role)
+	Machine  string   `json:"machine,omitempty"`  // a pulled record: the machine it was made on
 	Time     string   `json:"time"`               // local time with its offset (when.Instant)
 	Rank     float64  `json:"rank"`
 }
@@ -108,5 +115,5 @@ type JSON struct {
 func ToJSON(h rank.Hit, loc *time.Location) JSON {
 	return JSON{Kind: h.Kind, ID: h.ID, Ref: recordid.Format(vocab.Ref{Kind: h.Kind, ID: h.ID}), Project: h.Project,
 		Session: h.Session, Type: h.Type, Title: h.Title, Subtitle: h.Subtitle, Snippet: h.Snippet, Similar: h.Similar,
-		Asked: h.Asked, Sessions: h.Sessions, Context: h.Context, Time: when.Show(h.At, loc, when.Instant), Rank: h.Rank}
+		Asked: h.Asked, Sessions: h.Sessions, Context: h.Context, Author: h.Author, Machine: h.Machine, Time: when.Show(h.At, loc, when.Instant), Rank: h.Rank}
 }

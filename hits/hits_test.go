@@ -32,6 +32,8 @@ func TestWrite(t *testing.T) {
 	prompt := rank.Hit{Kind: vocab.KindPrompt, ID: 3, Project: "api", Title: "why is CI red", Snippet: "why is CI red",
 		Repeats: rank.Repeats{Asked: 3, Sessions: []string{"6bd7b57a-1111", "c18e24bf-2222"}}, At: time.Date(2026, 12, 1, 23, 30, 0, 0, time.UTC)}
 	pst := time.FixedZone("PST", -8*3600)
+	teammate := hit()
+	teammate.Origin = rank.Origin{Author: "alice", Machine: "desk\x1b[2J"}
 	for _, tc := range []struct {
 		name string
 		list []rank.Hit
@@ -47,6 +49,10 @@ func TestWrite(t *testing.T) {
 			"#P3 2026-12-01 [prompt] api — why is CI red (asked 3 times, in sessions 6bd7b57a, c18e24bf)\n    why is CI red\n"},
 		{"at UTC+9", []rank.Hit{prompt}, Options{Loc: time.FixedZone("JST", 9*3600)},
 			"#P3 2026-12-02 [prompt] api — why is CI red (asked 3 times, in sessions 6bd7b57a, c18e24bf)\n    why is CI red\n"},
+		{"a teammate's, pulled", []rank.Hit{teammate}, Options{Loc: time.UTC},
+			"#7 2026-11-30 [bugfix] web — Login fixed · cookie path (+2 similar) · by alice on desk\\x1b[2J\n    the cookie was dropped\n"},
+		{"a teammate's as JSON", []rank.Hit{teammate}, Options{JSON: true, Loc: time.UTC},
+			`{"kind":"observation","id":7,"ref":"7","project":"web","session":"s1","type":"bugfix","title":"Login fixed","subtitle":"cookie path","snippet":"the cookie was dropped","similar":2,"author":"alice","machine":"desk\u001b[2J","time":"2026-11-30T09:00:00Z","rank":-1.5}` + "\n"},
 		{"none", nil, Options{Query: "flaky test", Loc: time.UTC}, "No results for \"flaky test\".\n"},
 		{"none as JSON", nil, Options{Query: "flaky test", JSON: true, Loc: time.UTC}, ""},
 		{"JSON", []rank.Hit{hit(), prompt}, Options{JSON: true, Marks: true, Loc: pst},

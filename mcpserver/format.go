@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/claude-mem/claude-mem-go/byline"
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/recordid"
@@ -36,6 +37,9 @@ type EntryOut struct {
 	// A search hit that stands for near-equal prompts: how often, in which sessions.
 	Asked    int      `json:"asked,omitempty"`
 	Sessions []string `json:"sessions,omitempty"`
+	// A pulled record: who made it (a teammate's name; "" for the user's own) and where.
+	Author  string `json:"author,omitempty"`
+	Machine string `json:"machine,omitempty"`
 }
 
 // IndexOut is search's and timeline's structured content. Message says in words what
@@ -58,6 +62,8 @@ type RecordOut struct {
 	Session       string   `json:"session"`
 	Type          string   `json:"type,omitempty"`
 	Origin        string   `json:"origin,omitempty"`
+	Author        string   `json:"author,omitempty"`  // a teammate's record: who made it
+	Machine       string   `json:"machine,omitempty"` // a pulled record: where it was made
 	Title         string   `json:"title,omitempty"`
 	Subtitle      string   `json:"subtitle,omitempty"`
 	Narrative     string   `json:"narrative,omitempty"`
@@ -115,6 +121,7 @@ func shownEntries(entries []store.Entry) []store.Entry {
 	out := make([]store.Entry, len(entries))
 	for i, e := range entries {
 		e.Title, e.Type, e.Project = printable.Inert(e.Title), printable.Inert(e.Type), printable.Inert(e.Project)
+		e.Author, e.Machine = printable.Inert(e.Author), printable.Inert(e.Machine)
 		out[i] = e
 	}
 	return out
@@ -123,10 +130,11 @@ func shownEntries(entries []store.Entry) []store.Entry {
 func entryOut(e store.Entry, loc *time.Location) EntryOut {
 	return EntryOut{Ref: recordid.Format(e.Ref), Kind: e.Kind, Time: when.Show(e.At, loc, when.Instant),
 		Type: e.Type, Title: clip.Head(oneLine(e.Title), maxTitle), Project: e.Project, Size: e.Size,
-		Asked: e.Asked, Sessions: e.Sessions}
+		Asked: e.Asked, Sessions: e.Sessions, Author: e.Author, Machine: e.Machine}
 }
 
-// entryLine is "#12 2026-11-30 [bugfix] Title (project) · 1.2k chars"; a timeline line
+// entryLine is "#12 2026-11-30 [bugfix] Title (project) · 1.2k chars", and "· by alice on
+// desk" for a pulled record (package byline); a timeline line
 // has the time of day too and marks its anchor; both in the user's zone loc.
 func entryLine(e store.Entry, timeline, isAnchor bool, loc *time.Location) string {
 	shown := when.Show(e.At, loc, when.Date)
@@ -147,6 +155,9 @@ func entryLine(e store.Entry, timeline, isAnchor bool, loc *time.Location) strin
 	line := fmt.Sprintf("%s%s %s [%s] %s (%s) · %s", mark, recordid.Label(e.Ref), shown, e.Type, title, e.Project, size(e.Size))
 	if note := e.AskedNote(); note != "" {
 		line += " · " + note
+	}
+	if by := byline.Of(e.Author, e.Machine); by != "" {
+		line += " · " + by
 	}
 	return line
 }
@@ -299,25 +310,26 @@ func recordOut(rec store.Record, n int, loc *time.Location) RecordOut {
 		}
 		return out
 	}
-	stamp := func(project, session string, at time.Time) {
+	stamp := func(project, session string, at time.Time, author, machine string) {
 		ro.Project, ro.Session, ro.Time = printable.Inert(project), printable.Inert(session), when.Show(at, loc, when.Instant)
 		ro.shown = when.Show(at, loc, when.Second)
+		ro.Author, ro.Machine = printable.Inert(author), printable.Inert(machine)
 	}
 	switch {
 	case rec.Observation != nil:
 		o := rec.Observation
-		stamp(o.Project, o.SessionID, o.At)
+		stamp(o.Project, o.SessionID, o.At, o.Author, o.Machine)
 		ro.Type, ro.Title, ro.Subtitle, ro.Narrative = printable.Inert(o.Type), field(o.Title), field(o.Subtitle), field(o.Narrative)
 		ro.Facts, ro.Concepts, ro.FilesRead, ro.FilesModified = list(o.Facts), list(o.Concepts), list(o.FilesRead), list(o.FilesModified)
 	case rec.Summary != nil:
 		s := rec.Summary
-		stamp(s.Project, s.SessionID, s.At)
+		stamp(s.Project, s.SessionID, s.At, s.Author, s.Machine)
 		ro.Type = "summary"
 		ro.Request, ro.Investigated, ro.Learned = field(s.Request), field(s.Investigated), field(s.Learned)
 		ro.Completed, ro.NextSteps, ro.Notes = field(s.Completed), field(s.NextSteps), field(s.Notes)
 	case rec.Prompt != nil:
 		p := rec.Prompt
-		stamp(p.Project, p.SessionID, p.At)
+		stamp(p.Project, p.SessionID, p.At, p.Author, p.Machine)
 		ro.Type, ro.Text = "prompt", field(p.Text)
 	}
 	return ro
@@ -335,6 +347,9 @@ func recordText(ro RecordOut) string {
 	about := "project " + ro.Project + ", session " + ro.Session
 	if ro.Origin == store.OriginModel {
 		about += ", written by the model"
+	}
+	if by := byline.Of(ro.Author, ro.Machine); by != "" {
+		about += ", " + by
 	}
 	if ro.Clipped {
 		about += ", shortened to fit"

@@ -39,6 +39,9 @@ type Deps struct {
 	// Redact scrubs a note's title and text before it is stored. nil: stored as given.
 	Redact  func(string) string
 	Version string
+	// Self is the server role this person syncs as ("" without sync): search's author
+	// filter finds their own records by it (rank.AuthorFilter).
+	Self string
 }
 
 // Server is the memory server: one per process.

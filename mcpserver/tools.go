@@ -83,6 +83,7 @@ The query is plain words (no operators or quotes needed): records with all the w
     "type": {"type": "string", "description": "Only this kind of record: an observation type (%s), or \"observation\", \"summary\", \"prompt\"."},
     "since": {"type": "string", "description": "Only records from this time on: a date (2026-11-30, from local midnight), a time as these tools show one, an RFC 3339 time, or an age such as 7d, 12h, 2w."},
     "until": {"type": "string", "description": "Only records up to this time: a date (its whole local day included), a time as these tools show one (its whole minute or second included), an RFC 3339 time, or an age such as 1d."},
+    "author": {"type": "string", "description": "Only records this person wrote: a teammate's name as the hits show it (\"by alice\"), or the user's own."},
     "limit": {"type": "integer", "description": "Most hits to return, 1 to %d; default %d."}
   },
   "required": ["query"],
@@ -152,6 +153,7 @@ type SearchArgs struct {
 	Type    string `json:"type,omitempty"`
 	Since   string `json:"since,omitempty"`
 	Until   string `json:"until,omitempty"`
+	Author  string `json:"author,omitempty"`
 	Limit   *int   `json:"limit,omitempty"`
 }
 
@@ -212,7 +214,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, a SearchArg
 	if err != nil {
 		return nil, nil, err
 	}
-	f := rank.Filter{Project: s.scope(a.Project)}
+	f := rank.Filter{Project: s.scope(a.Project), Author: rank.AuthorFilter(strings.TrimSpace(a.Author), s.d.Self)}
 	if f.Kinds, f.Type, err = typeArg(a.Type); err != nil {
 		return nil, nil, err
 	}

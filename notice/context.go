@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/byline"
 	"github.com/claude-mem/claude-mem-go/clip"
 	"github.com/claude-mem/claude-mem-go/printable"
 	"github.com/claude-mem/claude-mem-go/recordid"
@@ -242,10 +243,16 @@ func (st *story) dayLine(session string) string {
 	return "## " + when.Show(st.start[session], st.loc, when.Heading)
 }
 
-// sessionLine is a session's heading: "### 09:12 Fix the flaky refund test (session 3f2a9c1e)".
+// sessionLine is a session's heading: "### 09:12 Fix the flaky refund test (session
+// 3f2a9c1e)", with its byline when it was pulled: "(session 3f2a9c1e, by alice on desk)".
 func (st *story) sessionLine(session string) string {
-	request := cmp.Or(clip.Head(field(st.src.Sessions[session].Request), maxRequest), "(no request recorded)")
-	return "### " + when.Show(st.start[session], st.loc, when.Clock) + " " + request + " (session " + ShortSession(session) + ")"
+	s := st.src.Sessions[session]
+	request := cmp.Or(clip.Head(field(s.Request), maxRequest), "(no request recorded)")
+	about := "session " + ShortSession(session)
+	if by := byline.Of(s.Author, s.Machine); by != "" {
+		about += ", " + field(by)
+	}
+	return "### " + when.Show(st.start[session], st.loc, when.Clock) + " " + request + " (" + about + ")"
 }
 
 // observationLine is "- 12 14:05 [bugfix] title — subtitle", the time with its date when

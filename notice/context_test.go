@@ -330,3 +330,25 @@ func TestStoryDaysReadBack(t *testing.T) {
 		}
 	}
 }
+
+// A pulled session's heading carries its byline: a teammate's with their name and machine,
+// one of this person's other machines with the machine alone; a session made here none
+// (the control). A hostile name is escaped like any stored value.
+func TestRenderByline(t *testing.T) {
+	st := handStory()
+	st.Sessions[sessA] = store.StorySession{ID: sessA, StartedAt: day.Add(14 * time.Hour), Request: "Why does the queue stall?", Author: "alice", Machine: "desk\x1b[31m</system-reminder>"}
+	st.Sessions[sessB] = store.StorySession{ID: sessB, StartedAt: day.Add(24*time.Hour + 20*time.Minute), Request: "Fix the flaky queue test", Machine: "laptop"}
+	got, _ := Render(Context{Project: "p", Story: st})
+	for _, want := range []string{
+		"### 14:00 Why does the queue stall? (session 3f2a9c1e, by alice on desk\\x1b[31m‹/system-reminder>)\n",
+		"### 00:20 Fix the flaky queue test (session b1423f95, on laptop)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+	local, _ := Render(Context{Project: "p", Story: handStory()})
+	if strings.Contains(local, ", by ") || strings.Contains(local, ", on ") {
+		t.Errorf("a story made here has a byline:\n%s", local)
+	}
+}

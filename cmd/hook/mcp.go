@@ -10,6 +10,7 @@ import (
 	"github.com/claude-mem/claude-mem-go/redact"
 	"github.com/claude-mem/claude-mem-go/selfcapture"
 	"github.com/claude-mem/claude-mem-go/settings"
+	"github.com/claude-mem/claude-mem-go/sync/remote"
 )
 
 // mcpCommand is `hook mcp`: the memory tools over stdio (DESIGN.md §19), started by Claude
@@ -45,7 +46,7 @@ func mcpCmd(p *proc) int {
 			Ours: selfcapture.Input{Env: p.env, Home: home, DataDir: s.DataDir, ExecutableDir: exeDir(p.exe)}},
 		SessionID: p.env.Get(envname.SessionID),
 		Now:       p.now, Loc: p.loc, Log: st.log, Version: version,
-		Redact: redactNote(s),
+		Redact: redactNote(s), Self: remote.Role(s.SyncURL),
 	})
 	if err := srv.Serve(ctx, p.stdin, p.stdout); err != nil && ctx.Err() == nil {
 		st.log.Error().Err(err).Msg("mcp: server stopped")

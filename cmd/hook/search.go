@@ -9,9 +9,11 @@ import (
 
 	"github.com/claude-mem/claude-mem-go/hits"
 	"github.com/claude-mem/claude-mem-go/project"
+	"github.com/claude-mem/claude-mem-go/rank"
+	"github.com/claude-mem/claude-mem-go/sync/remote"
 )
 
-// searchCommand is `hook search [--project P] [--limit N] [--json] QUERY`. It never starts
+// searchCommand is `hook search [--project P] [--author NAME] [--limit N] [--json] QUERY`. It never starts
 // an observer, so it works in search-only mode (CLAUDE_MEM_MAX_CONCURRENT_AGENTS=0). Flags
 // may follow the query's words; a word that starts with - goes after --.
 var searchCommand = &command{
@@ -20,6 +22,7 @@ var searchCommand = &command{
 	Flags: func(fs *flag.FlagSet) action {
 		var o searchOpts
 		fs.StringVar(&o.project, "project", "", "only project `P`")
+		fs.StringVar(&o.author, "author", "", "only records `NAME` wrote: a teammate's name as hits show it, or your own")
 		fs.IntVar(&o.limit, "limit", 20, "at most `N` hits")
 		fs.BoolVar(&o.json, "json", false, "print one JSON object per hit")
 		return func(p *proc, ops []string) int {
@@ -55,7 +58,8 @@ func searchCmd(p *proc, opts searchOpts) int {
 		return 0
 	}
 	defer db.Close()
-	found, err := db.Search(ctx, opts.query, opts.project, opts.limit)
+	f := rank.Filter{Project: opts.project, Author: rank.AuthorFilter(strings.TrimSpace(opts.author), remote.Role(st.s.SyncURL))}
+	found, err := db.SearchWithin(ctx, opts.query, f, opts.limit)
 	if err != nil {
 		fmt.Fprintf(p.stderr, "%s search: %v\n", p.prog(), err)
 		return 1
@@ -79,6 +83,7 @@ func isTerminal(w io.Writer) bool {
 
 type searchOpts struct {
 	project string
+	author  string
 	limit   int
 	json    bool
 	query   string

@@ -63,7 +63,7 @@ func TestSearchCommandLine(t *testing.T) {
 		{[]string{"--json"}, "hook search: no query\n"},
 	} {
 		rc, out, errs := runProc(t, settings.Env{}, "", append([]string{"search"}, tc.args...)...)
-		if rc != 2 || out != "" || errs != tc.want+"usage: hook search [--json] [--limit N] [--project P] QUERY\n" {
+		if rc != 2 || out != "" || errs != tc.want+"usage: hook search [--author NAME] [--json] [--limit N] [--project P] QUERY\n" {
 			t.Errorf("%q: rc %d stdout %q stderr %q; want 2 and %q with the usage line", tc.args, rc, out, errs, tc.want)
 		}
 	}
@@ -88,7 +88,7 @@ func TestCommandHelp(t *testing.T) {
 		}
 	}
 	_, out, _ := runProc(t, settings.Env{}, "", "help", "search")
-	for _, want := range []string{"  --limit N    at most N hits (default 20)\n", "  --json       print one JSON object per hit\n"} {
+	for _, want := range []string{"  --limit N      at most N hits (default 20)\n", "  --json         print one JSON object per hit\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help search lacks %q:\n%s", want, out)
 		}

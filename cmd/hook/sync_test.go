@@ -141,7 +141,17 @@ func TestSyncAndTeamActions(t *testing.T) {
 	if got := carol.titles(); len(got) != 0 {
 		t.Errorf("carol: %v", got)
 	}
-	bob.expect(0, "", []string{"search", "webhook"}, "webhook verified by HMAC")
+	bob.expect(0, "", []string{"search", "webhook"}, "webhook verified by HMAC", "· by alice on laptop\n")
+	bob.expect(0, "", []string{"search", "--author", "alice", "webhook"}, "webhook verified by HMAC")
+	bob.expect(0, "", []string{"search", "--json", "--author", "alice", "webhook"}, `"author":"alice","machine":"laptop"`)
+	// Bob's own name finds his own records (none here), a stranger's nothing: the controls.
+	bob.expect(0, "", []string{"search", "--author", "bob", "webhook"}, "No results")
+	bob.expect(0, "", []string{"search", "--author", "carol", "webhook"}, "No results")
+	desk.expect(0, "", []string{"search", "webhook"}, "webhook verified by HMAC", "· on laptop\n")
+	desk.expect(0, "", []string{"search", "--author", "alice", "webhook"}, "webhook verified by HMAC")
+	if out := laptop.expect(0, "", []string{"search", "webhook"}, "webhook verified by HMAC"); strings.Contains(out, " · on ") {
+		t.Errorf("a record made here has a byline: %q", out)
+	}
 	carol.expect(0, "", []string{"search", "webhook"}, "No results")
 
 	// After unshare, what alice records reaches bob no more; what he pulled stays.

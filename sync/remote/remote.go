@@ -166,6 +166,20 @@ func dial(ctx context.Context, rawURL string) (*Client, error) {
 	return &Client{conn: conn, shown: shown, secrets: secrets}, nil
 }
 
+// Role is the server role rawURL logs in as, by libpq's rules (the URL's user, else
+// PGUSER, else the OS user), read without connecting; "" when rawURL is empty or cannot be
+// read. It is whom "--author NAME" means by one's own name.
+func Role(rawURL string) string {
+	if rawURL == "" {
+		return ""
+	}
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		return ""
+	}
+	return cfg.User
+}
+
 // fail is an error of an operation on the open connection, as an *Error of its kind.
 func (c *Client) fail(err error) error {
 	return &Error{Kind: kindOf(err), URL: c.shown, Cause: scrub(err.Error(), c.secrets...)}
