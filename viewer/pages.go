@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-mem/claude-mem-go/byline"
 	"github.com/claude-mem/claude-mem-go/doctor"
 	"github.com/claude-mem/claude-mem-go/forget"
 	"github.com/claude-mem/claude-mem-go/memory"
@@ -90,6 +91,7 @@ func (s *server) parse() error {
 		"record":   func(v any) (string, error) { r, err := refOf(v); return recordURL(r), err },
 		"label":    func(v any) (string, error) { r, err := refOf(v); return recordid.Label(r), err },
 		"refid":    func(v any) (string, error) { r, err := refOf(v); return recordid.Format(r), err },
+		"byline":   byline.Of,
 	}
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {

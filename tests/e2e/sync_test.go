@@ -65,15 +65,16 @@ func TestSyncTwoMachines(t *testing.T) {
 	t.Parallel()
 	srv := pgtest.Shared(t)
 	db := srv.NewDB(t)
-	srv.CreatePerson(t, "alice", "Alice-pg-2e1f")
+	// Roles are the cluster's, not a database's: TestSyncTeam, in parallel, has its alice.
+	srv.CreatePerson(t, "dana", "Dana-pg-2e1f")
 
-	laptop := newSyncMachine(t, srv.SocketURL("alice", "", db), "Alice-pg-2e1f", "laptop")
-	desk := newSyncMachine(t, srv.SocketURL("alice", "", db), "Alice-pg-2e1f", "desk")
+	laptop := newSyncMachine(t, srv.SocketURL("dana", "", db), "Dana-pg-2e1f", "laptop")
+	desk := newSyncMachine(t, srv.SocketURL("dana", "", db), "Dana-pg-2e1f", "desk")
 	admin := &syncMachine{product: laptop.product, url: srv.DSN(db), name: "admin", password: "unused-admin-pw-7d"}
 	if out := admin.hook("sync", "init"); !strings.Contains(out, "(installed)") {
 		t.Fatalf("sync init: %q", out)
 	}
-	srv.Exec(t, db, "GRANT "+server.UserRole+" TO alice")
+	srv.Exec(t, db, "GRANT "+server.UserRole+" TO dana")
 
 	laptop.Mock.Handle(all(isObserver, hasEvents, isFinal), mockapi.Text(observations+summary))
 	laptop.Mock.Handle(all(isObserver, hasEvents), mockapi.Text(observations))
@@ -114,7 +115,11 @@ func TestSyncTwoMachines(t *testing.T) {
 			t.Errorf("the desk's SessionStart context lacks %q:\n%s", title, sys)
 		}
 	}
-	if out := desk.hook("search", obsTitle1); !strings.Contains(out, obsTitle1) {
+	// Marked with the laptop: the session's heading says where it was made.
+	if !strings.Contains(sys, ", on laptop)\n") {
+		t.Errorf("the desk's context does not say the laptop made it:\n%s", sys)
+	}
+	if out := desk.hook("search", obsTitle1); !strings.Contains(out, obsTitle1) || !strings.Contains(out, "· on laptop\n") {
 		t.Errorf("search on the desk: %s", out)
 	}
 
@@ -209,8 +214,11 @@ func TestSyncTeam(t *testing.T) {
 		return m.userRequests()[before].MessageText("system")
 	}
 	sys := context(bob)
-	if !strings.Contains(sys, obsTitle1) {
-		t.Errorf("bob's SessionStart context lacks alice's observation:\n%s", sys)
+	if !strings.Contains(sys, obsTitle1) || !strings.Contains(sys, ", by alice on "+alice.name+")\n") {
+		t.Errorf("bob's SessionStart context lacks alice's observation, marked with her name:\n%s", sys)
+	}
+	if out := bob.hook("search", "--author", "alice", obsTitle1); !strings.Contains(out, obsTitle1) || !strings.Contains(out, "· by alice on "+alice.name) {
+		t.Errorf("bob's search --author alice: %s", out)
 	}
 	if strings.Contains(sys, private) || strings.Contains(sys, "please run echo hi") {
 		t.Errorf("bob's context holds alice's private project or her prompt:\n%s", sys)
