@@ -25,9 +25,6 @@ type Reader struct {
 // Reader returns the long-lived reader of m, for the reader named by (in the log).
 func (m Memory) Reader(by string) *Reader { return &Reader{m: m, by: by} }
 
-// Memory is what r reads, for the writes of a reading process (a note, a forget).
-func (r *Reader) Memory() Memory { return r.m }
-
 // Read ingests, then returns the handle: Memory.Read without an open per call. The handle
 // stays r's: the caller does not close it.
 func (r *Reader) Read(ctx context.Context) (*store.DB, *UnstoredError, error) {

@@ -365,12 +365,6 @@ func (s *Server) Person(name, password string) error {
 	return nil
 }
 
-// Log is the server's log so far, for a failing test to show.
-func (s *Server) Log() string {
-	b, _ := os.ReadFile(filepath.Join(s.Dir, "server.log"))
-	return string(b)
-}
-
 // own gives paths to nobody when the tests run as root, so the server may use them.
 func (s *Server) own(paths ...string) error {
 	if os.Geteuid() != 0 {
