@@ -75,19 +75,22 @@ func (c cursor) String() wire.Cursor {
 // cursor. Without it, a transaction that took its id first and commits last is skipped.
 const xminBound = "AND txid < pg_snapshot_xmin(pg_current_snapshot())"
 
+// In recordCols txid::text keeps the name txid, and ORDER BY txid would sort by that text
+// ("1000" before "999": a page past every power of ten would skip rows), so the pulls order
+// by records.txid, as their index does.
 const recordCols = `gid::text, kind, owner, machine, project, coalesce(session::text, ''), at, deleted,
 	coalesce(body::text, ''), txid::text, seq`
 
 // pullQuery is the main pull: what RLS lets this person read, after the cursor, in order.
 const pullQuery = `SELECT ` + recordCols + ` FROM claude_mem.records
 	WHERE (txid, seq) > ($1::text::xid8, $2) ` + xminBound + `
-	ORDER BY txid, seq LIMIT $3`
+	ORDER BY records.txid, records.seq LIMIT $3`
 
 // backfillQuery is one shared project of one owner from the backfill's place to its end.
 const backfillQuery = `SELECT ` + recordCols + ` FROM claude_mem.records
 	WHERE owner = $1 AND project = $2
 	  AND (txid, seq) > ($3::text::xid8, $4) AND (txid, seq) <= ($5::text::xid8, $6)
-	ORDER BY txid, seq LIMIT $7`
+	ORDER BY records.txid, records.seq LIMIT $7`
 
 // Pull reads up to limit records after cur: this person's own, and those of projects shared
 // with a team they are in, in the order to apply them, with the cursor to store with them.

@@ -295,6 +295,26 @@ func TestLateCommitNeverSkipped(t *testing.T) {
 	}
 }
 
+// A pull goes in the order of transaction ids as numbers, not as their text: across 99 to
+// 100 (as across 999,999 to 1,000,000 on a server) a page of one finds each record once.
+func TestPullOrderIsNumeric(t *testing.T) {
+	w := newWorld(t)
+	alice := w.client(t, "alice")
+	recs := []wire.Record{obs(t, "p", "laptop", "at 99"), obs(t, "p", "laptop", "at 100"), obs(t, "p", "laptop", "at 101")}
+	if _, err := alice.Push(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	for i, tx := range []int{99, 100, 101} {
+		w.s.Exec(t, w.db, `ALTER TABLE claude_mem.records DISABLE TRIGGER records_tombstone;
+			UPDATE claude_mem.records SET txid = `+fmt.Sprint(tx)+`::text::xid8 WHERE gid = '`+recs[i].GID+`';
+			ALTER TABLE claude_mem.records ENABLE TRIGGER records_tombstone`)
+	}
+	got, _ := pullAll(t, alice, "", 1)
+	if len(got) != 3 || got[0].GID != recs[0].GID || got[1].GID != recs[1].GID || got[2].GID != recs[2].GID {
+		t.Fatalf("pulled %d records, want the 3 in the order of their ids", len(got))
+	}
+}
+
 // Each connection failure has its typed error, and no error text holds the password.
 func TestConnectErrors(t *testing.T) {
 	w := newWorld(t)
