@@ -126,7 +126,9 @@ const backfillQuery = `SELECT ` + recordCols + ` FROM claude_mem.records
 // Pull reads up to limit records after cur: this person's own, and those of projects shared
 // with a team they are in, in the order to apply them, with the cursor to store with them.
 // A project newly shared with them (or them newly in its team) is read from its start, and
-// so is everything when cur is another server's.
+// so is everything when cur is another server's. More is set on a full page, and on a short
+// one that a push still running cut short while records this person may read lie beyond
+// it: those come once that push ends, by a pull then.
 func (c *Client) Pull(ctx context.Context, cur wire.Cursor, limit int) (wire.Page, error) {
 	return c.pull(ctx, cur, limit, boundQuery)
 }
@@ -148,11 +150,11 @@ func (c *Client) pull(ctx context.Context, raw wire.Cursor, limit int, bounds st
 	defer tx.Rollback(ctx)
 	// The first statement takes the snapshot, and reads pg_locks right after it: a
 	// transaction that ends in between bounds the pull (boundQuery).
-	var boundText, id string
+	var boundText, xmaxText, id string
 	var ahead bool
-	if err := tx.QueryRow(ctx, `SELECT (`+bounds+`),
+	if err := tx.QueryRow(ctx, `SELECT (`+bounds+`), pg_snapshot_xmax(pg_current_snapshot())::text,
 		(SELECT server::text FROM claude_mem.schema_version),
-		EXISTS (SELECT 1 FROM claude_mem.records WHERE txid >= pg_snapshot_xmax(pg_current_snapshot()))`).Scan(&boundText, &id, &ahead); err != nil {
+		EXISTS (SELECT 1 FROM claude_mem.records WHERE txid >= pg_snapshot_xmax(pg_current_snapshot()))`).Scan(&boundText, &xmaxText, &id, &ahead); err != nil {
 		return wire.Page{}, c.fail(err)
 	}
 	// A row written by a transaction this server has not begun yet came from another
@@ -187,6 +189,7 @@ func (c *Client) pull(ctx context.Context, raw wire.Cursor, limit int, bounds st
 			b.From = last
 		}
 	}
+	held := false
 	if want := limit - len(page.Records); want > 0 {
 		recs, last, err := c.read(ctx, tx, pullQuery, u64(cur.At.Tx), cur.At.Seq, boundText, want)
 		if err != nil {
@@ -196,12 +199,22 @@ func (c *Client) pull(ctx context.Context, raw wire.Cursor, limit int, bounds st
 		if len(recs) > 0 {
 			cur.At = last
 		}
-		// A short page read everything below the bound: the next pull may start there.
-		if len(recs) < want && cur.At.less(pos{Tx: bound}) {
-			cur.At = pos{Tx: bound}
+		if len(recs) < want {
+			// A short page read everything below the bound: the next pull may start there.
+			if cur.At.less(pos{Tx: bound}) {
+				cur.At = pos{Tx: bound}
+			}
+			// Rows it may read beyond a bound below xmax (none lie at or above it: ahead)
+			// are held back by a running push, and the page must not say it is the end.
+			if boundText != xmaxText {
+				if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM claude_mem.records WHERE txid >= $1::text::xid8)`,
+					boundText).Scan(&held); err != nil {
+					return wire.Page{}, c.fail(err)
+				}
+			}
 		}
 	}
-	page.More = len(page.Records) == limit
+	page.More = len(page.Records) == limit || held
 	page.Next = cur.String()
 	return page, tx.Commit(ctx)
 }
