@@ -75,10 +75,7 @@ func (db *DB) SyncApply(ctx context.Context, server string, here SyncHere, page 
 		if err := mapProjects(ctx, tx, here.Key); err != nil {
 			return err
 		}
-		a := applier{ctx: ctx, tx: tx, self: here.Self, loc: here.Loc, projects: map[string]string{}}
-		if a.loc == nil {
-			a.loc = time.UTC
-		}
+		a := newApplier(ctx, tx, here)
 		for _, r := range page.Records {
 			outcome, err := a.apply(r)
 			if err != nil {
@@ -97,6 +94,9 @@ func (db *DB) SyncApply(ctx context.Context, server string, here SyncHere, page 
 				}
 				res.Refused[outcome]++
 			}
+		}
+		if err := a.flush(); err != nil {
+			return fmt.Errorf("records of the page: %w", err)
 		}
 		if err := beforeCursor(); err != nil {
 			return err
@@ -139,6 +139,85 @@ type applier struct {
 	loc      *time.Location
 	projects map[string]string // key → local project name
 	stmts    map[string]*sql.Stmt
+	// The observations, summaries and prompts checked and not yet inserted (flush), and
+	// their gids: stored already, as far as the page's later records are concerned.
+	batches [3]*batch
+	queued  map[string]bool
+}
+
+func newApplier(ctx context.Context, tx *sql.Tx, here SyncHere) *applier {
+	a := &applier{ctx: ctx, tx: tx, self: here.Self, loc: here.Loc, projects: map[string]string{}, queued: map[string]bool{},
+		batches: [3]*batch{
+			{kind: "observation", table: "observations", cols: []string{"session_id", "project", "run_id", "type", "title",
+				"subtitle", "narrative", "facts", "concepts", "files_read", "files_modified", "at"}},
+			{kind: "summary", table: "summaries", cols: []string{"session_id", "project", "run_id", "request", "investigated",
+				"learned", "completed", "next_steps", "notes", "at"}},
+			{kind: "prompt", table: "prompts", cols: []string{"session_id", "project", "text", "at"}},
+		}}
+	if a.loc == nil {
+		a.loc = time.UTC
+	}
+	return a
+}
+
+// batch is the rows of one table that a page stores, inserted by flush a few hundred to a
+// statement. An INSERT a row was most of a pull: FTS5 writes its pending index at every
+// statement's savepoint (an index trigger's INSERT has one), so each row became a segment
+// of its own, and merging them cost more (100,000 observations: 47 s, 17 s of it FTS5
+// flushing; 17 s in all since).
+type batch struct {
+	kind, table string
+	cols        []string // without id
+	vals        []any    // the rows' values, one row after another
+	from        []origin // each row's
+}
+
+// origin is who made a record, where, and its gid: what sync_ids holds of it.
+type origin struct{ gid, author, machine string }
+
+// batchRows bounds the rows of one INSERT: 13 values a row stay far below SQLite's 32,766.
+const batchRows = 500
+
+// flush inserts the queued rows, each table's with ids in the order the records came
+// (the ids SQLite would give them, one past the largest), and gives each its gid and
+// origin.
+func (a *applier) flush() error {
+	for _, b := range a.batches {
+		if len(b.from) == 0 {
+			continue
+		}
+		var last int64
+		if err := a.row(`SELECT coalesce(max(id), 0) FROM ` + b.table).Scan(&last); err != nil {
+			return err
+		}
+		n := len(b.cols)
+		for at := 0; at < len(b.from); at += batchRows {
+			rows := min(batchRows, len(b.from)-at)
+			args := make([]any, 0, rows*(n+1))
+			for i := at; i < at+rows; i++ {
+				args = append(args, last+1+int64(i))
+				args = append(args, b.vals[i*n:(i+1)*n]...)
+			}
+			if _, err := a.exec(b.insert(rows), args...); err != nil {
+				return err
+			}
+		}
+		for i, o := range b.from {
+			if err := a.pulled(b.kind, itoa(last+1+int64(i)), o.gid, o.author, o.machine); err != nil {
+				return err
+			}
+		}
+		b.vals, b.from = b.vals[:0], b.from[:0]
+	}
+	clear(a.queued)
+	return nil
+}
+
+// insert is the INSERT of rows rows of b.
+func (b *batch) insert(rows int) string {
+	row := "(?" + strings.Repeat(", ?", len(b.cols)) + ")"
+	return "INSERT INTO " + b.table + " (id, " + strings.Join(b.cols, ", ") + ") VALUES " +
+		row + strings.Repeat(", "+row, rows-1)
 }
 
 // prepared is query prepared once per page: preparing an INSERT into a table with index
@@ -216,6 +295,14 @@ func (a *applier) apply(r wire.Record) (string, error) {
 		return RejectGID, nil
 	}
 	author := a.author(r)
+	if r.Deleted {
+		// What it deletes may be queued.
+		if err := a.flush(); err != nil {
+			return "", err
+		}
+	} else if a.queued[r.GID] {
+		return applySkipped, nil
+	}
 	k, ok, err := a.known(r.GID)
 	if err != nil {
 		return "", err
@@ -255,8 +342,9 @@ func (a *applier) apply(r wire.Record) (string, error) {
 		c.Add(n)
 		return out
 	}
-	// insert stores the checked record in its session and project and returns its local id.
-	var insert func(session, project string) (string, error)
+	// values are the checked record's columns (batch.cols) in its session and project.
+	var values func(session, project string) []any
+	var into *batch // nil: a session, inserted at once
 	switch r.Kind {
 	case wire.Session:
 		var b wire.SessionBody
@@ -271,11 +359,8 @@ func (a *applier) apply(r wire.Record) (string, error) {
 		if started.IsZero() {
 			started = r.At
 		}
-		insert = func(_, project string) (string, error) {
-			_, err := a.exec(`INSERT INTO sessions (id, project, cwd, started_at, ended_at) VALUES (?, ?, '', ?, ?)`,
-				r.GID, project, started.UnixNano(), nanos(b.Ended))
-			return r.GID, err
-		}
+		ended := nanos(b.Ended)
+		values = func(_, project string) []any { return []any{r.GID, project, started.UnixNano(), ended} }
 	case wire.Observation:
 		var b wire.ObservationBody
 		if !decode(r.Body, &b) {
@@ -298,12 +383,9 @@ func (a *applier) apply(r wire.Record) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		insert = func(session, project string) (string, error) {
-			return insertedID(a.row(`
-INSERT INTO observations (session_id, project, run_id, type, title, subtitle, narrative,
-	facts, concepts, files_read, files_modified, at)
-VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-				session, project, o.Type, o.Title, o.Subtitle, o.Narrative, lists[0], lists[1], lists[2], lists[3], at))
+		into = a.batches[0]
+		values = func(session, project string) []any {
+			return []any{session, project, "", o.Type, o.Title, o.Subtitle, o.Narrative, lists[0], lists[1], lists[2], lists[3], at}
 		}
 	case wire.Summary:
 		var b wire.SummaryBody
@@ -314,11 +396,9 @@ VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		if strings.TrimSpace(strings.Join(f, "")) == "" {
 			return RejectEmpty, nil
 		}
-		insert = func(session, project string) (string, error) {
-			return insertedID(a.row(`
-INSERT INTO summaries (session_id, project, run_id, request, investigated, learned, completed,
-	next_steps, notes, at)
-VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`, session, project, f[0], f[1], f[2], f[3], f[4], f[5], at))
+		into = a.batches[1]
+		values = func(session, project string) []any {
+			return []any{session, project, "", f[0], f[1], f[2], f[3], f[4], f[5], at}
 		}
 	case wire.Prompt:
 		var b wire.PromptBody
@@ -329,10 +409,8 @@ VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`, session, project, f[0], f[
 		if strings.TrimSpace(t) == "" {
 			return RejectEmpty, nil
 		}
-		insert = func(session, project string) (string, error) {
-			return insertedID(a.row(`INSERT INTO prompts (session_id, project, text, at) VALUES (?, ?, ?, ?) RETURNING id`,
-				session, project, t, at))
-		}
+		into = a.batches[2]
+		values = func(session, project string) []any { return []any{session, project, t, at} }
 	}
 	var session string
 	if r.Kind != wire.Session {
@@ -357,24 +435,23 @@ VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?) RETURNING id`, session, project, f[0], f[
 			return "", err
 		}
 	}
-	id, err := insert(session, project)
-	if err != nil {
-		return "", err
-	}
 	day := time.Unix(0, at).In(a.loc).Format(time.DateOnly)
 	for kind, n := range c {
 		if _, err := a.exec(sqlAddRedactions, day, project, kind, n); err != nil {
 			return "", err
 		}
 	}
-	return applyStored, a.pulled(string(r.Kind), id, r.GID, author, machine)
-}
-
-// insertedID is the id an INSERT … RETURNING id gave, as sync_ids holds it.
-func insertedID(row *sql.Row) (string, error) {
-	var id int64
-	err := row.Scan(&id)
-	return itoa(id), err
+	if into != nil {
+		into.vals = append(into.vals, values(session, project)...)
+		into.from = append(into.from, origin{r.GID, author, machine})
+		a.queued[r.GID] = true
+		return applyStored, nil
+	}
+	if _, err := a.exec(`INSERT INTO sessions (id, project, cwd, started_at, ended_at) VALUES (?, ?, '', ?, ?)`,
+		values(session, project)...); err != nil {
+		return "", err
+	}
+	return applyStored, a.pulled(string(r.Kind), r.GID, r.GID, author, machine)
 }
 
 // decode reads a body into its kind's fields. Fields it does not know (a forged "id") are
@@ -394,7 +471,7 @@ func hiddenRune(r rune) bool { return printable.Text(string(r)) != string(r) || 
 // gid of another kind or of a local session. A record cannot join a session that is not
 // its author's.
 func (a *applier) checkSession(gid, author string) (local, reason string, err error) {
-	if !canonicalGID.MatchString(gid) {
+	if !canonicalGID.MatchString(gid) || a.queued[gid] { // a queued record is no session
 		return "", RejectSession, nil
 	}
 	k, ok, err := a.known(gid)

@@ -31,6 +31,8 @@ type Local interface {
 // Remote is the sync server.
 type Remote interface {
 	Push(ctx context.Context, recs []wire.Record) (wire.Pushed, error)
+	// Pull reads a page of up to limit records. More on a page shorter than limit says
+	// records lie beyond what could be read now (a push still running holds them back).
 	Pull(ctx context.Context, cursor wire.Cursor, limit int) (wire.Page, error)
 	// Person is the server role this connection is: the server makes it every pushed
 	// record's author.
@@ -161,6 +163,11 @@ func Run(ctx context.Context, l Local, r Remote, d Direction, o Options) (Result
 			report()
 			if !page.More {
 				break
+			}
+			if len(page.Records) < batch {
+				// Held back by a push still running: asking again at once would spin until
+				// it ends. The run ends unfinished; the next one reads the rest.
+				return res, nil
 			}
 		}
 	}

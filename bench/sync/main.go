@@ -3,7 +3,7 @@
 // Command sync measures the sync client against a real PostgreSQL 15 server that it starts
 // (internal/pgtest; as nobody when run as root):
 //
-//	go run ./bench/sync [-n 100000] [-batch 10000] [-page 5000] [-sessions 50] [-check]
+//	go run ./bench/sync [-n 100000] [-batch 10000] [-page 5000] [-sessions 50] [-check] [-cpuprofile FILE]
 //
 // It reports:
 //
@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -47,12 +48,17 @@ func main() {
 	page := flag.Int("page", 5000, "records per pull")
 	sessions := flag.Int("sessions", 50, "incremental sessions of 20 records")
 	check := flag.Bool("check", false, "exit 1 when push or pull of -n takes 60 s or more")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the store to store pull to this file")
 	flag.Parse()
+	cpuProfile = *profile
 	if err := run(*n, *batch, *page, *sessions, *check); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/sync:", err)
 		os.Exit(1)
 	}
 }
+
+// cpuProfile is where the store to store pull's CPU profile goes, "" for none.
+var cpuProfile string
 
 // limit is the bound on a push or a pull of 100,000 observations.
 const limit = 60 * time.Second
@@ -239,8 +245,15 @@ func run(n, batch, page, sessions int, check bool) error {
 		if err != nil {
 			return err
 		}
+		stop := func() {}
+		if cpuProfile != "" && step.d == memsync.Pull {
+			if stop, err = startProfile(cpuProfile); err != nil {
+				return err
+			}
+		}
 		start := time.Now()
 		res, err := memsync.Run(ctx, stores[step.machine], c, step.d, memsync.Options{Server: "bench"})
+		stop()
 		c.Close(ctx)
 		if err != nil {
 			return err
@@ -254,6 +267,19 @@ func run(n, batch, page, sessions int, check bool) error {
 		return fmt.Errorf("a push or pull of %d took %v or more", n, limit)
 	}
 	return nil
+}
+
+// startProfile starts a CPU profile into path; the func returned stops it.
+func startProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func pullAll(ctx context.Context, c *remote.Client, page int) (time.Duration, int, error) {

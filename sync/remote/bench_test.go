@@ -42,7 +42,7 @@ func BenchmarkStage(b *testing.B) {
 		}
 		for name, insert := range map[string]func(pgx.Tx, []staged) error{
 			"arrays": func(tx pgx.Tx, r []staged) error { return insertByArrays(ctx, tx, r) },
-			"copy":   func(tx pgx.Tx, r []staged) error { return insertByCopy(ctx, tx, r) },
+			"copy":   func(tx pgx.Tx, r []staged) error { return insertByCopy(ctx, tx, r, lockRecords) },
 		} {
 			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
 				for b.Loop() {

@@ -70,34 +70,70 @@ func (c cursor) String() wire.Cursor {
 	return wire.Cursor(cursorPrefix + base64.RawURLEncoding.EncodeToString(b))
 }
 
-// xminBound keeps a pull below the oldest transaction still running: every row written by
-// a transaction under it is committed or never will be, so none can appear later behind the
-// cursor. Without it, a transaction that took its id first and commits last is skipped.
-const xminBound = "AND txid < pg_snapshot_xmin(pg_current_snapshot())"
+// boundQuery is where a pull stops, as text: the oldest transaction running at the pull's
+// snapshot that may write records, else the snapshot's xmax. Every row below it is committed
+// or never will be, so none can appear later behind the cursor; without it, a push that took
+// its id first and commits last is skipped. The snapshot's xmin would be a bound too, but it
+// is the whole cluster's: any transaction holding an id (autovacuum's ANALYZE after a bulk
+// push, another app's session idle in a transaction in another database) would hold every
+// pull back. So it asks the lock manager (pg_locks, readable by every role) which of the
+// snapshot's running transactions hold a lock on records that lets them write.
+//
+// That is exact because every writer of records locks it before it takes an id (lockRecords,
+// server.Install): a writer with no id yet at the snapshot will get one at or above its
+// xmax, and one with an id still holds the lock, or has ended. One that has ended by the
+// time pg_locks is read (its id's lock gone, or shown in virtual transaction "N/0" while it
+// is let go) may have written: it bounds the pull too, which only cuts this page short. A
+// client of someone's own making that writes without locking first can hide only its own
+// rows (RLS makes every row its writer's) from pulls that passed them, never another's; one
+// that holds a write open holds every pull back, as a stalled push of ours does until
+// idle_in_transaction_session_timeout ends it.
+//
+// pg_locks is read once (MATERIALIZED): two reads of it would be two moments. A transaction
+// id there is 32 bits; the snapshot's are xid8, whose low 32 bits it is.
+const boundQuery = `WITH l AS MATERIALIZED (
+	SELECT locktype, database, relation, transactionid::text::bigint AS xid, virtualtransaction AS vx, mode
+	FROM pg_locks WHERE granted),
+writers AS (
+	SELECT vx FROM l WHERE locktype = 'relation' AND relation = 'claude_mem.records'::regclass
+	  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+	  AND mode IN ('RowExclusiveLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')),
+others AS (
+	SELECT xid FROM l WHERE locktype = 'transactionid' AND mode = 'ExclusiveLock' AND vx NOT LIKE '%/0'
+	  AND vx NOT IN (SELECT vx FROM writers))
+SELECT coalesce(min(x), pg_snapshot_xmax(pg_current_snapshot()))::text
+FROM pg_snapshot_xip(pg_current_snapshot()) AS x
+WHERE x::text::bigint % 4294967296 NOT IN (SELECT xid FROM others)`
 
+// In recordCols txid::text keeps the name txid, and ORDER BY txid would sort by that text
+// ("1000" before "999": a page past every power of ten would skip rows), so the pulls order
+// by records.txid, as their index does.
 const recordCols = `gid::text, kind, owner, machine, project, coalesce(session::text, ''), at, deleted,
 	coalesce(body::text, ''), txid::text, seq`
 
-// pullQuery is the main pull: what RLS lets this person read, after the cursor, in order.
+// pullQuery is the main pull: what RLS lets this person read, after the cursor and below
+// the bound, in order.
 const pullQuery = `SELECT ` + recordCols + ` FROM claude_mem.records
-	WHERE (txid, seq) > ($1::text::xid8, $2) ` + xminBound + `
-	ORDER BY txid, seq LIMIT $3`
+	WHERE (txid, seq) > ($1::text::xid8, $2) AND txid < $3::text::xid8
+	ORDER BY records.txid, records.seq LIMIT $4`
 
 // backfillQuery is one shared project of one owner from the backfill's place to its end.
 const backfillQuery = `SELECT ` + recordCols + ` FROM claude_mem.records
 	WHERE owner = $1 AND project = $2
 	  AND (txid, seq) > ($3::text::xid8, $4) AND (txid, seq) <= ($5::text::xid8, $6)
-	ORDER BY txid, seq LIMIT $7`
+	ORDER BY records.txid, records.seq LIMIT $7`
 
 // Pull reads up to limit records after cur: this person's own, and those of projects shared
 // with a team they are in, in the order to apply them, with the cursor to store with them.
 // A project newly shared with them (or them newly in its team) is read from its start, and
-// so is everything when cur is another server's.
+// so is everything when cur is another server's. More is set on a full page, and on a short
+// one that a push still running cut short while records this person may read lie beyond
+// it: those come once that push ends, by a pull then.
 func (c *Client) Pull(ctx context.Context, cur wire.Cursor, limit int) (wire.Page, error) {
-	return c.pull(ctx, cur, limit, pullQuery)
+	return c.pull(ctx, cur, limit, boundQuery)
 }
 
-func (c *Client) pull(ctx context.Context, raw wire.Cursor, limit int, query string) (wire.Page, error) {
+func (c *Client) pull(ctx context.Context, raw wire.Cursor, limit int, bounds string) (wire.Page, error) {
 	cur, err := parseCursor(raw)
 	if err != nil {
 		return wire.Page{}, err
@@ -106,17 +142,19 @@ func (c *Client) pull(ctx context.Context, raw wire.Cursor, limit int, query str
 		return wire.Page{}, fmt.Errorf("pull limit %d: must be positive", limit)
 	}
 	// One snapshot for the shares, the backfills and the main pull: they agree on who sees
-	// what, and the xmin bound is that snapshot's.
+	// what, and the bound is that snapshot's.
 	tx, err := c.conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return wire.Page{}, c.fail(err)
 	}
 	defer tx.Rollback(ctx)
-	var xminText, id string
+	// The first statement takes the snapshot, and reads pg_locks right after it: a
+	// transaction that ends in between bounds the pull (boundQuery).
+	var boundText, xmaxText, id string
 	var ahead bool
-	if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
+	if err := tx.QueryRow(ctx, `SELECT (`+bounds+`), pg_snapshot_xmax(pg_current_snapshot())::text,
 		(SELECT server::text FROM claude_mem.schema_version),
-		EXISTS (SELECT 1 FROM claude_mem.records WHERE txid >= pg_snapshot_xmax(pg_current_snapshot()))`).Scan(&xminText, &id, &ahead); err != nil {
+		EXISTS (SELECT 1 FROM claude_mem.records WHERE txid >= pg_snapshot_xmax(pg_current_snapshot()))`).Scan(&boundText, &xmaxText, &id, &ahead); err != nil {
 		return wire.Page{}, c.fail(err)
 	}
 	// A row written by a transaction this server has not begun yet came from another
@@ -129,9 +167,9 @@ func (c *Client) pull(ctx context.Context, raw wire.Cursor, limit int, query str
 	if cur.Server != id {
 		cur = cursor{Server: id}
 	}
-	xmin, err := strconv.ParseUint(xminText, 10, 64)
+	bound, err := strconv.ParseUint(boundText, 10, 64)
 	if err != nil {
-		return wire.Page{}, fmt.Errorf("server snapshot xmin %q: %w", xminText, err)
+		return wire.Page{}, fmt.Errorf("server pull bound %q: %w", boundText, err)
 	}
 	if err := c.seeShares(ctx, tx, &cur); err != nil {
 		return wire.Page{}, err
@@ -151,8 +189,9 @@ func (c *Client) pull(ctx context.Context, raw wire.Cursor, limit int, query str
 			b.From = last
 		}
 	}
+	held := false
 	if want := limit - len(page.Records); want > 0 {
-		recs, last, err := c.read(ctx, tx, query, u64(cur.At.Tx), cur.At.Seq, want)
+		recs, last, err := c.read(ctx, tx, pullQuery, u64(cur.At.Tx), cur.At.Seq, boundText, want)
 		if err != nil {
 			return wire.Page{}, err
 		}
@@ -160,12 +199,22 @@ func (c *Client) pull(ctx context.Context, raw wire.Cursor, limit int, query str
 		if len(recs) > 0 {
 			cur.At = last
 		}
-		// A short page read everything below xmin: the next pull may start there.
-		if len(recs) < want && cur.At.less(pos{Tx: xmin}) {
-			cur.At = pos{Tx: xmin}
+		if len(recs) < want {
+			// A short page read everything below the bound: the next pull may start there.
+			if cur.At.less(pos{Tx: bound}) {
+				cur.At = pos{Tx: bound}
+			}
+			// Rows it may read beyond a bound below xmax (none lie at or above it: ahead)
+			// are held back by a running push, and the page must not say it is the end.
+			if boundText != xmaxText {
+				if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM claude_mem.records WHERE txid >= $1::text::xid8)`,
+					boundText).Scan(&held); err != nil {
+					return wire.Page{}, c.fail(err)
+				}
+			}
 		}
 	}
-	page.More = len(page.Records) == limit
+	page.More = len(page.Records) == limit || held
 	page.Next = cur.String()
 	return page, tx.Commit(ctx)
 }

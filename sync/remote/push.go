@@ -40,6 +40,17 @@ type staged struct {
 // (Deleted) clears the body of this person's row of that id and moves it to the end of
 // the pull order; of another's row it is Refused.
 func (c *Client) Push(ctx context.Context, recs []wire.Record) (wire.Pushed, error) {
+	return c.push(ctx, recs, lockRecords)
+}
+
+// lockRecords takes the lock on records that every writer of it holds (ROW EXCLUSIVE, as a
+// write takes it) before it takes a transaction id: a pull's bound is the oldest running
+// transaction that holds it (boundQuery). A write that writes nothing takes it without an
+// id; LOCK TABLE would need a privilege on the whole table, and a person holds only
+// INSERT and UPDATE on some of its columns.
+const lockRecords = `INSERT INTO claude_mem.records (gid) SELECT NULL WHERE false`
+
+func (c *Client) push(ctx context.Context, recs []wire.Record, lock string) (wire.Pushed, error) {
 	var out wire.Pushed
 	rows := make([]staged, 0, len(recs))
 	given := make(map[string][]string, len(recs)) // canonical gid → the caller's spellings
@@ -66,8 +77,10 @@ func (c *Client) Push(ctx context.Context, recs []wire.Record) (wire.Pushed, err
 		return wire.Pushed{}, c.fail(err)
 	}
 	defer tx.Rollback(ctx)
+	// The INSERT of arrays is the transaction's first statement and locks records before
+	// it takes an id; staging for COPY writes first, so it locks them first.
 	if len(rows) >= CopyMin {
-		err = insertByCopy(ctx, tx, rows)
+		err = insertByCopy(ctx, tx, rows, lock)
 	} else {
 		err = insertByArrays(ctx, tx, rows)
 	}
@@ -159,9 +172,13 @@ func insertByArrays(ctx context.Context, tx pgx.Tx, rows []staged) error {
 	return err
 }
 
-func insertByCopy(ctx context.Context, tx pgx.Tx, rows []staged) error {
+// afterStage runs in a push by COPY once the records are staged (the transaction has its
+// id), before they go into records; a test pulls there.
+var afterStage = func() {}
+
+func insertByCopy(ctx context.Context, tx pgx.Tx, rows []staged, lock string) error {
 	// A temporary table: this session's alone, emptied at commit, made once per connection.
-	if _, err := tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS push_stage (
+	if _, err := tx.Exec(ctx, lock+`; CREATE TEMP TABLE IF NOT EXISTS push_stage (
 		gid text, kind text, machine text, project text, session text, at timestamptz,
 		deleted boolean, body text) ON COMMIT DELETE ROWS`); err != nil {
 		return err
@@ -173,6 +190,7 @@ func insertByCopy(ctx context.Context, tx pgx.Tx, rows []staged) error {
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"push_stage"}, stageCols, src); err != nil {
 		return err
 	}
+	afterStage()
 	_, err := tx.Exec(ctx, `INSERT INTO claude_mem.records (gid, kind, machine, project, session, at, deleted, body)
 		SELECT gid::uuid, kind, machine, project, nullif(session, '')::uuid, at, deleted, nullif(body, '')::jsonb
 		FROM push_stage ORDER BY gid ON CONFLICT (gid) DO NOTHING`)

@@ -149,7 +149,8 @@ func dial(ctx context.Context, rawURL string) (*Client, error) {
 	// The password may also have come from PGPASSWORD or the passfile.
 	secrets = append(secrets, cfg.Password)
 	// A push stalled with its transaction open holds back every pull (they read below the
-	// oldest running transaction): the server ends it after a minute, unless the URL says.
+	// oldest running transaction that writes records): the server ends it after a minute,
+	// unless the URL says.
 	for k, v := range map[string]string{"idle_in_transaction_session_timeout": "60s", "application_name": "claude-mem sync"} {
 		if _, ok := cfg.RuntimeParams[k]; !ok {
 			cfg.RuntimeParams[k] = v

@@ -239,20 +239,20 @@ func TestIdempotentPush(t *testing.T) {
 	t.Logf("pulled %d records, 0 duplicates", len(pulled))
 }
 
+// Bounds a test pulls with in place of boundQuery, as controls.
+const (
+	xmaxBound = `SELECT pg_snapshot_xmax(pg_current_snapshot())::text` // none: all the snapshot sees
+	xminBound = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text` // the whole cluster's oldest
+)
+
 // A transaction that took its id first and commits after a later one is read, never
-// skipped. The control runs the same pull without the xmin bound: it loses that row.
+// skipped; the page it holds back says there is more. The control pulls without a bound: it
+// loses that row.
 func TestLateCommitNeverSkipped(t *testing.T) {
-	for _, bound := range []bool{true, false} {
-		t.Run(fmt.Sprintf("xmin bound %v", bound), func(t *testing.T) {
+	for _, bound := range []string{boundQuery, xmaxBound} {
+		t.Run(fmt.Sprintf("bound %.20s", bound), func(t *testing.T) {
 			w := newWorld(t)
 			alice := w.client(t, "alice")
-			query := pullQuery
-			if !bound {
-				query = strings.Replace(pullQuery, xminBound, "", 1)
-				if query == pullQuery {
-					t.Fatal("the pull query has no xmin bound to remove")
-				}
-			}
 			// A raw connection of Alice's stands for a push still running.
 			slow, err := pgx.Connect(ctx, w.s.SocketURL("alice", pw("alice"), w.db))
 			if err != nil {
@@ -272,24 +272,306 @@ func TestLateCommitNeverSkipped(t *testing.T) {
 			if _, err := alice.Push(ctx, []wire.Record{early}); err != nil {
 				t.Fatal(err)
 			}
-			p1, err := alice.pull(ctx, "", 100, query)
+			p1, err := alice.pull(ctx, "", 100, bound)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := tx.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
-			p2, err := alice.pull(ctx, p1.Next, 100, query)
+			p2, err := alice.pull(ctx, p1.Next, 100, bound)
 			if err != nil {
 				t.Fatal(err)
 			}
 			seen := gids(append(p1.Records, p2.Records...))
-			if bound {
-				if len(p1.Records) != 0 || seen[late.GID] != 1 || seen[early.GID] != 1 {
-					t.Fatalf("with the bound: first pull %d records, then late %d early %d", len(p1.Records), seen[late.GID], seen[early.GID])
+			if bound == boundQuery {
+				if len(p1.Records) != 0 || !p1.More || seen[late.GID] != 1 || seen[early.GID] != 1 || p2.More {
+					t.Fatalf("with the bound: first pull %d records (more %v), then late %d early %d (more %v)",
+						len(p1.Records), p1.More, seen[late.GID], seen[early.GID], p2.More)
 				}
 			} else if seen[early.GID] != 1 || seen[late.GID] != 0 {
 				t.Fatalf("control without the bound: late %d early %d; it should have lost late", seen[late.GID], seen[early.GID])
+			}
+		})
+	}
+}
+
+// A pull goes in the order of transaction ids as numbers, not as their text: across 99 to
+// 100 (as across 999,999 to 1,000,000 on a server) a page of one finds each record once.
+func TestPullOrderIsNumeric(t *testing.T) {
+	w := newWorld(t)
+	alice := w.client(t, "alice")
+	recs := []wire.Record{obs(t, "p", "laptop", "at 99"), obs(t, "p", "laptop", "at 100"), obs(t, "p", "laptop", "at 101")}
+	if _, err := alice.Push(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	for i, tx := range []int{99, 100, 101} {
+		w.s.Exec(t, w.db, `ALTER TABLE claude_mem.records DISABLE TRIGGER records_tombstone;
+			UPDATE claude_mem.records SET txid = `+fmt.Sprint(tx)+`::text::xid8 WHERE gid = '`+recs[i].GID+`';
+			ALTER TABLE claude_mem.records ENABLE TRIGGER records_tombstone`)
+	}
+	got, _ := pullAll(t, alice, "", 1)
+	if len(got) != 3 || got[0].GID != recs[0].GID || got[1].GID != recs[1].GID || got[2].GID != recs[2].GID {
+		t.Fatalf("pulled %d records, want the 3 in the order of their ids", len(got))
+	}
+}
+
+// The bound's reading of pg_locks, case by case, on locks made up for one transaction of
+// the snapshot: it bounds the pull unless it is seen running (its id's lock held in a
+// virtual transaction that has not ended, "N/0" once it has) without a lock on records
+// that lets it write, in this database.
+func TestBoundReadsLocks(t *testing.T) {
+	w := newWorld(t)
+	hold, err := pgx.Connect(ctx, w.s.DSN(w.db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Close(ctx)
+	tx, err := hold.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	var x uint64
+	if err := tx.QueryRow(ctx, "SELECT pg_current_xact_id()::text::bigint").Scan(&x); err != nil {
+		t.Fatal(err)
+	}
+	w.s.Exec(t, w.db, "SELECT pg_current_xact_id()") // a later one ends: x is in every snapshot's xip
+	var records, here, elsewhere uint32
+	if err := w.su.QueryRow(ctx, `SELECT 'claude_mem.records'::regclass::oid, (SELECT oid FROM pg_database WHERE datname = current_database()),
+		(SELECT oid FROM pg_database WHERE datname = 'postgres')`).Scan(&records, &here, &elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	xid := fmt.Sprint(x % (1 << 32))
+	id := func(vx string) string {
+		return fmt.Sprintf("('transactionid', NULL::oid, NULL::oid, '%s'::xid, '%s', 'ExclusiveLock', true)", xid, vx)
+	}
+	rel := func(db uint32, vx, mode string) string {
+		return fmt.Sprintf("('relation', %d::oid, %d::oid, NULL::xid, '%s', '%s', true)", db, records, vx, mode)
+	}
+	for _, c := range []struct {
+		name   string
+		locks  []string
+		bounds bool
+	}{
+		{"writing", []string{id("5/7"), rel(here, "5/7", "RowExclusiveLock")}, true},
+		{"writing, its id's lock not taken yet", []string{rel(here, "5/7", "RowExclusiveLock")}, true},
+		{"ended, its id's lock not yet released", []string{id("5/0")}, true},
+		{"ended", nil, true},
+		{"holding an id only", []string{id("5/7")}, false},
+		{"analyzing records", []string{id("5/7"), rel(here, "5/7", "ShareUpdateExclusiveLock")}, false},
+		{"reading records", []string{id("5/7"), rel(here, "5/7", "AccessShareLock")}, false},
+		{"writing a table of that oid in another database", []string{id("5/7"), rel(elsewhere, "5/7", "RowExclusiveLock")}, false},
+		{"another transaction writing", []string{id("5/7"), rel(here, "6/3", "RowExclusiveLock")}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows := append([]string{"('virtualxid', NULL::oid, NULL::oid, NULL::xid, '0/0', 'ExclusiveLock', false)"}, c.locks...)
+			q := strings.Replace(boundQuery, "FROM pg_locks WHERE granted", "FROM (VALUES "+strings.Join(rows, ", ")+
+				") AS pg_locks(locktype, database, relation, transactionid, virtualtransaction, mode, granted) WHERE granted", 1)
+			q = strings.Replace(q, "AS x\nWHERE", fmt.Sprintf("AS x\nWHERE x = '%d'::xid8 AND", x), 1)
+			if strings.Count(q, "VALUES") != 1 || !strings.Contains(q, "WHERE x = ") {
+				t.Fatal("boundQuery changed: the test's edits of it no longer apply")
+			}
+			rr, err := w.su.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rr.Rollback(ctx)
+			var bound, xmax uint64
+			if err := rr.QueryRow(ctx, "SELECT ("+q+")::bigint, pg_snapshot_xmax(pg_current_snapshot())::text::bigint").Scan(&bound, &xmax); err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]uint64{true: x, false: xmax}[c.bounds]; bound != want || x >= xmax {
+				t.Fatalf("bound %d, want %d (the transaction %d, the snapshot's xmax %d)", bound, want, x, xmax)
+			}
+		})
+	}
+}
+
+// A transaction holding an id that writes no records (in another database of the cluster,
+// on another table, ANALYZE of records as autovacuum runs it after a bulk push, a read of
+// records) holds no pull back: every committed record is read, and the last page says it
+// is the end. The control is the snapshot's xmin as the bound, which reads none of them.
+func TestUnrelatedTransactionHoldsNoPullBack(t *testing.T) {
+	holders := []struct {
+		name string
+		db   func(w *world) string // where it runs, as the superuser
+		sql  string
+	}{
+		{"another database", func(w *world) string { return w.s.NewDB(t) }, "SELECT pg_current_xact_id()"},
+		{"another table", func(w *world) string { return w.db }, "INSERT INTO public.other VALUES (1)"},
+		{"analyze of records", func(w *world) string { return w.db }, "ANALYZE claude_mem.records; SELECT pg_current_xact_id()"},
+		{"read of records", func(w *world) string { return w.db }, "SELECT pg_current_xact_id(); SELECT count(*) FROM claude_mem.records"},
+	}
+	for _, h := range holders {
+		t.Run(h.name, func(t *testing.T) {
+			w := newWorld(t)
+			alice := w.client(t, "alice")
+			w.s.Exec(t, w.db, "CREATE TABLE public.other (x int)")
+			db := h.db(w)
+			hold, err := pgx.Connect(ctx, w.s.DSN(db))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer hold.Close(ctx)
+			tx, err := hold.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback(ctx)
+			if _, err := tx.Exec(ctx, h.sql); err != nil {
+				t.Fatal(err)
+			}
+			var xid string
+			if err := tx.QueryRow(ctx, "SELECT pg_current_xact_id_if_assigned()::text").Scan(&xid); err != nil || xid == "" {
+				t.Fatalf("the holder has no transaction id (%q, %v)", xid, err)
+			}
+			var recs []wire.Record
+			for i := range 30 {
+				recs = append(recs, obs(t, "p", "laptop", fmt.Sprintf("r%d", i)))
+			}
+			for i := 0; i < len(recs); i += 10 {
+				if _, err := alice.Push(ctx, recs[i:i+10]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			control, err := alice.pull(ctx, "", 7, xminBound)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// It cuts the page at none; that there is more beyond it is all a run learns.
+			if len(control.Records) != 0 || !control.More {
+				t.Fatalf("control: the xmin bound read %d records (more %v); it should have stopped at none, held",
+					len(control.Records), control.More)
+			}
+			got, _ := pullAll(t, alice, "", 7)
+			if g := gids(got); len(got) != len(recs) || len(g) != len(recs) {
+				t.Fatalf("pulled %d (%d distinct) of %d while %s held an id", len(got), len(g), len(recs), h.name)
+			}
+		})
+	}
+}
+
+// A transaction of the pull's snapshot that has ended when pg_locks is read may have written
+// records: it bounds the pull, and its rows come by the next. Here the writer commits while
+// the pull waits (an advisory lock put in place of the moment between the snapshot and
+// pg_locks). The control only counts transactions seen holding the lock: it loses the row.
+func TestWriterEndedBeforeLocksRead(t *testing.T) {
+	wait := strings.Replace(boundQuery, "FROM pg_locks WHERE granted",
+		"FROM (SELECT pg_advisory_xact_lock_shared(7)::text AS v) AS w, LATERAL (SELECT * FROM pg_locks WHERE w.v = '' OFFSET 0) AS pl WHERE granted", 1)
+	seenOnly := strings.Replace(wait, "NOT IN (SELECT xid FROM others)",
+		"IN (SELECT xid FROM l WHERE locktype = 'transactionid' AND vx IN (SELECT vx FROM writers))", 1)
+	if wait == boundQuery || seenOnly == wait {
+		t.Fatal("boundQuery changed: the test's edits of it no longer apply")
+	}
+	for _, bound := range []string{wait, seenOnly} {
+		t.Run(fmt.Sprintf("conservative %v", bound == wait), func(t *testing.T) {
+			w := newWorld(t)
+			alice := w.client(t, "alice")
+			slow, err := pgx.Connect(ctx, w.s.SocketURL("alice", pw("alice"), w.db))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer slow.Close(ctx)
+			tx, err := slow.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback(ctx)
+			late := obs(t, "p", "laptop", "late")
+			if _, err := tx.Exec(ctx, `INSERT INTO claude_mem.records (gid, kind, machine, project, at, body)
+				VALUES ($1, 'observation', 'laptop', 'p', now(), $2)`, late.GID, string(late.Body)); err != nil {
+				t.Fatal(err)
+			}
+			early := obs(t, "p", "desktop", "early")
+			if _, err := alice.Push(ctx, []wire.Record{early}); err != nil {
+				t.Fatal(err)
+			}
+			gate, err := pgx.Connect(ctx, w.s.DSN(w.db))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gate.Close(ctx)
+			if _, err := gate.Exec(ctx, "SELECT pg_advisory_lock(7)"); err != nil {
+				t.Fatal(err)
+			}
+			type result struct {
+				p   wire.Page
+				err error
+			}
+			done := make(chan result, 1)
+			go func() { p, err := alice.pull(ctx, "", 100, bound); done <- result{p, err} }()
+			waitFor(t, func() bool {
+				var n int
+				return gate.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+					WHERE usename = 'alice' AND wait_event_type = 'Lock' AND wait_event = 'advisory'`).Scan(&n) == nil && n == 1
+			})
+			if err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := gate.Exec(ctx, "SELECT pg_advisory_unlock(7)"); err != nil {
+				t.Fatal(err)
+			}
+			r := <-done
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			rest, _ := pullAll(t, alice, r.p.Next, 100)
+			seen := gids(append(r.p.Records, rest...))
+			if bound == wait {
+				if len(r.p.Records) != 0 || !r.p.More || seen[late.GID] != 1 || seen[early.GID] != 1 {
+					t.Fatalf("first pull %d records (more %v), then late %d early %d", len(r.p.Records), r.p.More, seen[late.GID], seen[early.GID])
+				}
+			} else if seen[early.GID] != 1 || seen[late.GID] != 0 {
+				t.Fatalf("control: late %d early %d; it should have lost late", seen[late.GID], seen[early.GID])
+			}
+		})
+	}
+}
+
+// A push by COPY stages its records (and so takes its transaction id) before it writes
+// records: it locks them first, or a pull in between would not know it for a writer. Here
+// a pull and a later push run while it is staged. The control stages without the lock: the
+// pull passes it by and its records are lost to that puller.
+func TestPushByCopyLocksFirst(t *testing.T) {
+	for _, lock := range []string{lockRecords, "SELECT 1"} {
+		t.Run(fmt.Sprintf("lock %v", lock == lockRecords), func(t *testing.T) {
+			w := newWorld(t)
+			alice, other, puller := w.client(t, "alice"), w.client(t, "alice"), w.client(t, "alice")
+			recs := make([]wire.Record, CopyMin)
+			for i := range recs {
+				recs[i] = obs(t, "p", "laptop", fmt.Sprintf("c%d", i))
+			}
+			early := obs(t, "p", "desktop", "early")
+			var p1 wire.Page
+			var hookErr error
+			staged := 0
+			afterStage = func() {
+				staged++
+				if _, hookErr = other.Push(ctx, []wire.Record{early}); hookErr == nil {
+					p1, hookErr = puller.Pull(ctx, "", 10*CopyMin)
+				}
+			}
+			t.Cleanup(func() { afterStage = func() {} })
+			if got, err := alice.push(ctx, recs, lock); err != nil || len(got.Stored) != len(recs) {
+				t.Fatalf("push: %d stored, %v", len(got.Stored), err)
+			}
+			if staged != 1 || hookErr != nil {
+				t.Fatalf("staged %d times, %v", staged, hookErr)
+			}
+			rest, _ := pullAll(t, puller, p1.Next, 10*CopyMin)
+			seen := gids(append(p1.Records, rest...))
+			copied := 0
+			for _, r := range recs {
+				copied += seen[r.GID]
+			}
+			if lock == lockRecords {
+				if len(p1.Records) != 0 || !p1.More || copied != len(recs) || seen[early.GID] != 1 {
+					t.Fatalf("pull while staged: %d records (more %v); then %d of %d copied, early %d",
+						len(p1.Records), p1.More, copied, len(recs), seen[early.GID])
+				}
+			} else if copied != 0 || seen[early.GID] != 1 {
+				t.Fatalf("control: %d of %d copied, early %d; it should have lost the copied", copied, len(recs), seen[early.GID])
 			}
 		})
 	}

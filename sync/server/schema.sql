@@ -31,8 +31,8 @@ CREATE SEQUENCE claude_mem.records_seq;
 
 -- One row per record. owner is the role that inserted it: nobody may name it (no INSERT
 -- privilege on the column) and the policy checks it. seq and txid order a pull: txid is the
--- writing transaction, so a pull reads only below the oldest running one and never skips a
--- transaction that commits later.
+-- writing transaction, so a pull reads only below the oldest running one that writes records
+-- (every writer locks the table first) and never skips a transaction that commits later.
 CREATE TABLE claude_mem.records (
 	gid     uuid PRIMARY KEY,
 	kind    text NOT NULL CHECK (kind IN ('session', 'observation', 'summary', 'prompt')),

@@ -109,6 +109,17 @@ func install(ctx context.Context, conn *pgx.Conn, migs []string) (done Installed
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
 		return done, err
 	}
+	// Renumbering writes records, and every writer locks them before it takes a transaction
+	// id (a pull reads below the oldest running one holding this lock: remote's boundQuery).
+	// This one takes its id from the bootstrap or the migrations on; a fresh install has no
+	// table to lock yet, nor rows.
+	if _, err := tx.Exec(ctx, `DO $$ BEGIN
+		IF to_regclass('claude_mem.records') IS NOT NULL THEN
+			LOCK TABLE claude_mem.records IN ROW EXCLUSIVE MODE;
+		END IF;
+	END $$`); err != nil {
+		return done, err
+	}
 	// Read committed: this statement sees what an install that held the lock committed.
 	var exists bool
 	if err := tx.QueryRow(ctx, "SELECT to_regclass('claude_mem.schema_version') IS NOT NULL").Scan(&exists); err != nil {
