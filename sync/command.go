@@ -31,7 +31,13 @@ func Foreground(ctx context.Context, deps Deps, out, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(out, ProgressLine(res.Progress))
+	line := ProgressLine(res.Progress)
+	if !res.Finished {
+		// A push still running on the server held the pull back: say so, or the person
+		// takes what arrived for all there is.
+		line += "; more waits on the server: run `claude-mem sync` again in a moment"
+	}
+	fmt.Fprintln(out, line)
 	return nil
 }
 

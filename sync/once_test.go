@@ -117,3 +117,25 @@ func TestStatus(t *testing.T) {
 		t.Fatalf("off: %s", b.String())
 	}
 }
+
+// A pull held back by a push still running on the server ends the foreground run with what
+// it could read, and its line says more waits; a run that read everything (the control)
+// does not.
+func TestForegroundSaysMoreWaits(t *testing.T) {
+	for _, held := range []int{0, 3} {
+		var h health.Health
+		srv := newServer()
+		other := newMachine("b", 10)
+		if _, err := Run(context.Background(), other, srv, Push, Options{Server: "s"}); err != nil {
+			t.Fatal(err)
+		}
+		srv.held = held
+		var out bytes.Buffer
+		if err := Foreground(context.Background(), testDeps(t, &store{machine: newMachine("a", 0)}, srv, nil, &h), &out, nil); err != nil {
+			t.Fatal(err)
+		}
+		if says := strings.Contains(out.String(), "more waits on the server"); says != (held > 0) {
+			t.Errorf("%d held back: %q", held, out.String())
+		}
+	}
+}

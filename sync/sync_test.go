@@ -69,6 +69,7 @@ type server struct {
 	log  []wire.Record
 	ids  map[string]int // gid → how many times stored (must stay 1)
 	fail func(op string) error
+	held int // the newest records a push still running holds back from pulls
 }
 
 func newServer() *server { return &server{ids: map[string]int{}} }
@@ -102,7 +103,7 @@ func (s *server) Pull(_ context.Context, c wire.Cursor, limit int) (wire.Page, e
 	if c != "" {
 		fmt.Sscan(string(c), &from)
 	}
-	to := min(from+limit, len(s.log))
+	to := max(from, min(from+limit, len(s.log)-s.held))
 	return wire.Page{Records: slices.Clone(s.log[from:to]), Next: wire.Cursor(fmt.Sprint(to)), More: to < len(s.log)}, nil
 }
 
