@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -171,7 +170,7 @@ func (db *DB) index() ftsIndex { return ftsIndex{db} }
 // newest window matches are found by id (which grows with time), then the newest window
 // of those by time, whatever their kind.
 func (x ftsIndex) Matches(ctx context.Context, match string, f rank.Filter, window, n int, flat bool) ([]rank.Match, error) {
-	docs, err := x.matchingDocs(ctx, match, f)
+	docs, err := x.storedDocs(ctx, f)
 	if err != nil || len(docs) == 0 {
 		return nil, err
 	}
@@ -188,7 +187,7 @@ func (x ftsIndex) Matches(ctx context.Context, match string, f rank.Filter, wind
 	stmt := newest + sqlLimit(n) // flat: every match alike, the newest first
 	switch {
 	case !flat && len(docs) == 1:
-		// One kind matches: its newest window is scored as FTS5 reads it, in one pass (a
+		// One kind stored: its newest window is scored as FTS5 reads it, in one pass (a
 		// history of observations alone pays nothing for the other kinds).
 		from, fargs := docs[0].from(match, f, false)
 		stmt, args = `SELECT * FROM (SELECT search_fts.rowid AS rid, `+searchRank+` AS score`+from+
@@ -229,24 +228,23 @@ func refOf(rid int64) vocab.Ref {
 	return vocab.Ref{Kind: searchDocs()[rid>>kindShift].kind, ID: rid & (1<<kindShift - 1)}
 }
 
-// matchingDocs are the kinds f allows that hold a match of match at all, whatever f's
-// other filters: one seek each, in one statement.
-func (x ftsIndex) matchingDocs(ctx context.Context, match string, f rank.Filter) ([]searchDoc, error) {
+// storedDocs are the kinds f allows that hold any record, by one seek each. A kind
+// without a match costs the window its cursor's seek; asking which kinds match cost three
+// cursors more, each seeking every word (and merging a prefix's words) again.
+func (x ftsIndex) storedDocs(ctx context.Context, f rank.Filter) ([]searchDoc, error) {
 	var allowed []searchDoc
 	var parts []string
-	var args []any
 	for _, d := range searchDocs() {
 		if f.Kinds != nil && !slices.Contains(f.Kinds, d.kind) || f.Type != "" && d.kind != vocab.KindObservation {
 			continue
 		}
-		parts = append(parts, `SELECT `+strconv.Itoa(len(allowed))+` FROM search_fts WHERE search_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT 1`)
-		args = append(args, match, d.offset, d.offset+1<<kindShift)
+		parts = append(parts, `SELECT `+strconv.Itoa(len(allowed))+` WHERE EXISTS (SELECT 1 FROM `+d.table+`)`)
 		allowed = append(allowed, d)
 	}
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	rows, err := x.db.sql.QueryContext(ctx, `SELECT * FROM (`+strings.Join(parts, `) UNION ALL SELECT * FROM (`)+`)`, args...)
+	rows, err := x.db.sql.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +255,6 @@ func (x ftsIndex) matchingDocs(ctx context.Context, match string, f rank.Filter)
 		out = append(out, allowed[i])
 		return err
 	})
-	slices.SortFunc(out, func(a, b searchDoc) int { return cmp.Compare(a.offset, b.offset) })
 	return out, err
 }
 
