@@ -176,7 +176,7 @@ func (x ftsIndex) Matches(ctx context.Context, match string, f rank.Filter, wind
 		// One kind stored: its newest window is scored as FTS5 reads it, in one pass (a
 		// history of observations alone pays nothing for the other kinds).
 		from, args := docs[0].from(match, f, false)
-		return x.scored(ctx, x.db.sql, `SELECT * FROM (SELECT search_fts.rowid AS rid, `+searchRank+` AS score`+from+
+		return scored(ctx, x.db.sql, `SELECT * FROM (SELECT search_fts.rowid AS rid, `+searchRank+` AS score`+from+
 			` ORDER BY search_fts.rowid DESC`+sqlLimit(window)+`) ORDER BY score, rid`+sqlLimit(n), args...)
 	}
 	conn, err := x.db.sql.Conn(ctx)
@@ -201,13 +201,13 @@ func (x ftsIndex) Matches(ctx context.Context, match string, f rank.Filter, wind
 	// make the pool moved LoCoMo's hit@5 by a question (newest first lost one); the hits'
 	// own order still breaks ties by recency (rank). The window is a filter (+), never a
 	// constraint FTS5 would be handed one rowid at a time.
-	return x.scored(ctx, conn, `SELECT rowid AS rid, `+searchRank+` AS score FROM search_fts
+	return scored(ctx, conn, `SELECT rowid AS rid, `+searchRank+` AS score FROM search_fts
 WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ? AND +rowid IN (SELECT value FROM json_each(?))
 ORDER BY score, rid`+sqlLimit(n), match, slices.Min(rids), slices.Max(rids), string(list))
 }
 
 // scored reads the matches a statement scores (rid, score).
-func (x ftsIndex) scored(ctx context.Context, q querier, stmt string, args ...any) ([]rank.Match, error) {
+func scored(ctx context.Context, q querier, stmt string, args ...any) ([]rank.Match, error) {
 	rows, err := q.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, err
