@@ -178,8 +178,8 @@ const (
 	// maxTerms bounds the terms of one query: a pasted page is searched by its first
 	// maxTerms distinct words.
 	maxTerms = 64
-	// exclusionPool: a query with -word ranks this many times pool before dropping the
-	// records holding it.
+	// exclusionPool: a query with -word reads this many times pool, so that a pool remains
+	// once the records holding it are dropped.
 	exclusionPool = 4
 	// ubiquitySample: how many of a term's newest matches tell whether it is in most
 	// records (see informative).
@@ -248,7 +248,8 @@ func search(ctx context.Context, idx Index, text string, f Filter, limit, window
 	if len(q.terms) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	n := max(pool, limit)
+	kept := max(pool, limit)
+	n := kept
 	if len(q.not) > 0 {
 		n *= exclusionPool // so that enough remain once the excluded are dropped
 	}
@@ -272,6 +273,9 @@ func search(ctx context.Context, idx Index, text string, f Filter, limit, window
 	if err != nil || len(cands) == 0 {
 		return nil, err
 	}
+	// The best pool of those left are ranked further, as without an exclusion: the rest
+	// cost their details and terms (a third of an excluding search) to rank lower.
+	cands = cands[:min(len(cands), kept)]
 	byKey := map[vocab.Ref]*candidate{}
 	for i := range cands {
 		byKey[vocab.Ref{Kind: cands[i].Kind, ID: cands[i].ID}] = &cands[i]

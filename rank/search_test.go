@@ -492,3 +492,36 @@ func TestSearchAnswerRanksAboveItsQuestion(t *testing.T) {
 		})
 	}
 }
+
+// An exclusion that drops nothing ranks as the query without it: the best pool of the
+// matches left is ranked, not the four times as many read so that enough remain. The
+// control: a weak match next to the best one is found by context alone in the plain search
+// (ranked in a larger pool it would have come back as a match of its own, ranked otherwise).
+func TestSearchExclusionRanksThePlainPool(t *testing.T) {
+	db, _ := memtest.Open(t)
+	long := strings.Repeat("word ", 300)
+	memtest.Remember(t, db, memtest.Session("a", "web"), 1, []store.Observation{
+		{Type: "discovery", Title: "Flaky", At: memtest.At(1)},
+		{Type: "discovery", Title: "Long note", Narrative: "flaky " + long, At: memtest.At(2)},
+	}, nil)
+	var many, short []store.Observation
+	for i := range 120 {
+		many = append(many, store.Observation{Type: "discovery", Title: "Flaky case " + strconv.Itoa(i) + " " + strings.Repeat("more ", 40), At: memtest.At(10 + i)})
+	}
+	for i := range 500 {
+		short = append(short, store.Observation{Type: "discovery", Title: "note " + strconv.Itoa(i), At: memtest.At(200 + i)})
+	}
+	memtest.Remember(t, db, memtest.Session("b", "web"), 10, many, nil)
+	memtest.Remember(t, db, memtest.Session("c", "web"), 200, short, nil)
+	plain := mustSearch(t, db, "flaky")
+	note := slices.IndexFunc(plain, func(h rank.Hit) bool { return h.Title == "Long note" })
+	if len(plain) == 0 || plain[0].Title != "Flaky" || note < 0 || !plain[note].Context {
+		t.Fatalf("plain hits %v: want the best match first, and the long note after it by context alone", keys(plain))
+	}
+	excluding := mustSearch(t, db, "flaky -nosuchword")
+	if !reflect.DeepEqual(excluding, plain) {
+		i := slices.IndexFunc(excluding, func(h rank.Hit) bool { return h.Title == "Long note" })
+		t.Errorf("excluding a word no record holds: the long note is hit %d, context %v; want the plain search's hits (hit %d, by context)",
+			i, i >= 0 && excluding[i].Context, note)
+	}
+}

