@@ -32,26 +32,36 @@ func Key(dir, name string) string {
 // config: <dir>/.git/config, or, for a .git file (a worktree, a submodule), the config of
 // its gitdir's common dir.
 func gitConfig(dir string) (string, bool) {
+	marker, fi, ok := dotGit(dir)
+	if !ok {
+		return "", false
+	}
+	if fi.IsDir() {
+		return filepath.Join(marker, "config"), true
+	}
+	gitdir, ok := pointer(marker, "gitdir:")
+	if !ok {
+		return "", false
+	}
+	// A linked worktree's gitdir (<main>/.git/worktrees/<name>) names the shared dir in its
+	// commondir file; a submodule's has none and holds its own config.
+	if common, ok := pointer(filepath.Join(gitdir, "commondir"), ""); ok {
+		gitdir = common
+	}
+	return filepath.Join(gitdir, "config"), true
+}
+
+// dotGit walks up from dir to the first .git (a directory, or a worktree's or submodule's
+// gitdir file) and returns its path and what it is.
+func dotGit(dir string) (string, os.FileInfo, bool) {
 	for {
 		marker := filepath.Join(dir, ".git")
 		if fi, err := os.Stat(marker); err == nil {
-			if fi.IsDir() {
-				return filepath.Join(marker, "config"), true
-			}
-			gitdir, ok := pointer(marker, "gitdir:")
-			if !ok {
-				return "", false
-			}
-			// A linked worktree's gitdir (<main>/.git/worktrees/<name>) names the shared
-			// dir in its commondir file; a submodule's has none and holds its own config.
-			if common, ok := pointer(filepath.Join(gitdir, "commondir"), ""); ok {
-				gitdir = common
-			}
-			return filepath.Join(gitdir, "config"), true
+			return marker, fi, true
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", false
+			return "", nil, false
 		}
 		dir = parent
 	}

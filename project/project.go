@@ -3,10 +3,7 @@
 package project
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -98,51 +95,26 @@ func Derive(cwd string, o Options) (Project, error) {
 // findRepo walks up from dir to the first directory holding .git and returns the project's
 // root: that directory, or the main repository when .git is a worktree's gitdir file.
 func findRepo(dir, goos string) (string, bool) {
-	for {
-		marker := filepath.Join(dir, ".git")
-		if fi, err := os.Stat(marker); err == nil {
-			if fi.Mode().IsRegular() {
-				if main, ok := worktreeMain(marker, goos); ok {
-					return main, true
-				}
-			}
-			return dir, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
+	marker, fi, ok := dotGit(dir)
+	if !ok {
+		return "", false
 	}
+	if fi.Mode().IsRegular() {
+		if main, ok := worktreeMain(marker, goos); ok {
+			return main, true
+		}
+	}
+	return filepath.Dir(marker), true
 }
 
 // worktreeMain reads a .git file and, when its `gitdir:` is <main>/.git/worktrees/<name>,
 // returns <main>. Any other gitdir (a submodule's <super>/.git/modules/<name>, a bare
 // repository) is not a worktree of a main checkout.
 func worktreeMain(gitFile, goos string) (string, bool) {
-	f, err := os.Open(gitFile)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	// A gitdir file is one short line; never read more than a path's worth.
-	head, err := io.ReadAll(io.LimitReader(f, 4096))
-	if err != nil {
-		return "", false
-	}
-	line, _, _ := bytes.Cut(head, []byte("\n"))
-	rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("gitdir:"))
+	gitdir, ok := pointer(gitFile, "gitdir:")
 	if !ok {
 		return "", false
 	}
-	gitdir := filepath.FromSlash(string(bytes.TrimSpace(rest)))
-	if gitdir == "" {
-		return "", false
-	}
-	if !filepath.IsAbs(gitdir) {
-		gitdir = filepath.Join(filepath.Dir(gitFile), gitdir)
-	}
-	gitdir = filepath.Clean(gitdir)
 	worktrees := filepath.Dir(gitdir)
 	dotgit := filepath.Dir(worktrees)
 	if filepath.Base(worktrees) != "worktrees" || filepath.Base(dotgit) != ".git" {

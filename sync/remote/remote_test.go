@@ -245,6 +245,33 @@ const (
 	xminBound = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text` // the whole cluster's oldest
 )
 
+// lateWriter is a push still running (a raw connection of Alice's, its transaction open,
+// rolled back when the test ends unless committed) that took its id before a push of hers
+// that has committed: it returns the open transaction, its record and the committed one.
+func lateWriter(t *testing.T, w *world, alice *Client) (pgx.Tx, wire.Record, wire.Record) {
+	t.Helper()
+	slow, err := pgx.Connect(ctx, w.s.SocketURL("alice", pw("alice"), w.db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { slow.Close(ctx) })
+	tx, err := slow.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback(ctx) })
+	late := obs(t, "p", "laptop", "late")
+	if _, err := tx.Exec(ctx, `INSERT INTO claude_mem.records (gid, kind, machine, project, at, body)
+		VALUES ($1, 'observation', 'laptop', 'p', now(), $2)`, late.GID, string(late.Body)); err != nil {
+		t.Fatal(err)
+	}
+	early := obs(t, "p", "desktop", "early")
+	if _, err := alice.Push(ctx, []wire.Record{early}); err != nil {
+		t.Fatal(err)
+	}
+	return tx, late, early
+}
+
 // A transaction that took its id first and commits after a later one is read, never
 // skipped; the page it holds back says there is more. The control pulls without a bound: it
 // loses that row.
@@ -253,25 +280,7 @@ func TestLateCommitNeverSkipped(t *testing.T) {
 		t.Run(fmt.Sprintf("bound %.20s", bound), func(t *testing.T) {
 			w := newWorld(t)
 			alice := w.client(t, "alice")
-			// A raw connection of Alice's stands for a push still running.
-			slow, err := pgx.Connect(ctx, w.s.SocketURL("alice", pw("alice"), w.db))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer slow.Close(ctx)
-			tx, err := slow.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			late := obs(t, "p", "laptop", "late")
-			if _, err := tx.Exec(ctx, `INSERT INTO claude_mem.records (gid, kind, machine, project, at, body)
-				VALUES ($1, 'observation', 'laptop', 'p', now(), $2)`, late.GID, string(late.Body)); err != nil {
-				t.Fatal(err)
-			}
-			early := obs(t, "p", "desktop", "early")
-			if _, err := alice.Push(ctx, []wire.Record{early}); err != nil {
-				t.Fatal(err)
-			}
+			tx, late, early := lateWriter(t, w, alice)
 			p1, err := alice.pull(ctx, "", 100, bound)
 			if err != nil {
 				t.Fatal(err)
@@ -468,25 +477,7 @@ func TestWriterEndedBeforeLocksRead(t *testing.T) {
 		t.Run(fmt.Sprintf("conservative %v", bound == wait), func(t *testing.T) {
 			w := newWorld(t)
 			alice := w.client(t, "alice")
-			slow, err := pgx.Connect(ctx, w.s.SocketURL("alice", pw("alice"), w.db))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer slow.Close(ctx)
-			tx, err := slow.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tx.Rollback(ctx)
-			late := obs(t, "p", "laptop", "late")
-			if _, err := tx.Exec(ctx, `INSERT INTO claude_mem.records (gid, kind, machine, project, at, body)
-				VALUES ($1, 'observation', 'laptop', 'p', now(), $2)`, late.GID, string(late.Body)); err != nil {
-				t.Fatal(err)
-			}
-			early := obs(t, "p", "desktop", "early")
-			if _, err := alice.Push(ctx, []wire.Record{early}); err != nil {
-				t.Fatal(err)
-			}
+			tx, late, early := lateWriter(t, w, alice)
 			gate, err := pgx.Connect(ctx, w.s.DSN(w.db))
 			if err != nil {
 				t.Fatal(err)
