@@ -130,7 +130,7 @@ func (db *DB) SearchMemory(ctx context.Context, query string, f rank.Filter, lim
 		}
 		f.Kinds = []string{vocab.KindObservation}
 	}
-	hits, err := rank.Compact(searchContext(ctx), db.index(), query, f, limit)
+	hits, err := rank.Compact(searchContext(ctx), db.index(f), query, f, limit)
 	if err != nil {
 		return nil, db.fail("search", err)
 	}

@@ -240,7 +240,7 @@ func TestSearchWindowSpansEveryKind(t *testing.T) {
 // windowTitles are the titles, sorted, of the index's matches of "flaky" in project
 // within window, scored as ranking asks for them.
 func windowTitles(ctx context.Context, db *DB, project string, window int) ([]string, error) {
-	matches, err := db.index().Matches(ctx, `"flaky"`, rank.Filter{Project: project}, window, 10, false)
+	matches, err := db.index(rank.Filter{}).Matches(ctx, `"flaky"`, rank.Filter{Project: project}, window, 10, false)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +248,7 @@ func windowTitles(ctx context.Context, db *DB, project string, window int) ([]st
 	for i, m := range matches {
 		refs[i] = m.Ref
 	}
-	details, err := db.index().Details(ctx, refs)
+	details, err := db.index(rank.Filter{}).Details(ctx, refs)
 	var got []string
 	for _, d := range details {
 		got = append(got, d.Title)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/claude-mem/claude-mem-go/rank"
 	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
@@ -23,9 +24,9 @@ type origined struct {
 }
 
 // withOrigins fills Author and Machine, in place, of the pulled records among rows (a
-// []Observation, []Summary, []Prompt, []Entry, []StorySession or []Session; any other
-// value is left alone): one lookup by primary key per id read, so what the story, search
-// and the viewer read costs one query more. Records made here keep both empty.
+// []Observation, []Summary, []Prompt, []Entry, []rank.Hit, []StorySession or []Session;
+// any other value is left alone): one lookup by primary key per id read, so what the
+// story, search and the viewer read costs one query more. Records made here keep both empty.
 func (db *DB) withOrigins(ctx context.Context, rows any) error {
 	var refs []origined
 	switch v := rows.(type) {
@@ -42,6 +43,10 @@ func (db *DB) withOrigins(ctx context.Context, rows any) error {
 			refs = append(refs, origined{vocab.KindPrompt, itoa(v[i].ID), &v[i].Author, &v[i].Machine})
 		}
 	case []Entry:
+		for i := range v {
+			refs = append(refs, origined{v[i].Kind, itoa(v[i].ID), &v[i].Author, &v[i].Machine})
+		}
+	case []rank.Hit:
 		for i := range v {
 			refs = append(refs, origined{v[i].Kind, itoa(v[i].ID), &v[i].Author, &v[i].Machine})
 		}
