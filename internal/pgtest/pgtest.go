@@ -330,6 +330,24 @@ func (s *Server) Exec(t testing.TB, db, sql string, args ...any) {
 	}
 }
 
+// Begin opens a connection to url and begins a transaction on it, for a test that holds
+// one open while others run; it is rolled back and closed when the test ends.
+func Begin(t testing.TB, url string) pgx.Tx {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(ctx) })
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback(ctx) })
+	return tx
+}
+
 // CreatePerson makes a login role name with password (its password set again if it
 // exists: roles belong to the whole server, and tests in several databases share them).
 func (s *Server) CreatePerson(t testing.TB, name, password string) {

@@ -250,16 +250,7 @@ const (
 // that has committed: it returns the open transaction, its record and the committed one.
 func lateWriter(t *testing.T, w *world, alice *Client) (pgx.Tx, wire.Record, wire.Record) {
 	t.Helper()
-	slow, err := pgx.Connect(ctx, w.s.SocketURL("alice", pw("alice"), w.db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { slow.Close(ctx) })
-	tx, err := slow.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tx.Rollback(ctx) })
+	tx := pgtest.Begin(t, w.s.SocketURL("alice", pw("alice"), w.db))
 	late := obs(t, "p", "laptop", "late")
 	if _, err := tx.Exec(ctx, `INSERT INTO claude_mem.records (gid, kind, machine, project, at, body)
 		VALUES ($1, 'observation', 'laptop', 'p', now(), $2)`, late.GID, string(late.Body)); err != nil {
@@ -331,16 +322,7 @@ func TestPullOrderIsNumeric(t *testing.T) {
 // that lets it write, in this database.
 func TestBoundReadsLocks(t *testing.T) {
 	w := newWorld(t)
-	hold, err := pgx.Connect(ctx, w.s.DSN(w.db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hold.Close(ctx)
-	tx, err := hold.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
+	tx := pgtest.Begin(t, w.s.DSN(w.db))
 	var x uint64
 	if err := tx.QueryRow(ctx, "SELECT pg_current_xact_id()::text::bigint").Scan(&x); err != nil {
 		t.Fatal(err)
@@ -418,16 +400,7 @@ func TestUnrelatedTransactionHoldsNoPullBack(t *testing.T) {
 			alice := w.client(t, "alice")
 			w.s.Exec(t, w.db, "CREATE TABLE public.other (x int)")
 			db := h.db(w)
-			hold, err := pgx.Connect(ctx, w.s.DSN(db))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer hold.Close(ctx)
-			tx, err := hold.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tx.Rollback(ctx)
+			tx := pgtest.Begin(t, w.s.DSN(db))
 			if _, err := tx.Exec(ctx, h.sql); err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/claude-mem/claude-mem-go/internal/pgtest"
 	"github.com/claude-mem/claude-mem-go/sync"
 	"github.com/claude-mem/claude-mem-go/sync/remote"
 	"github.com/claude-mem/claude-mem-go/sync/wire"
@@ -76,16 +77,7 @@ func TestRunHeldBackByARunningPush(t *testing.T) {
 	if _, err := alice.Push(ctx, before); err != nil {
 		t.Fatal(err)
 	}
-	slow, err := pgx.Connect(ctx, url("alice"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Close(ctx)
-	tx, err := slow.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
+	tx := pgtest.Begin(t, url("alice"))
 	late := records(t, 1, "late")[0]
 	if _, err := tx.Exec(ctx, `INSERT INTO claude_mem.records (gid, kind, machine, project, at, body)
 		VALUES ($1, 'observation', 'laptop', 'p', now(), $2)`, late.GID, string(late.Body)); err != nil {
