@@ -7,13 +7,22 @@ import (
 	"unicode/utf8"
 )
 
-// term is one FTS5 query term: a word, a quoted phrase's words, or a prefix.
+// term is one FTS5 query term: a word, a quoted phrase's words, or a prefix. A prefix
+// the index spelled out (Index.Words) is matched as those words: any of them.
 type term struct {
 	words  []string
 	prefix bool
+	any    []string
 }
 
 func (t term) fts() string {
+	if len(t.any) > 0 {
+		s := `"` + strings.Join(t.any, `" OR "`) + `"`
+		if len(t.any) > 1 {
+			s = "(" + s + ")"
+		}
+		return s
+	}
 	s := `"` + strings.Join(t.words, " ") + `"`
 	if t.prefix {
 		s += "*"

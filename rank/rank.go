@@ -49,6 +49,10 @@ type Index interface {
 	Neighbours(ctx context.Context, around []Detail, n int) ([][2][]int64, error)
 	// Texts returns the indexed text of each of refs.
 	Texts(ctx context.Context, refs []vocab.Ref) (map[vocab.Ref]Text, error)
+	// Words returns the words of the index that the prefix query prefix* matches, each a
+	// match alone, when matching them is the cheaper way and there are at most n; ok is
+	// false when the prefix is to be matched as it is.
+	Words(ctx context.Context, prefix string, n int) (words []string, ok bool, err error)
 }
 
 // Match is one record matching a query, with its BM25 score (higher is better).
@@ -184,6 +188,9 @@ const (
 	// ubiquitySample: how many of a term's newest matches tell whether it is in most
 	// records (see informative).
 	ubiquitySample = 200
+	// prefixWords: a prefix beginning at most this many of the index's words is matched
+	// as those words (see spelledOut).
+	prefixWords = 16
 )
 
 // rankWindow bounds the work of ranking: bm25 costs a lookup per matching row, so a
@@ -252,6 +259,9 @@ func search(ctx context.Context, idx Index, text string, f Filter, limit, window
 	n := kept
 	if len(q.not) > 0 {
 		n *= exclusionPool // so that enough remain once the excluded are dropped
+	}
+	if err := spelledOut(ctx, idx, q.terms, q.not); err != nil {
+		return nil, err
 	}
 	terms, flat, err := informative(ctx, idx, q.terms)
 	if err != nil {
@@ -346,6 +356,26 @@ func informative(ctx context.Context, idx Index, terms []term) (kept []term, fla
 		return dense, true, nil
 	}
 	return kept, false, nil
+}
+
+// spelledOut matches each prefix term of lists as the words of the index it begins, when
+// Index.Words finds that cheaper (at most prefixWords of them): the same records match.
+func spelledOut(ctx context.Context, idx Index, lists ...[]term) error {
+	for _, ts := range lists {
+		for i, t := range ts {
+			if !t.prefix || len(t.words) != 1 {
+				continue
+			}
+			words, ok, err := idx.Words(ctx, t.words[0], prefixWords)
+			if err != nil {
+				return err
+			}
+			if ok {
+				ts[i].any = words
+			}
+		}
+	}
+	return nil
 }
 
 // coverage counts, for each candidate, how many of q's terms it holds.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/claude-mem/claude-mem-go/rank"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -88,3 +89,6 @@ type IntegrityError struct {
 func (e *IntegrityError) Error() string {
 	return fmt.Sprintf("store: integrity check failed: %d problem(s), first: %s", len(e.Problems), e.Problems[0])
 }
+
+// SearchIndex is the search index rank.Search reads for f.
+func (db *DB) SearchIndex(f rank.Filter) rank.Index { return db.index(f) }

@@ -311,9 +311,9 @@ var searchMigration = sync.OnceValue(func() string {
 	fmt.Fprintf(&b, "CREATE VIEW search_docs (rid, %s) AS\n%s;\n", strings.Join(searchColumns, ", "), strings.Join(arms, "\nUNION ALL "))
 	fmt.Fprintf(&b, `CREATE VIRTUAL TABLE search_fts USING fts5(
 	%s,
-	content='search_docs', content_rowid='rid', tokenize='porter unicode61 remove_diacritics 2', prefix='2 3'
+	content='search_docs', content_rowid='rid', tokenize='%s', prefix='2 3'
 );
-`, strings.Join(searchColumns, ", "))
+`, strings.Join(searchColumns, ", "), searchTokenize)
 	b.WriteString(triggers.String())
 	b.WriteString("INSERT INTO search_fts(search_fts) VALUES ('rebuild');\n")
 	return b.String()
