@@ -381,15 +381,26 @@ func (x ftsIndex) Holding(ctx context.Context, matches []string, refs []vocab.Re
 	if len(spans) == 0 {
 		return out, nil
 	}
-	// One statement for every match and span, prepared once.
-	st, err := x.db.sql.PrepareContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?`)
+	// One statement for every match and span, prepared once. Only the rows asked about
+	// come back: a common word holds most rows of a span, each a step of the driver.
+	st, err := x.db.sql.PrepareContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?
+AND +rowid IN (SELECT value FROM json_each(?))`)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
+	rids := make([]int64, 0, len(refs))
+	for _, d := range searchDocs() {
+		for _, r := range refs {
+			if r.Kind == d.kind {
+				rids = append(rids, d.offset+r.ID)
+			}
+		}
+	}
+	list, _ := json.Marshal(rids)
 	for i, m := range matches {
 		for _, s := range spans {
-			rows, err := st.QueryContext(ctx, m, s.lo, s.hi)
+			rows, err := st.QueryContext(ctx, m, s.lo, s.hi, string(list))
 			if err != nil {
 				return nil, err
 			}
