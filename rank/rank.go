@@ -333,6 +333,15 @@ func informative(ctx context.Context, idx Index, terms []term) (kept []term, fla
 		// words for an IDF that a one-term query does not need (23 ms over 100,000).
 		return terms, true, nil
 	}
+	if len(terms) > 1 {
+		// The terms together first: no term is denser than all of them (each one's
+		// sample-th newest match is no newer than theirs), so when they are not dense, no
+		// term is, and one cursor answered for all.
+		newest, nth, err := idx.Density(ctx, vocab.KindObservation, []string{joinTerms(terms)}, ubiquitySample)
+		if err != nil || newest < 4*ubiquitySample || !dense(newest, nth[0]) {
+			return terms, false, err
+		}
+	}
 	matches := make([]string, len(terms))
 	for i, t := range terms {
 		matches[i] = t.fts()
@@ -344,18 +353,24 @@ func informative(ctx context.Context, idx Index, terms []term) (kept []term, fla
 	if newest < 4*ubiquitySample || len(terms) < 2 && nth[0] == 0 {
 		return terms, false, nil
 	}
-	var dense []term
+	var common []term
 	for i, t := range terms {
-		if nth[i] == 0 || 5*ubiquitySample < 4*(newest-nth[i]+1) {
-			kept = append(kept, t) // fewer matches, or in under 4 in 5 of the records they span
+		if dense(newest, nth[i]) {
+			common = append(common, t)
 		} else {
-			dense = append(dense, t)
+			kept = append(kept, t)
 		}
 	}
 	if len(kept) == 0 {
-		return dense, true, nil
+		return common, true, nil
 	}
 	return kept, false, nil
+}
+
+// dense reports whether a term whose ubiquitySample-th newest match is observation nth (0:
+// it has fewer matches) is in at least 4 in 5 of the observations since, up to newest.
+func dense(newest, nth int64) bool {
+	return nth != 0 && 5*ubiquitySample >= 4*(newest-nth+1)
 }
 
 // spelledOut matches each prefix term of lists as the words of the index it begins, when
