@@ -15,10 +15,7 @@ import (
 // under 10 ms per query over all of them (logged; DESIGN §23, issue 36).
 func BenchmarkSearch100k(b *testing.B) {
 	ctx := context.Background()
-	db, _ := memtest.Open(b)
-	if err := seed.Observations(ctx, db, "bench", 100_000, memtest.T0); err != nil {
-		b.Fatal(err)
-	}
+	db := reader(b, func(db *store.DB) error { return seed.Observations(ctx, db, "bench", 100_000, memtest.T0) })
 	// The seed's words follow a Zipf distribution: the rank 0 word is in most observations.
 	w := seed.Words(0, 1, 2, 3, 4, 5, 7, 9, 40, 50, 60, 300, 5000)
 	vocab := map[int]string{}
@@ -45,10 +42,7 @@ func BenchmarkSearch100k(b *testing.B) {
 // BenchmarkSearch100k.
 func BenchmarkSearchStory100k(b *testing.B) {
 	ctx := context.Background()
-	db, _ := memtest.Open(b)
-	if err := seed.Story(ctx, db, "bench", 100_000, memtest.T0, time.UTC); err != nil {
-		b.Fatal(err)
-	}
+	db := reader(b, func(db *store.DB) error { return seed.Story(ctx, db, "bench", 100_000, memtest.T0, time.UTC) })
 	searchP95(b, db, []benchQuery{
 		{"common word", "handler", ""},
 		{"common word in project", "handler", "bench"},
@@ -59,6 +53,23 @@ func BenchmarkSearchStory100k(b *testing.B) {
 		{"excluded word", "ledger -webhook", "bench"},
 		{"prefix", "idem*", "bench"},
 	})
+}
+
+// reader seeds a new database with seed and opens it as search reads memory: read only
+// (hook search, the MCP server, the viewer), after the writer has closed it.
+func reader(b *testing.B, seed func(*store.DB) error) *store.DB {
+	b.Helper()
+	w, path := memtest.Open(b)
+	if err := seed(w); err != nil {
+		b.Fatal(err)
+	}
+	w.Close()
+	db, err := store.OpenReadOnly(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db
 }
 
 type benchQuery struct{ name, query, project string }
