@@ -38,7 +38,8 @@ func (s spelled) Words(ctx context.Context, prefix string, n int) ([]string, boo
 var prefixVocabulary = func() []string {
 	words := strings.Fields(`idempotent idempotency idempotence identity identifier identical agreed
 agreement agreeable retry retries retrying retrieval retrieve handler handlers handling naïveté café
-cafeteria generalization general generate connection connected connecting`)
+cafeteria generalization general generate connection connected connecting 東京都庁 東京タワー
+проверка проверить`)
 	for i := range 20 {
 		words = append(words, fmt.Sprintf("zeta%c%c", 'a'+i%5, 'a'+i/5))
 	}
