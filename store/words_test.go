@@ -34,7 +34,8 @@ func (s spelled) Words(ctx context.Context, prefix string, n int) ([]string, boo
 }
 
 // prefixVocabulary: words whose stems share beginnings, stems that are not their own stem
-// ("agreed" is "agre", which stems to "agr"), diacritics, and twenty words of one prefix.
+// ("agreed" is "agre", which stems to "agr"), diacritics, runs of Han and Kana (one word
+// each to the index), Cyrillic, and twenty words of one prefix.
 var prefixVocabulary = func() []string {
 	words := strings.Fields(`idempotent idempotency idempotence identity identifier identical agreed
 agreement agreeable retry retries retrying retrieval retrieve handler handlers handling naïveté café
