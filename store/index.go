@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -381,14 +382,9 @@ func (x ftsIndex) Holding(ctx context.Context, matches []string, refs []vocab.Re
 	if len(spans) == 0 {
 		return out, nil
 	}
-	// One statement for every match and span, prepared once. Only the rows asked about
+	// One statement for every match and span: each is a cursor of its own, and a
+	// statement for each cost its preparation and driver round. Only the rows asked about
 	// come back: a common word holds most rows of a span, each a step of the driver.
-	st, err := x.db.sql.PrepareContext(ctx, `SELECT rowid FROM search_fts WHERE search_fts MATCH ? AND rowid BETWEEN ? AND ?
-AND +rowid IN (SELECT value FROM json_each(?))`)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
 	rids := make([]int64, 0, len(refs))
 	for _, d := range searchDocs() {
 		for _, r := range refs {
@@ -398,26 +394,29 @@ AND +rowid IN (SELECT value FROM json_each(?))`)
 		}
 	}
 	list, _ := json.Marshal(rids)
+	args := []any{string(list)}
+	var arms []string
 	for i, m := range matches {
-		for _, s := range spans {
-			rows, err := st.QueryContext(ctx, m, s.lo, s.hi, string(list))
-			if err != nil {
-				return nil, err
-			}
-			err = scanAll(rows, func(r *sql.Rows) error {
-				var rid int64
-				err := r.Scan(&rid)
-				if ref := refOf(rid); asked[ref] {
-					out[i][ref] = true
-				}
-				return err
-			})
-			if err != nil {
-				return nil, err
-			}
+		args = append(args, m)
+		for _, sp := range spans {
+			arms = append(arms, fmt.Sprintf(`SELECT %d, rowid FROM search_fts WHERE search_fts MATCH ?%d AND rowid BETWEEN %d AND %d
+AND +rowid IN (SELECT value FROM json_each(?1))`, i, len(args), sp.lo, sp.hi))
 		}
 	}
-	return out, nil
+	rows, err := x.db.sql.QueryContext(ctx, strings.Join(arms, "\nUNION ALL\n"), args...)
+	if err != nil {
+		return nil, err
+	}
+	err = scanAll(rows, func(r *sql.Rows) error {
+		var i int
+		var rid int64
+		err := r.Scan(&i, &rid)
+		if ref := refOf(rid); asked[ref] {
+			out[i][ref] = true
+		}
+		return err
+	})
+	return out, err
 }
 
 // idsOf are the ids of refs of d's kind, as the JSON list a statement reads with json_each.
