@@ -10,11 +10,11 @@ import (
 	"github.com/claude-mem/claude-mem-go/vocab"
 )
 
-// sqlOrigins reads the origin of a kind's ids by primary key: a condition on state would
-// let the planner walk every pulled row by the state index instead. A record made here has
-// neither field.
-const sqlOrigins = `SELECT local_id, author, machine FROM sync_ids
-WHERE kind = ? AND local_id IN (SELECT value FROM json_each(?))`
+// sqlOrigins reads the origin of (kind, local id) pairs, each by primary key: a condition
+// on state would let the planner walk every pulled row by the state index instead. A record
+// made here has neither field.
+const sqlOrigins = `SELECT s.kind, s.local_id, s.author, s.machine FROM json_each(?) j
+JOIN sync_ids s ON s.kind = j.value->>0 AND s.local_id = j.value->>1`
 
 // origined is a read row that can say who made it: its kind in sync_ids, its local id, and
 // where its Author and Machine go.
@@ -62,31 +62,30 @@ func (db *DB) withOrigins(ctx context.Context, rows any) error {
 	if len(refs) == 0 {
 		return nil
 	}
-	byKind := map[string][]string{}
-	for _, r := range refs {
-		byKind[r.kind] = append(byKind[r.kind], r.id)
+	// Every kind's rows in one statement, each (kind, id) by primary key.
+	pairs := make([][2]string, len(refs))
+	for i, r := range refs {
+		pairs[i] = [2]string{r.kind, r.id}
+	}
+	b, err := json.Marshal(pairs)
+	if err != nil {
+		return err
 	}
 	type origin struct{ author, machine string }
 	found := map[[2]string]origin{}
-	for kind, ids := range byKind {
-		b, err := json.Marshal(ids)
-		if err != nil {
-			return err
-		}
-		rows, err := db.sql.QueryContext(ctx, sqlOrigins, kind, string(b))
-		if err != nil {
-			return db.fail("origins", err)
-		}
-		err = scanAll(rows, func(r *sql.Rows) error {
-			var id string
-			var o origin
-			err := r.Scan(&id, &o.author, &o.machine)
-			found[[2]string{kind, id}] = o
-			return err
-		})
-		if err != nil {
-			return db.fail("origins", err)
-		}
+	res, err := db.sql.QueryContext(ctx, sqlOrigins, string(b))
+	if err != nil {
+		return db.fail("origins", err)
+	}
+	err = scanAll(res, func(r *sql.Rows) error {
+		var kind, id string
+		var o origin
+		err := r.Scan(&kind, &id, &o.author, &o.machine)
+		found[[2]string{kind, id}] = o
+		return err
+	})
+	if err != nil {
+		return db.fail("origins", err)
 	}
 	for _, r := range refs {
 		if o, ok := found[[2]string{r.kind, r.id}]; ok {
