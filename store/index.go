@@ -357,22 +357,25 @@ ORDER BY rowid DESC LIMIT 1 OFFSET `+strconv.Itoa(sample-1)+`)`)
 // Holding looks each match up only within the rowid span of each kind's refs (FTS5 seeks
 // to it), not through its whole list of rows: a common word is in most of them.
 func (x ftsIndex) Holding(ctx context.Context, matches []string, refs []vocab.Ref) ([]map[vocab.Ref]bool, error) {
-	asked := make(map[vocab.Ref]bool, len(refs))
+	// The refs' rowids, and each kind's span of them (FTS5 seeks to it).
 	type span struct{ lo, hi int64 }
 	var spans []span
+	rids := make([]int64, 0, len(refs))
 	for _, d := range searchDocs() {
 		s := span{-1, -1}
 		for _, r := range refs {
-			if r.Kind == d.kind {
-				asked[r] = true
-				if s.lo < 0 {
-					s = span{r.ID, r.ID}
-				}
-				s.lo, s.hi = min(s.lo, r.ID), max(s.hi, r.ID)
+			if r.Kind != d.kind {
+				continue
 			}
+			rid := d.offset + r.ID
+			rids = append(rids, rid)
+			if s.lo < 0 {
+				s = span{rid, rid}
+			}
+			s.lo, s.hi = min(s.lo, rid), max(s.hi, rid)
 		}
 		if s.lo >= 0 {
-			spans = append(spans, span{d.offset + s.lo, d.offset + s.hi})
+			spans = append(spans, s)
 		}
 	}
 	out := make([]map[vocab.Ref]bool, len(matches))
@@ -385,14 +388,6 @@ func (x ftsIndex) Holding(ctx context.Context, matches []string, refs []vocab.Re
 	// One statement for every match and span: each is a cursor of its own, and a
 	// statement for each cost its preparation and driver round. Only the rows asked about
 	// come back: a common word holds most rows of a span, each a step of the driver.
-	rids := make([]int64, 0, len(refs))
-	for _, d := range searchDocs() {
-		for _, r := range refs {
-			if r.Kind == d.kind {
-				rids = append(rids, d.offset+r.ID)
-			}
-		}
-	}
 	list, _ := json.Marshal(rids)
 	args := []any{string(list)}
 	var arms []string
@@ -411,9 +406,7 @@ AND +rowid IN (SELECT value FROM json_each(?1))`, i, len(args), sp.lo, sp.hi))
 		var i int
 		var rid int64
 		err := r.Scan(&i, &rid)
-		if ref := refOf(rid); asked[ref] {
-			out[i][ref] = true
-		}
+		out[i][refOf(rid)] = true
 		return err
 	})
 	return out, err
