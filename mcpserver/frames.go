@@ -111,10 +111,12 @@ func members(v gjson.Result, names []string) (m map[string]gjson.Result, bad str
 
 // sdkID is an id the SDK reads back as it was: an integer well inside a float64's exact
 // range. Only a response carries one unchanged (it answers a request the SDK sent).
-var sdkID = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,14})$`)
+var sdkID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]{0,14})$`) })
 
-// errorCode is an error code the SDK reads (an int64).
-var errorCode = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`)
+// errorCode is an error code the SDK reads (an int64). Both patterns are compiled at
+// first use, as every pattern of the binary: every hook starts it, and their bounded
+// repetitions cost a tenth of a millisecond to compile.
+var errorCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`) })
 
 // admit is the frame to pass on to the SDK (a request's id replaced by the screen's own),
 // or, for a frame that is not one JSON-RPC 2.0 message the SDK reads as sent, the error
@@ -166,7 +168,7 @@ func (c *calls) admit(line []byte, tooLong bool) (pass, reply []byte) {
 		return c.cancelled(line, method, m["params"]), nil
 	case !m["result"].Exists() && !m["error"].Exists():
 		return invalid("no method")
-	case !sdkID.MatchString(id.Raw):
+	case !sdkID().MatchString(id.Raw):
 		return invalid("a response's id must be one the server sent")
 	}
 	if e := m["error"]; e.Exists() && e.Type != gjson.Null {
@@ -176,7 +178,7 @@ func (c *calls) admit(line []byte, tooLong bool) (pass, reply []byte) {
 			return invalid("error must be an object")
 		case bad != "":
 			return invalid("in error, " + bad)
-		case em["code"].Exists() && !errorCode.MatchString(em["code"].Raw):
+		case em["code"].Exists() && !errorCode().MatchString(em["code"].Raw):
 			return invalid("error code must be an integer")
 		case em["message"].Exists() && em["message"].Type != gjson.String:
 			return invalid("error message must be a string")

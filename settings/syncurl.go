@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // syncURL accepts a PostgreSQL connection URL (postgres:// or postgresql://, as libpq reads
@@ -34,8 +35,11 @@ func syncURL(v string, dst *string) error {
 	return nil
 }
 
-// passwordPair is a password given as a keyword or a query parameter.
-var passwordPair = regexp.MustCompile(`(?i)((?:^|[\s&?])(?:ssl)?password=)('(?:[^'\\]|\\.)*'|[^\s&]*)`)
+// passwordPair is a password given as a keyword or a query parameter. Compiled at first
+// use, as every pattern of the binary: every hook starts it.
+var passwordPair = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)((?:^|[\s&?])(?:ssl)?password=)('(?:[^'\\]|\\.)*'|[^\s&]*)`)
+})
 
 // ShownURL is a connection string as it may be shown (doctor, errors, health, sync
 // status): every password removed, the rest kept so the person sees which server.
@@ -53,5 +57,5 @@ func ShownURL(v string) string {
 			v = v[:i+3] + "xxxxx" + v[at:]
 		}
 	}
-	return passwordPair.ReplaceAllString(v, "${1}xxxxx")
+	return passwordPair().ReplaceAllString(v, "${1}xxxxx")
 }

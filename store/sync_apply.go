@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -254,7 +255,10 @@ func (a *applier) row(query string, args ...any) *sql.Row {
 }
 
 // canonicalGID is a UUID's text form as this product writes it: lowercase, hyphenated.
-var canonicalGID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+// Compiled at first use, as every pattern of the binary: every hook starts it.
+var canonicalGID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+})
 
 // known is what sync_ids holds of a gid.
 type known struct {
@@ -291,7 +295,7 @@ func (a *applier) apply(r wire.Record) (string, error) {
 	switch {
 	case table < 0:
 		return RejectKind, nil
-	case !canonicalGID.MatchString(r.GID):
+	case !canonicalGID().MatchString(r.GID):
 		return RejectGID, nil
 	}
 	author := a.author(r)
@@ -471,7 +475,7 @@ func hiddenRune(r rune) bool { return printable.Text(string(r)) != string(r) || 
 // gid of another kind or of a local session. A record cannot join a session that is not
 // its author's.
 func (a *applier) checkSession(gid, author string) (local, reason string, err error) {
-	if !canonicalGID.MatchString(gid) || a.queued[gid] { // a queued record is no session
+	if !canonicalGID().MatchString(gid) || a.queued[gid] { // a queued record is no session
 		return "", RejectSession, nil
 	}
 	k, ok, err := a.known(gid)

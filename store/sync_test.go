@@ -135,7 +135,7 @@ func TestSyncIDsOnEveryInsertPath(t *testing.T) {
 	}
 	gids, _ := queryList[string](ctx, db.sql, `SELECT gid FROM sync_ids`)
 	for _, g := range gids {
-		if !canonicalGID.MatchString(g) || g[14] != '7' || !strings.ContainsRune("89ab", rune(g[19])) {
+		if !canonicalGID().MatchString(g) || g[14] != '7' || !strings.ContainsRune("89ab", rune(g[19])) {
 			t.Errorf("gid %q is no UUIDv7", g)
 		}
 	}
@@ -370,7 +370,7 @@ func TestSyncTombstoneRoundTrip(t *testing.T) {
 			}
 			page := push(t, a, hereA())
 			for _, r := range page.Records {
-				if !r.Deleted || r.Machine != "laptop" || !canonicalGID.MatchString(r.GID) {
+				if !r.Deleted || r.Machine != "laptop" || !canonicalGID().MatchString(r.GID) {
 					t.Errorf("A's push after the forget: %+v", r)
 				}
 			}
